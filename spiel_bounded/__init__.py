@@ -1,0 +1,1 @@
+"""spiel_bounded (temporary init)."""

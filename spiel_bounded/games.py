@@ -1,0 +1,118 @@
+"""What a game is to a search: players, value range, chance, and the checks that reject a game.
+
+Every check raises `ValueError` naming the game and what the algorithm does not support, so that
+a user who points a bot at the wrong game learns why at construction time, not mid-match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyspiel
+
+_Type = pyspiel.GameType
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameInfo:
+    """The facts about a game that decide which searches can play it.
+
+    Attributes:
+        name: The game's short name (`game.get_type().short_name`).
+        description: The full game string, parameters included, for messages.
+        num_players: Number of players.
+        min_utility: Smallest return any player can get.
+        max_utility: Largest return any player can get.
+        has_chance: True when the game has explicit chance nodes.
+        perfect_information: True for perfect-information games.
+        sequential: True for turn-based games (one player acts at a time).
+        zero_sum: True when the returns always sum to zero.
+    """
+
+    name: str
+    description: str
+    num_players: int
+    min_utility: float
+    max_utility: float
+    has_chance: bool
+    perfect_information: bool
+    sequential: bool
+    zero_sum: bool
+
+    @property
+    def value_range(self) -> float:
+        return self.max_utility - self.min_utility
+
+
+def game_info(game: pyspiel.Game) -> GameInfo:
+    """Reads the `GameInfo` of a loaded OpenSpiel game."""
+    game_type = game.get_type()
+    return GameInfo(
+        name=game_type.short_name,
+        description=str(game),
+        num_players=game.num_players(),
+        min_utility=float(game.min_utility()),
+        max_utility=float(game.max_utility()),
+        has_chance=game_type.chance_mode != _Type.ChanceMode.DETERMINISTIC,
+        perfect_information=game_type.information == _Type.Information.PERFECT_INFORMATION,
+        sequential=game_type.dynamics == _Type.Dynamics.SEQUENTIAL,
+        zero_sum=game_type.utility == _Type.Utility.ZERO_SUM,
+    )
+
+
+def unsupported_reasons(
+    info: GameInfo,
+    *,
+    players: tuple[int, int | None] = (2, 2),
+    chance: bool = False,
+    zero_sum: bool = True,
+) -> list[str]:
+    """Lists why a search with these requirements cannot play the game (empty: it can).
+
+    Args:
+        info: The game.
+        players: Inclusive (min, max) player counts the search handles; max None is unbounded.
+        chance: Whether the search handles chance nodes.
+        zero_sum: Whether the search needs a zero-sum game.
+    """
+    reasons = []
+    low, high = players
+    if info.num_players < low or (high is not None and info.num_players > high):
+        wanted = f"{low}" if low == high else f"{low}..{high if high is not None else 'n'}"
+        reasons.append(f"it has {info.num_players} players (supported: {wanted})")
+    if info.has_chance and not chance:
+        reasons.append("it has chance nodes")
+    if not info.perfect_information:
+        reasons.append("it has imperfect information")
+    if not info.sequential:
+        reasons.append("it has simultaneous moves")
+    if zero_sum and not info.zero_sum:
+        reasons.append("it is not zero-sum")
+    return reasons
+
+
+def require(
+    game: pyspiel.Game,
+    algorithm: str,
+    *,
+    players: tuple[int, int | None] = (2, 2),
+    chance: bool = False,
+    zero_sum: bool = True,
+) -> GameInfo:
+    """Returns the game's info, or raises `ValueError` naming the game and what is unsupported."""
+    info = game_info(game)
+    reasons = unsupported_reasons(info, players=players, chance=chance, zero_sum=zero_sum)
+    if reasons:
+        raise ValueError(f"{algorithm} cannot play {info.description}: {'; '.join(reasons)}")
+    return info
+
+
+def position_key(state: pyspiel.State) -> tuple[int, str]:
+    """A transposition key: the player to move and the state's string.
+
+    The player is part of the key because `str(state)` does not always name the player to move
+    (breakthrough prints only the board), so two different positions could share a string. Games
+    whose string omits part of the state (move counters, repetition history) must be searched
+    with transpositions off.
+    """
+    return (state.current_player(), str(state))

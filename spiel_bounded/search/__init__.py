@@ -1,0 +1,1 @@
+"""Search algorithms: pure functions over pyspiel states."""

@@ -1,0 +1,72 @@
+"""Transposition table of bound intervals.
+
+An entry says: searched with `depth` plies left, the node's value lies in `[lower, upper]`, and
+`move` was the best (or cutting) move found. `horizon` records whether the evaluator was called
+anywhere below; an entry without it was proved from terminal values alone, so its bounds hold for
+every depth at least `depth`, not only for `depth` itself.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Entry(NamedTuple):
+    lower: float
+    upper: float
+    depth: int
+    move: int | None
+    horizon: bool
+
+    def usable_at(self, depth: int) -> bool:
+        """Whether the bounds hold for the depth-limited value with `depth` plies left."""
+        return self.depth == depth or (not self.horizon and self.depth <= depth)
+
+
+class TranspositionTable:
+    """A dictionary of `Entry` with a capacity; when full, only existing keys are updated.
+
+    Refusing new keys when full (instead of evicting) keeps every stored interval valid and the
+    behaviour deterministic; a search that needs more entries gets a larger `capacity`.
+    """
+
+    __slots__ = ("capacity", "entries")
+
+    def __init__(self, capacity: int = 2_000_000) -> None:
+        if capacity < 1:
+            raise ValueError(f"transposition table capacity must be >= 1, got {capacity}")
+        self.capacity = capacity
+        self.entries: dict[object, Entry] = {}
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def get(self, key: object) -> Entry | None:
+        return self.entries.get(key)
+
+    def store(
+        self,
+        key: object,
+        lower: float,
+        upper: float,
+        depth: int,
+        move: int | None,
+        horizon: bool,
+    ) -> None:
+        """Stores bounds, intersected with an entry of the same depth."""
+        old = self.entries.get(key)
+        if old is None:
+            if len(self.entries) >= self.capacity:
+                return
+        elif old.depth == depth:
+            # Both intervals bound the same value, so their intersection does too; it holds
+            # beyond this depth only if neither search met the horizon.
+            lower = max(lower, old.lower)
+            upper = min(upper, old.upper)
+            horizon = horizon or old.horizon
+            if move is None:
+                move = old.move
+        self.entries[key] = Entry(lower, upper, depth, move, horizon)
+
+    def clear(self) -> None:
+        self.entries.clear()

@@ -1,0 +1,55 @@
+"""Shared test tools: deterministic arbitrary evaluators and random reachable positions."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+
+import pyspiel
+from hypothesis import strategies as st
+
+
+class HashEvaluator:
+    """Arbitrary but deterministic leaf values: a hash of the position mapped into the range.
+
+    Arbitrary leaf values exercise every pruning path, unlike a smooth heuristic; values are
+    multiples of 1/8 of the range so that ties occur too.
+    """
+
+    name = "hash"
+
+    def __init__(self, game: pyspiel.Game, salt: int = 0) -> None:
+        self._low = game.min_utility()
+        self._high = game.max_utility()
+        self._salt = salt
+        self.calls = 0
+
+    def value_for(self, state: pyspiel.State, player: int) -> float:
+        return self.evaluate(state)[player]
+
+    def evaluate(self, state: pyspiel.State) -> Sequence[float]:
+        self.calls += 1
+        text = f"{self._salt}|{state.current_player()}|{state}".encode()
+        step = zlib.crc32(text) % 9
+        value = self._low + (self._high - self._low) * step / 8
+        return (value, self._low + self._high - value)
+
+
+def play_random(state: pyspiel.State, choices: Sequence[int]) -> pyspiel.State:
+    """Plays `choices` (each taken modulo the number of legal moves) while not terminal."""
+    state = state.clone()
+    for choice in choices:
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[choice % len(outcomes)][0])
+        else:
+            actions = state.legal_actions()
+            state.apply_action(actions[choice % len(actions)])
+    return state
+
+
+def move_lists(max_moves: int) -> st.SearchStrategy[list[int]]:
+    """Random move choices for `play_random`."""
+    return st.lists(st.integers(min_value=0, max_value=1000), max_size=max_moves)

@@ -1,0 +1,255 @@
+"""Bounded alpha-beta: bounds hold against OpenSpiel's alpha-beta and brute force."""
+
+from __future__ import annotations
+
+import pyspiel
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from open_spiel.python.algorithms import minimax
+
+from spiel_bounded.evaluators.base import ZeroEvaluator
+from spiel_bounded.limits import Limits
+from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab
+from tests.helpers import HashEvaluator, move_lists, play_random
+
+TTT = pyspiel.load_game("tic_tac_toe")
+EPSILONS = (0.0, 0.25, 1.0, 1.5)
+
+
+def openspiel_value(state: pyspiel.State, depth: int, evaluator: HashEvaluator) -> float:
+    player = state.current_player()
+    value, _ = minimax.alpha_beta_search(
+        state.get_game(),
+        state,
+        value_function=lambda leaf: evaluator.value_for(leaf, player),
+        maximum_depth=depth,
+        maximizing_player_id=player,
+    )
+    return float(value)
+
+
+def from_moves(moves: list[int]) -> pyspiel.State:
+    return play_random(TTT.new_initial_state(), moves)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    moves=move_lists(6),
+    depth=st.integers(min_value=1, max_value=9),
+    epsilon=st.sampled_from(EPSILONS),
+    transpositions=st.booleans(),
+    ordering=st.booleans(),
+    deepening=st.booleans(),
+    salt=st.integers(min_value=0, max_value=3),
+)
+def test_bounds_contain_depth_limited_value(
+    moves: list[int],
+    depth: int,
+    epsilon: float,
+    transpositions: bool,
+    ordering: bool,
+    deepening: bool,
+    salt: int,
+) -> None:
+    state = from_moves(moves)
+    if state.is_terminal():
+        return
+    evaluator = HashEvaluator(TTT, salt)
+    exact = openspiel_value(state, depth, evaluator)
+    result = bounded_ab(
+        state,
+        evaluator=evaluator,
+        limits=Limits(depth=depth),
+        settings=AlphaBetaSettings(
+            epsilon=epsilon,
+            transpositions=transpositions,
+            move_ordering=ordering,
+            iterative_deepening=deepening,
+        ),
+    )
+    assert result.stats.depth >= 1
+    assert result.lower <= exact <= result.upper
+    assert result.upper - result.lower <= epsilon + 1e-12
+    if epsilon == 0:
+        assert result.lower == result.upper == exact
+    # The recommended move (best lower bound) is epsilon-optimal.
+    child = state.child(result.action)
+    if child.is_terminal():
+        child_value = child.player_return(state.current_player())
+    else:
+        child_value = openspiel_value_for(child, depth - 1, evaluator, state.current_player())
+    assert child_value >= exact - epsilon - 1e-12
+    assert result.children[result.action].lower <= child_value <= result.children[
+        result.action
+    ].upper
+
+
+def openspiel_value_for(
+    state: pyspiel.State, depth: int, evaluator: HashEvaluator, player: int
+) -> float:
+    if depth == 0:
+        return evaluator.value_for(state, player)
+    value, _ = minimax.alpha_beta_search(
+        state.get_game(),
+        state,
+        value_function=lambda leaf: evaluator.value_for(leaf, player),
+        maximum_depth=depth,
+        maximizing_player_id=player,
+    )
+    return float(value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(moves=move_lists(7), epsilon=st.sampled_from(EPSILONS))
+def test_transpositions_do_not_change_the_solved_value(moves: list[int], epsilon: float) -> None:
+    state = from_moves(moves)
+    if state.is_terminal():
+        return
+    exact, _ = minimax.alpha_beta_search(TTT, state, maximizing_player_id=state.current_player())
+    results = [
+        bounded_ab(
+            state,
+            evaluator=ZeroEvaluator(TTT),
+            settings=AlphaBetaSettings(epsilon=epsilon, transpositions=tt),
+        )
+        for tt in (True, False)
+    ]
+    for result in results:
+        assert result.stats.stopped_by == "solved"
+        assert result.lower <= exact <= result.upper
+        assert result.upper - result.lower <= epsilon
+    if epsilon == 0:
+        assert results[0].lower == results[1].lower == exact
+
+
+def test_tic_tac_toe_is_a_draw() -> None:
+    result = bounded_ab(TTT.new_initial_state(), evaluator=ZeroEvaluator(TTT))
+    assert (result.lower, result.upper) == (0.0, 0.0)
+    assert result.stats.stopped_by == "solved"
+    assert result.stats.depth == 9
+    assert result.pv[0] == result.action
+    assert len(result.children) == 9
+
+
+def _state_after(actions: list[int]) -> pyspiel.State:
+    state = TTT.new_initial_state()
+    for action in actions:
+        state.apply_action(action)
+    return state
+
+
+def test_won_position_finds_the_win() -> None:
+    # x: 0, 1; o: 3, 4; x to move wins with 2 (top row).
+    state = _state_after([0, 3, 1, 4])
+    result = bounded_ab(state, evaluator=ZeroEvaluator(TTT))
+    assert (result.lower, result.upper) == (1.0, 1.0)
+    assert result.action == 2
+
+
+def test_lost_position_is_proved_lost() -> None:
+    # x: 0, 1, 3 against o: 4, 5; x threatens both 2 and 6, so o to move has lost.
+    state = _state_after([0, 4, 1, 5, 3])
+    assert state.current_player() == 1
+    result = bounded_ab(state, evaluator=ZeroEvaluator(TTT))
+    assert (result.lower, result.upper) == (-1.0, -1.0)
+
+
+def test_large_epsilon_returns_whole_range_quickly() -> None:
+    result = bounded_ab(
+        TTT.new_initial_state(),
+        evaluator=ZeroEvaluator(TTT),
+        settings=AlphaBetaSettings(epsilon=2.0),
+    )
+    assert result.lower <= 0.0 <= result.upper
+    assert result.stats.nodes < 100
+
+
+def test_node_limit_returns_last_completed_iteration() -> None:
+    game = pyspiel.load_game("connect_four")
+    result = bounded_ab(
+        game.new_initial_state(),
+        evaluator=HashEvaluator(game),
+        limits=Limits(nodes=500),
+    )
+    assert result.stats.stopped_by == "nodes"
+    assert result.stats.nodes <= 500
+    assert 1 <= result.stats.depth < 6
+    assert result.action in game.new_initial_state().legal_actions()
+    # The returned bounds are those of the completed depth.
+    full = bounded_ab(
+        game.new_initial_state(),
+        evaluator=HashEvaluator(game),
+        limits=Limits(depth=result.stats.depth),
+    )
+    assert (result.lower, result.upper) == (full.lower, full.upper)
+
+
+def test_no_completed_iteration_still_returns_a_legal_move() -> None:
+    game = pyspiel.load_game("connect_four")
+    state = game.new_initial_state()
+    result = bounded_ab(state, evaluator=HashEvaluator(game), limits=Limits(nodes=3))
+    assert result.stats.depth == 0
+    assert (result.lower, result.upper) == (-1.0, 1.0)
+    assert result.action in state.legal_actions()
+
+
+def test_time_limit_is_honoured() -> None:
+    game = pyspiel.load_game("connect_four")
+    result = bounded_ab(
+        game.new_initial_state(), evaluator=HashEvaluator(game), limits=Limits(seconds=0.2)
+    )
+    assert result.stats.stopped_by == "seconds"
+    assert result.stats.seconds < 0.2 * 1.5 + 0.05
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"epsilon": -0.1}, "epsilon must be a number >= 0"),
+        ({"epsilon": float("nan")}, "epsilon must be a number >= 0"),
+        ({"tt_capacity": 0}, "tt_capacity must be >= 1"),
+    ],
+)
+def test_bad_settings(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        AlphaBetaSettings(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("game", "message"),
+    [
+        ("backgammon", "bounded_ab cannot play backgammon.*chance nodes"),
+        ("kuhn_poker", "imperfect information"),
+        ("chinese_checkers(players=3)", r"3 players \(supported: 2\)"),
+    ],
+)
+def test_unsupported_games(game: str, message: str) -> None:
+    loaded = pyspiel.load_game(game)
+    state = loaded.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    with pytest.raises(ValueError, match=message):
+        bounded_ab(state, evaluator=ZeroEvaluator(loaded))
+
+
+def test_terminal_state_is_refused() -> None:
+    state = _state_after([0, 3, 1, 4, 2])
+    with pytest.raises(ValueError, match="needs a decision state"):
+        bounded_ab(state, evaluator=ZeroEvaluator(TTT))
+
+
+class _Broken:
+    name = "broken"
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def evaluate(self, state: pyspiel.State) -> tuple[float, float]:
+        return (self.value, -self.value)
+
+
+@pytest.mark.parametrize("value", [1.5, float("nan")])
+def test_out_of_range_evaluator_is_an_error(value: float) -> None:
+    with pytest.raises(ValueError, match="evaluator 'broken' returned .* on tic_tac_toe"):
+        bounded_ab(TTT.new_initial_state(), evaluator=_Broken(value), limits=Limits(depth=2))
