@@ -1,1 +1,28 @@
-"""spiel_bounded (temporary init)."""
+"""spiel_bounded: bounded game-tree search bots for OpenSpiel.
+
+Load a bot by name with `load_bot`, list them with `list_bots`, or call a search directly.
+Importing the package also registers the synthetic game `bounded_random_tree` with OpenSpiel.
+"""
+
+from spiel_bounded import synthetic as _synthetic  # noqa: F401  (registers the game)
+from spiel_bounded.bots import SearchBot
+from spiel_bounded.evaluators import Evaluator, make_evaluator
+from spiel_bounded.limits import Limits
+from spiel_bounded.registry import bots_for, list_bots, load_bot
+from spiel_bounded.result import Interval, SearchResult, SearchStats
+from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab
+
+__all__ = [
+    "AlphaBetaSettings",
+    "Evaluator",
+    "Interval",
+    "Limits",
+    "SearchBot",
+    "SearchResult",
+    "SearchStats",
+    "bots_for",
+    "bounded_ab",
+    "list_bots",
+    "load_bot",
+    "make_evaluator",
+]

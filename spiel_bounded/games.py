@@ -27,6 +27,8 @@ class GameInfo:
         perfect_information: True for perfect-information games.
         sequential: True for turn-based games (one player acts at a time).
         zero_sum: True when the returns always sum to zero.
+        python_game: True when the game is implemented in Python (registered from Python, like
+            `bounded_random_tree`) rather than in OpenSpiel's C++ core.
     """
 
     name: str
@@ -38,6 +40,7 @@ class GameInfo:
     perfect_information: bool
     sequential: bool
     zero_sum: bool
+    python_game: bool
 
     @property
     def value_range(self) -> float:
@@ -57,6 +60,7 @@ def game_info(game: pyspiel.Game) -> GameInfo:
         perfect_information=game_type.information == _Type.Information.PERFECT_INFORMATION,
         sequential=game_type.dynamics == _Type.Dynamics.SEQUENTIAL,
         zero_sum=game_type.utility == _Type.Utility.ZERO_SUM,
+        python_game=not type(game).__module__.startswith("pyspiel"),
     )
 
 
@@ -66,6 +70,7 @@ def unsupported_reasons(
     players: tuple[int, int | None] = (2, 2),
     chance: bool = False,
     zero_sum: bool = True,
+    python_games: bool = True,
 ) -> list[str]:
     """Lists why a search with these requirements cannot play the game (empty: it can).
 
@@ -74,6 +79,8 @@ def unsupported_reasons(
         players: Inclusive (min, max) player counts the search handles; max None is unbounded.
         chance: Whether the search handles chance nodes.
         zero_sum: Whether the search needs a zero-sum game.
+        python_games: Whether games implemented in Python are supported (OpenSpiel's C++
+            MCTSBot crashes when stepped from Python on them).
     """
     reasons = []
     low, high = players
@@ -88,6 +95,8 @@ def unsupported_reasons(
         reasons.append("it has simultaneous moves")
     if zero_sum and not info.zero_sum:
         reasons.append("it is not zero-sum")
+    if info.python_game and not python_games:
+        reasons.append("it is implemented in Python, which this C++ bot cannot search")
     return reasons
 
 

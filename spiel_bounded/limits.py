@@ -48,7 +48,7 @@ class Limits:
         return self.depth is None and self.nodes is None and self.seconds is None
 
 
-class SearchStopped(Exception):  # noqa: N818 - a control-flow signal, not an error
+class SearchStopped(Exception):
     """Raised inside a search when its budget runs out; carries the reason."""
 
     def __init__(self, reason: str) -> None:

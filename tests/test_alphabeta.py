@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from open_spiel.python.algorithms import minimax
 
+from spiel_bounded import synthetic
 from spiel_bounded.evaluators.base import ZeroEvaluator
 from spiel_bounded.limits import Limits
 from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab
@@ -80,9 +81,9 @@ def test_bounds_contain_depth_limited_value(
     else:
         child_value = openspiel_value_for(child, depth - 1, evaluator, state.current_player())
     assert child_value >= exact - epsilon - 1e-12
-    assert result.children[result.action].lower <= child_value <= result.children[
-        result.action
-    ].upper
+    assert (
+        result.children[result.action].lower <= child_value <= result.children[result.action].upper
+    )
 
 
 def openspiel_value_for(
@@ -251,5 +252,59 @@ class _Broken:
 
 @pytest.mark.parametrize("value", [1.5, float("nan")])
 def test_out_of_range_evaluator_is_an_error(value: float) -> None:
-    with pytest.raises(ValueError, match="evaluator 'broken' returned .* on tic_tac_toe"):
+    with pytest.raises(ValueError, match=r"evaluator .broken. returned .* on tic_tac_toe"):
         bounded_ab(TTT.new_initial_state(), evaluator=_Broken(value), limits=Limits(depth=2))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(min_value=0, max_value=10_000),
+    branching=st.integers(min_value=1, max_value=4),
+    depth=st.integers(min_value=1, max_value=6),
+    limit=st.integers(min_value=1, max_value=7),
+    epsilon=st.sampled_from((0.0, 0.1, 0.5, 1.0)),
+    integer_values=st.integers(min_value=0, max_value=1),
+    transposing=st.integers(min_value=0, max_value=1),
+    use_tt=st.booleans(),
+    deepening=st.booleans(),
+)
+def test_bounds_on_synthetic_trees(
+    seed: int,
+    branching: int,
+    depth: int,
+    limit: int,
+    epsilon: float,
+    integer_values: int,
+    transposing: int,
+    use_tt: bool,
+    deepening: bool,
+) -> None:
+    game = synthetic.make_game(
+        branching=branching,
+        depth=depth,
+        seed=seed,
+        min_value=-3,
+        max_value=3,
+        integer_values=integer_values,
+        transpositions=transposing,
+    )
+    state = game.new_initial_state()
+    evaluator = HashEvaluator(game, seed)
+    exact = synthetic.solve_depth_limited(state, limit, evaluator.evaluate)[0]
+    result = bounded_ab(
+        state,
+        evaluator=evaluator,
+        limits=Limits(depth=limit),
+        settings=AlphaBetaSettings(
+            epsilon=epsilon, transpositions=use_tt, iterative_deepening=deepening
+        ),
+    )
+    assert result.lower - 1e-9 <= exact <= result.upper + 1e-9
+    assert result.upper - result.lower <= epsilon + 1e-9
+    if limit >= depth:
+        assert result.stats.stopped_by == "solved"
+        assert result.lower - 1e-9 <= synthetic.solve(state)[0] <= result.upper + 1e-9
+    chosen = synthetic.solve_depth_limited(
+        state.child(result.action), limit - 1, evaluator.evaluate
+    )
+    assert chosen[0] >= exact - epsilon - 1e-9

@@ -27,9 +27,7 @@ class Evaluator(Protocol):
         ...
 
 
-def check_values(
-    values: Sequence[float], evaluator: Evaluator, info: GameInfo
-) -> Sequence[float]:
+def check_values(values: Sequence[float], evaluator: Evaluator, info: GameInfo) -> Sequence[float]:
     """Returns `values` unchanged, or raises `ValueError` if one is NaN or out of range."""
     low, high = info.min_utility, info.max_utility
     for value in values:

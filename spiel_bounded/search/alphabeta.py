@@ -349,7 +349,10 @@ def bounded_ab(
     if best is None:
         fallback = engine._ordered(state, max_player, 0, None)[0]
         return SearchResult(
-            action=fallback, lower=info.min_utility, upper=info.max_utility, pv=(fallback,),
+            action=fallback,
+            lower=info.min_utility,
+            upper=info.max_utility,
+            pv=(fallback,),
             stats=stats,
         )
     action = best.order[0]
@@ -361,4 +364,3 @@ def bounded_ab(
         pv=engine.principal_variation(state, action, best.depth),
         stats=stats,
     )
-

@@ -1,0 +1,311 @@
+"""Fast hand-written heuristics for connect_four, breakthrough and tic_tac_toe.
+
+Every heuristic computes an integer *score* from player 0's point of view (positive: player 0 is
+better off) by reading `str(state)`, and `HeuristicEvaluator` maps it to per-player values
+
+    v = 0.95 * tanh(score / scale),  values = (mid + half * v, mid - half * v)
+
+where `mid` and `half` are the centre and half-width of `[game.min_utility(), game.max_utility()]`.
+So `value[p]` is player p's estimated utility, the two values mirror each other around the middle
+of the range, and no value ever reaches a bound: a heuristic never claims a proven result.
+
+The heuristics are static (they ignore whose turn it is) and built for speed: they run at every
+leaf of a pure-Python alpha-beta search, so they avoid per-cell Python loops.
+
+- connect_four and tic_tac_toe (`_LineScorer`): every window of `x_in_row` consecutive cells
+  (row, column or diagonal) that holds pieces of only one player is worth `4 ** (n - 1)` to that
+  player, where n is the number of their pieces in it (1, 4, 16 for connect four; 64 for a
+  completed four), plus `CONNECT_FOUR_CENTRE_BONUS` per piece in the centre column(s) in
+  connect_four. Each board line is cut out of `str(state)` with one C-level slice and looked up in
+  a table of line scores filled on first use.
+- breakthrough (`_BreakthroughScorer`): for each player, `BREAKTHROUGH_PIECE` per piece plus,
+  for a piece at distance d from its home row, `d + BREAKTHROUGH_ADVANCE * d**2 / (rows - 2)**2`
+  (rounded down), an extra `BREAKTHROUGH_NEAR_PROMOTION` for a piece one step from the goal row,
+  and `BREAKTHROUGH_DEFENDED` per piece defended by a friendly piece diagonally behind it.
+  Computed on bitboards built from `str(state)` with `bytes.translate` and `int(..., 2)`.
+  Board sizes come from the game's `rows`/`columns` parameters (connect_four: also `x_in_row`).
+
+Each scorer checks at construction that `str(initial state)` has the layout it relies on, so an
+OpenSpiel version that prints boards differently fails loudly instead of scoring garbage.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from operator import itemgetter
+from typing import Final
+
+import pyspiel
+
+HEURISTIC_GAMES: Final = ("breakthrough", "connect_four", "tic_tac_toe")
+"""Short names of the games `HeuristicEvaluator` supports."""
+
+LINE_WEIGHT_BASE: Final = 4
+"""A window holding n pieces of one player only is worth `LINE_WEIGHT_BASE ** (n - 1)`."""
+CONNECT_FOUR_CENTRE_BONUS: Final = 2
+"""Connect four: score per piece in the centre column (both centre columns if even)."""
+CONNECT_FOUR_SCALE: Final = 48.0
+TIC_TAC_TOE_SCALE: Final = 8.0
+
+BREAKTHROUGH_PIECE: Final = 10
+"""Breakthrough: score per piece."""
+BREAKTHROUGH_ADVANCE: Final = 8
+"""Breakthrough: advancement bonus one step from the goal row (quadratic in the distance)."""
+BREAKTHROUGH_NEAR_PROMOTION: Final = 10
+"""Breakthrough: extra score for a piece one step from the goal row."""
+BREAKTHROUGH_DEFENDED: Final = 1
+"""Breakthrough: score per piece defended by a friendly piece diagonally behind it."""
+BREAKTHROUGH_SCALE: Final = 30.0
+
+_CONFIDENCE: Final = 0.95  # |v| < 0.95 of the half-range: values stay strictly inside the range
+
+
+def has_heuristic(game: pyspiel.Game) -> bool:
+    """True when `HeuristicEvaluator` has a heuristic for `game`."""
+    return bool(game.get_type().short_name in HEURISTIC_GAMES)
+
+
+class _LineTable(dict[str, int]):
+    """Line string -> signed score of the windows inside it, computed on first use."""
+
+    def __init__(self, score: Callable[[str], int]) -> None:
+        super().__init__()
+        self._score = score
+
+    def __missing__(self, key: str) -> int:
+        value = self._score(key)
+        self[key] = value
+        return value
+
+
+def line_score(line: str, window: int, mine: str = "x", theirs: str = "o", centre: int = 0) -> int:
+    """The score of one board line for the player owning `mine` (the reference definition).
+
+    Args:
+        line: The cells of the line, one character each.
+        window: Pieces in a row needed to win (`x_in_row`).
+        mine: The character of the scoring player's pieces.
+        theirs: The character of the opponent's pieces.
+        centre: Bonus per own piece minus opponent piece anywhere in the line.
+
+    Returns:
+        Sum over the windows of the line: `LINE_WEIGHT_BASE ** (n - 1)` for a window with n >= 1
+        own pieces and no opponent piece, minus the same for the opponent; plus the centre bonus.
+    """
+    total = centre * (line.count(mine) - line.count(theirs))
+    for start in range(len(line) - window + 1):
+        cells = line[start : start + window]
+        own, other = cells.count(mine), cells.count(theirs)
+        if own and not other:
+            total += LINE_WEIGHT_BASE ** (own - 1)
+        elif other and not own:
+            total -= LINE_WEIGHT_BASE ** (other - 1)
+    return total
+
+
+class _LineScorer:
+    """Sums the scores of all board lines of an m,n,k board printed row by row.
+
+    The board is `rows` lines of `columns` cells, each line `stride` characters apart in the
+    string (`stride = columns + 1` with the newline). Lines are rows, columns and both diagonal
+    directions; those shorter than `window` hold no window and are skipped.
+    """
+
+    def __init__(
+        self, rows: int, columns: int, stride: int, window: int, centre_bonus: int
+    ) -> None:
+        plain = _LineTable(lambda line: line_score(line, window))
+        centre = _LineTable(lambda line: line_score(line, window, centre=centre_bonus))
+        centre_columns = {(columns - 1) // 2, columns // 2} if centre_bonus else set()
+        slices: list[slice] = []
+        tables: list[_LineTable] = []
+
+        def add(row: int, column: int, d_row: int, d_column: int, table: _LineTable) -> None:
+            length = 0
+            while 0 <= row + length * d_row < rows and 0 <= column + length * d_column < columns:
+                length += 1
+            if length >= window or table is centre:  # short centre columns: the bonus only
+                start = row * stride + column
+                step = d_row * stride + d_column
+                slices.append(slice(start, start + step * (length - 1) + 1, step))
+                tables.append(table)
+
+        for row in range(rows):
+            add(row, 0, 0, 1, plain)
+        for column in range(columns):
+            add(0, column, 1, 0, centre if column in centre_columns else plain)
+        for column in range(columns):  # down-right diagonals from the top row and left column
+            add(0, column, 1, 1, plain)
+        for row in range(1, rows):
+            add(row, 0, 1, 1, plain)
+        for column in range(columns):  # down-left diagonals from the top row and right column
+            add(0, column, 1, -1, plain)
+        for row in range(1, rows):
+            add(row, columns - 1, 1, -1, plain)
+        self._cut: Callable[[str], tuple[str, ...]]
+        if len(slices) > 1:
+            self._cut = itemgetter(*slices)
+        else:  # itemgetter with one key returns the item itself, not a 1-tuple
+            self._cut = lambda text: tuple(text[part] for part in slices)
+        self._tables = tables
+        self.lines = len(slices)
+
+    def __call__(self, text: str) -> int:
+        return sum(map(dict.__getitem__, self._tables, self._cut(text)))
+
+
+def _translation(char: str) -> bytes:
+    """A `bytes.translate` table mapping `char` to b'1' and every other byte to b'0'."""
+    return bytes(ord("1") if byte == ord(char) else ord("0") for byte in range(256))
+
+
+class _BreakthroughScorer:
+    """Material, advancement and defended pieces on bitboards, from player 0's side.
+
+    `str(state)` prints one line per row, top row first: a one-character row label, the cells
+    ('b' black = player 0, moving down; 'w' white = player 1, moving up; '.' empty) and a
+    newline, then a line of column letters. The whole string becomes one bit per character
+    (`bytes.translate` then `int(..., 2)`, both in C) masked to the board cells, so the label and
+    newline columns are two always-empty columns between rows and diagonal shifts never wrap
+    from one row into the next. Per-cell integer weights are summed with one popcount per bit of
+    the weight ("bit planes").
+    """
+
+    def __init__(self, rows: int, columns: int) -> None:
+        stride = columns + 2
+        size = (rows + 1) * stride  # board lines plus the column-label line
+        self._black = _translation("b")
+        self._white = _translation("w")
+        # Bit b of a board is the cell `size - 1 - b` characters into the string, so the cell one
+        # row up and one column right/left is `stride - 1` / `stride + 1` bits higher.
+        self._near = stride - 1
+        self._far = stride + 1
+        goal = rows - 1
+        weight = [0] * rows  # by distance from the home row
+        for distance in range(goal):
+            weight[distance] = (
+                BREAKTHROUGH_PIECE
+                + distance
+                + (BREAKTHROUGH_ADVANCE * distance * distance) // max(1, (goal - 1) ** 2)
+            )
+        weight[goal - 1] += BREAKTHROUGH_NEAR_PROMOTION
+        weight[goal] = BREAKTHROUGH_PIECE + 2 * (BREAKTHROUGH_ADVANCE + BREAKTHROUGH_NEAR_PROMOTION)
+        cells = 0
+        planes = max(weight).bit_length()
+        black_planes = [0] * planes
+        white_planes = [0] * planes
+        for row in range(rows):
+            for column in range(columns):
+                bit = 1 << (size - 1 - (row * stride + 1 + column))
+                cells |= bit
+                for plane in range(planes):
+                    if weight[row] >> plane & 1:  # black's distance from home is `row`
+                        black_planes[plane] |= bit
+                    if weight[goal - row] >> plane & 1:
+                        white_planes[plane] |= bit
+        self._cells = cells
+        self._planes = list(zip(range(planes), black_planes, white_planes, strict=True))
+        self.weights = tuple(weight)
+
+    def __call__(self, text: str) -> int:
+        raw = text.encode()
+        black = int(raw.translate(self._black), 2) & self._cells
+        white = int(raw.translate(self._white), 2) & self._cells
+        near, far = self._near, self._far
+        # A black piece is defended from the row above (higher bits), a white one from below.
+        score = BREAKTHROUGH_DEFENDED * (
+            (black & ((black >> near) | (black >> far))).bit_count()
+            - (white & ((white << near) | (white << far))).bit_count()
+        )
+        for shift, black_plane, white_plane in self._planes:
+            score += (
+                (black & black_plane).bit_count() - (white & white_plane).bit_count()
+            ) << shift
+        return score
+
+
+def _scorer(game: pyspiel.Game, short_name: str) -> tuple[Callable[[str], int], float]:
+    """The score function (of `str(state)`) and the tanh scale for a supported game.
+
+    Raises:
+        ValueError: `str(state)` does not have the expected layout (a different OpenSpiel
+            version, or a board whose labels are not ASCII).
+    """
+    params = game.get_parameters()
+    text = str(game.new_initial_state())
+    scorer: Callable[[str], int]
+    if short_name == "connect_four":
+        rows, columns = int(params["rows"]), int(params["columns"])
+        window = int(params["x_in_row"])
+        scorer = _LineScorer(rows, columns, columns + 1, window, CONNECT_FOUR_CENTRE_BONUS)
+        expected, scale = ("." * columns + "\n") * rows, CONNECT_FOUR_SCALE
+    elif short_name == "tic_tac_toe":
+        scorer = _LineScorer(3, 3, 4, 3, 0)
+        expected, scale = "...\n...\n...", TIC_TAC_TOE_SCALE
+    elif short_name == "breakthrough":
+        rows, columns = int(params["rows"]), int(params["columns"])
+        scorer = _BreakthroughScorer(rows, columns)
+        # Layout only: one label character, the cells and a newline per row, then the letters.
+        expected = text if len(text) == (rows + 1) * (columns + 2) and text.isascii() else ""
+        scale = BREAKTHROUGH_SCALE
+    else:
+        raise AssertionError(short_name)  # unreachable: callers check HEURISTIC_GAMES
+    if text != expected:
+        raise ValueError(
+            f"the {short_name} heuristic does not understand how {game} prints its initial "
+            f"state: {text!r}"
+        )
+    return scorer, scale
+
+
+class HeuristicEvaluator:
+    """Values states of connect_four, breakthrough or tic_tac_toe with a fast static heuristic.
+
+    `evaluate(state)` returns `(mid + half * v, mid - half * v)` with
+    `v = 0.95 * tanh(score(state) / scale)`: `value[p]` is player p's estimated utility, strictly
+    inside `(min_utility, max_utility)`. See the module docstring for the scores.
+
+    Attributes:
+        name: "heuristic".
+        game_name: The game's short name.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, game: pyspiel.Game) -> None:
+        """Builds the heuristic for `game`.
+
+        Args:
+            game: A loaded OpenSpiel game whose short name is in `HEURISTIC_GAMES`.
+
+        Raises:
+            ValueError: The game has no heuristic.
+        """
+        short_name = game.get_type().short_name
+        if short_name not in HEURISTIC_GAMES:
+            raise ValueError(
+                f"no heuristic for {game}; heuristics exist for: {', '.join(HEURISTIC_GAMES)}"
+            )
+        self.game_name: str = short_name
+        self._score, scale = _scorer(game, short_name)
+        low, high = float(game.min_utility()), float(game.max_utility())
+        self._mid = 0.5 * (low + high)
+        self._half = 0.5 * (high - low) * _CONFIDENCE
+        self._inverse_scale = 1.0 / scale
+
+    def score(self, state: pyspiel.State) -> int:
+        """The raw heuristic score of `state` from player 0's side (positive: player 0 better)."""
+        return self._score(str(state))
+
+    def evaluate(self, state: pyspiel.State) -> Sequence[float]:
+        """Per-player values of `state`: `value[p]` estimates player p's utility.
+
+        Args:
+            state: A state of the game the evaluator was built for.
+
+        Returns:
+            `(value for player 0, value for player 1)`, strictly inside the utility range.
+        """
+        offset = self._half * math.tanh(self._score(str(state)) * self._inverse_scale)
+        return (self._mid + offset, self._mid - offset)

@@ -1,0 +1,434 @@
+"""Names -> bot factories, for our searches and OpenSpiel's stock bots, with parameter checking.
+
+`load_bot(name, game, player_id, **params)` is the one way to build a bot: every parameter is
+checked against the bot's declared parameters, and a game the bot cannot play is refused with
+the reason and the bots that can play it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from spiel_bounded.bots import POLICIES, SearchBot
+from spiel_bounded.evaluators import EVALUATOR_NAMES, Evaluator, make_evaluator
+from spiel_bounded.evaluators.heuristics import has_heuristic
+from spiel_bounded.games import GameInfo, game_info, unsupported_reasons
+from spiel_bounded.limits import Limits
+from spiel_bounded.result import Interval, SearchResult, SearchStats
+from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab
+
+DEFAULT_SECONDS = 1.0
+
+
+# -- parameter declarations ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Param:
+    """One bot parameter: its default, what it means, and what values it accepts.
+
+    Attributes:
+        default: Value used when the parameter is not given.
+        doc: One line for `list_bots()` and error messages.
+        check: Returns the accepted (possibly normalised) value or raises `ValueError` saying
+            what is accepted.
+    """
+
+    default: Any
+    doc: str
+    check: Callable[[Any], Any] = field(repr=False, default=lambda value: value)
+
+
+def _number(value: Any, *, minimum: float, strict: bool, integer: bool, allow_none: bool) -> Any:
+    if value is None and allow_none:
+        return None
+    kind = "an integer" if integer else "a number"
+    bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
+    accepted = f"{kind} {bound}" + (" or None" if allow_none else "")
+    ok_type = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, ok_type) or not math.isfinite(value):
+        raise ValueError(f"must be {accepted}, got {value!r}")
+    if value < minimum or (strict and value == minimum):
+        raise ValueError(f"must be {accepted}, got {value!r}")
+    return value
+
+
+def _non_negative(value: Any) -> float:
+    return float(_number(value, minimum=0, strict=False, integer=False, allow_none=False))
+
+
+def _positive(value: Any) -> float:
+    return float(_number(value, minimum=0, strict=True, integer=False, allow_none=False))
+
+
+def _positive_int(value: Any) -> int:
+    return int(_number(value, minimum=1, strict=False, integer=True, allow_none=False))
+
+
+def _optional_positive_int(value: Any) -> int | None:
+    return _number(value, minimum=1, strict=False, integer=True, allow_none=True)
+
+
+def _optional_positive(value: Any) -> float | None:
+    checked = _number(value, minimum=0, strict=True, integer=False, allow_none=True)
+    return None if checked is None else float(checked)
+
+
+def _seed(value: Any) -> int:
+    return int(_number(value, minimum=0, strict=False, integer=True, allow_none=False))
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"must be True or False, got {value!r}")
+    return value
+
+
+def _one_of(*options: str) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if value not in options:
+            raise ValueError(f"must be one of {', '.join(options)}; got {value!r}")
+        return str(value)
+
+    return check
+
+
+def _evaluator_spec(value: Any) -> Any:
+    if isinstance(value, str):
+        return _one_of("auto", *EVALUATOR_NAMES)(value)
+    if isinstance(value, Evaluator):
+        return value
+    raise ValueError(
+        f"must be one of auto, {', '.join(EVALUATOR_NAMES)} or an Evaluator; got {value!r}"
+    )
+
+
+_LIMIT_PARAMS = {
+    "depth": Param(None, "depth limit in plies (None: unlimited)", _optional_positive_int),
+    "nodes": Param(None, "node limit per move (None: unlimited)", _optional_positive_int),
+    "seconds": Param(
+        None,
+        f"time limit per move in seconds (None: unlimited; {DEFAULT_SECONDS:g} s when no limit "
+        "is given)",
+        _optional_positive,
+    ),
+}
+_EVALUATOR_PARAMS = {
+    "evaluator": Param(
+        "auto",
+        "leaf evaluator: auto (heuristic when the game has one, else rollout), "
+        + ", ".join(EVALUATOR_NAMES)
+        + ", or an Evaluator object",
+        _evaluator_spec,
+    ),
+    "rollouts": Param(1, "random playouts per evaluation (rollout evaluator)", _positive_int),
+}
+_SEED_PARAM = {"seed": Param(0, "seed of all the bot's randomness", _seed)}
+
+
+# -- bot specifications ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A registered bot.
+
+    Attributes:
+        name: Registry name.
+        description: One line saying what the bot is.
+        params: The accepted parameters.
+        requirements: Keyword arguments of `games.unsupported_reasons` describing the games the
+            bot can play.
+        build: Makes the bot from (game, info, player_id, checked params).
+    """
+
+    name: str
+    description: str
+    params: Mapping[str, Param]
+    requirements: Mapping[str, Any]
+    build: Callable[[pyspiel.Game, GameInfo, int, dict[str, Any]], pyspiel.Bot] = field(repr=False)
+
+    def reasons_against(self, info: GameInfo) -> list[str]:
+        """Why this bot cannot play the game (empty when it can)."""
+        return unsupported_reasons(info, **self.requirements)
+
+    def reasons_against_game(self, game: pyspiel.Game | str) -> list[str]:
+        """`reasons_against` for a loaded game or a game string."""
+        return self.reasons_against(game_info(_load_game(game)))
+
+
+def _limits(params: Mapping[str, Any]) -> Limits:
+    depth, nodes, seconds = params["depth"], params["nodes"], params["seconds"]
+    if depth is None and nodes is None and seconds is None:
+        seconds = DEFAULT_SECONDS
+    return Limits(depth=depth, nodes=nodes, seconds=seconds)
+
+
+def _evaluator(game: pyspiel.Game, params: Mapping[str, Any]) -> Evaluator:
+    spec = params["evaluator"]
+    if spec == "auto":
+        spec = "heuristic" if has_heuristic(game) else "rollout"
+    return make_evaluator(spec, game, rollouts=params["rollouts"], seed=params["seed"])
+
+
+def _build_bounded_ab(
+    game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
+) -> pyspiel.Bot:
+    settings = AlphaBetaSettings(
+        epsilon=params["epsilon"],
+        transpositions=params["transpositions"],
+        move_ordering=params["move_ordering"],
+        iterative_deepening=params["iterative_deepening"],
+    )
+    limits = _limits(params)
+    evaluator = _evaluator(game, params)
+
+    def search(state: pyspiel.State) -> SearchResult:
+        return bounded_ab(state, evaluator=evaluator, limits=limits, settings=settings)
+
+    return SearchBot(game, player_id, search, policy=params["policy"], seed=params["seed"])
+
+
+def _build_openspiel_ab(
+    game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
+) -> pyspiel.Bot:
+    from open_spiel.python.algorithms import minimax
+
+    evaluator = _evaluator(game, params)
+    depth = params["depth"]
+
+    def search(state: pyspiel.State) -> SearchResult:
+        player = state.current_player()
+
+        def value_function(leaf: pyspiel.State) -> float:
+            return float(evaluator.evaluate(leaf)[player])
+
+        value, action = minimax.alpha_beta_search(
+            game,
+            state,
+            value_function=value_function,
+            maximum_depth=depth,
+            maximizing_player_id=player,
+        )
+        return SearchResult(
+            action=action,
+            lower=value,
+            upper=value,
+            children={action: Interval(value, value)},
+            pv=(action,),
+            stats=SearchStats(depth=depth),
+        )
+
+    return SearchBot(game, player_id, search, seed=params["seed"])
+
+
+def _build_random(
+    game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
+) -> pyspiel.Bot:
+    return pyspiel.make_uniform_random_bot(player_id, params["seed"])
+
+
+def _build_mcts(
+    game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
+) -> pyspiel.Bot:
+    evaluator = pyspiel.RandomRolloutEvaluator(params["rollouts"], params["seed"])
+    seconds = params["seconds"]
+    return pyspiel.MCTSBot(
+        game,
+        evaluator,
+        params["uct_c"],
+        params["simulations"],
+        params["max_memory_mb"],
+        params["solve"],
+        params["seed"],
+        False,
+        max_wall_clock_time=-1.0 if seconds is None else seconds,
+    )
+
+
+def _build_python_mcts(
+    game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
+) -> pyspiel.Bot:
+    from open_spiel.python.algorithms import mcts
+
+    random_state = np.random.RandomState(params["seed"])
+    evaluator = mcts.RandomRolloutEvaluator(params["rollouts"], random_state)
+    return mcts.MCTSBot(
+        game,
+        params["uct_c"],
+        params["simulations"],
+        evaluator,
+        solve=params["solve"],
+        random_state=random_state,
+    )
+
+
+_MCTS_PARAMS = {
+    "simulations": Param(1000, "simulations per move", _positive_int),
+    "uct_c": Param(2.0, "UCT exploration constant", _positive),
+    "rollouts": Param(1, "random playouts per leaf", _positive_int),
+    "solve": Param(False, "back up proven wins and losses (MCTS-Solver)", _flag),
+}
+
+_TWO_PLAYER_ZERO_SUM = {"players": (2, 2), "chance": False, "zero_sum": True}
+_ANY_SEQUENTIAL = {"players": (1, None), "chance": True, "zero_sum": False}
+_CPP_SEQUENTIAL = {**_ANY_SEQUENTIAL, "python_games": False}
+
+_SPECS: tuple[BotSpec, ...] = (
+    BotSpec(
+        name="bounded_ab",
+        description=(
+            "bounded alpha-beta: iterative deepening with transpositions and move ordering, "
+            "stops once the root value is proved to within epsilon"
+        ),
+        params={
+            "epsilon": Param(
+                0.0, "tolerance in utility units (0: exact alpha-beta)", _non_negative
+            ),
+            **_LIMIT_PARAMS,
+            **_EVALUATOR_PARAMS,
+            "policy": Param(
+                "pessimistic",
+                "move choice from root bounds: " + ", ".join(POLICIES),
+                _one_of(*POLICIES),
+            ),
+            "transpositions": Param(True, "use a transposition table", _flag),
+            "move_ordering": Param(True, "TT move, killer moves and history heuristic", _flag),
+            "iterative_deepening": Param(True, "search depth 1, 2, ... up to the limit", _flag),
+            **_SEED_PARAM,
+        },
+        requirements=_TWO_PLAYER_ZERO_SUM,
+        build=_build_bounded_ab,
+    ),
+    BotSpec(
+        name="openspiel_ab",
+        description="OpenSpiel's minimax.alpha_beta_search at a fixed depth with our evaluator",
+        params={
+            "depth": Param(4, "search depth in plies", _positive_int),
+            **_EVALUATOR_PARAMS,
+            **_SEED_PARAM,
+        },
+        requirements=_TWO_PLAYER_ZERO_SUM,
+        build=_build_openspiel_ab,
+    ),
+    BotSpec(
+        name="mcts",
+        description="OpenSpiel's C++ MCTSBot with random rollouts",
+        params={
+            **_MCTS_PARAMS,
+            "seconds": Param(
+                None, "wall-clock limit per move (None: simulations only)", _optional_positive
+            ),
+            "max_memory_mb": Param(1000, "tree memory cap in MB", _positive_int),
+            **_SEED_PARAM,
+        },
+        requirements=_CPP_SEQUENTIAL,
+        build=_build_mcts,
+    ),
+    BotSpec(
+        name="python_mcts",
+        description="OpenSpiel's Python MCTSBot (open_spiel.python.algorithms.mcts) with rollouts",
+        params={**_MCTS_PARAMS, **_SEED_PARAM},
+        requirements=_ANY_SEQUENTIAL,
+        build=_build_python_mcts,
+    ),
+    BotSpec(
+        name="random",
+        description="OpenSpiel's uniform random bot",
+        params=dict(_SEED_PARAM),
+        requirements=_ANY_SEQUENTIAL,
+        build=_build_random,
+    ),
+)
+
+_REGISTRY: dict[str, BotSpec] = {spec.name: spec for spec in _SPECS}
+
+
+# -- public API --------------------------------------------------------------------------------
+
+
+def list_bots() -> tuple[BotSpec, ...]:
+    """Every registered bot, with its description and parameters."""
+    return tuple(_REGISTRY.values())
+
+
+def bots_for(game: pyspiel.Game | str) -> list[str]:
+    """Names of the bots that can play `game`."""
+    info = game_info(_load_game(game))
+    return [spec.name for spec in _SPECS if not spec.reasons_against(info)]
+
+
+def get_spec(name: str) -> BotSpec:
+    """The registered bot called `name`, or `ValueError` listing the registered names."""
+    spec = _REGISTRY.get(name)
+    if spec is None:
+        raise ValueError(f"unknown bot {name!r}; registered bots: {', '.join(_REGISTRY)}")
+    return spec
+
+
+def check_params(spec: BotSpec, params: Mapping[str, Any]) -> dict[str, Any]:
+    """All of the bot's parameters, defaults filled in, each checked; `ValueError` otherwise."""
+    unknown = sorted(set(params) - set(spec.params))
+    if unknown:
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(map(repr, unknown))} for bot {spec.name!r}; "
+            f"valid parameters: {', '.join(spec.params)}"
+        )
+    checked = {}
+    for name, param in spec.params.items():
+        value = params.get(name, param.default)
+        try:
+            checked[name] = param.check(value)
+        except ValueError as error:
+            raise ValueError(
+                f"bad value for parameter {name!r} of bot {spec.name!r} ({param.doc}): {error}"
+            ) from None
+    return checked
+
+
+def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any) -> pyspiel.Bot:
+    """Builds the registered bot `name` to play `game` as `player_id`.
+
+    Raises:
+        ValueError: Unknown bot, game or parameter; a bad parameter value; a player id out of
+            range; or a game the bot cannot play (the message lists the bots that can).
+    """
+    spec = get_spec(name)
+    loaded = _load_game(game)
+    info = game_info(loaded)
+    reasons = spec.reasons_against(info)
+    if reasons:
+        able = [other.name for other in _SPECS if not other.reasons_against(info)]
+        raise ValueError(
+            f"bot {name!r} cannot play {info.description}: {'; '.join(reasons)}. "
+            f"Bots that can play it: {', '.join(able) if able else 'none'}"
+        )
+    if isinstance(player_id, bool) or not isinstance(player_id, int):
+        raise ValueError(f"player_id must be an integer, got {player_id!r}")
+    if not 0 <= player_id < info.num_players:
+        raise ValueError(
+            f"player_id {player_id} is out of range for {info.description}, which has "
+            f"{info.num_players} players (0..{info.num_players - 1})"
+        )
+    checked = check_params(spec, params)
+    return spec.build(loaded, info, player_id, checked)
+
+
+def _load_game(game: pyspiel.Game | str) -> pyspiel.Game:
+    if isinstance(game, pyspiel.Game):
+        return game
+    if not isinstance(game, str):
+        raise ValueError(f"game must be a pyspiel.Game or a game string, got {game!r}")
+    try:
+        return pyspiel.load_game(game)
+    except pyspiel.SpielError as error:
+        reason = str(error).splitlines()[0] if str(error) else "not loadable"
+        raise ValueError(
+            f"cannot load game {game!r}: {reason} (pyspiel.registered_names() lists the games)"
+        ) from None

@@ -1,0 +1,92 @@
+"""The bot registry: names, parameters, games, and every error a user can meet."""
+
+from __future__ import annotations
+
+import pyspiel
+import pytest
+
+from spiel_bounded import list_bots, load_bot
+from spiel_bounded.registry import bots_for
+
+EXPECTED = {"bounded_ab", "openspiel_ab", "mcts", "python_mcts", "random"}
+
+
+def test_every_bot_is_listed_with_description_and_parameters() -> None:
+    specs = {spec.name: spec for spec in list_bots()}
+    assert set(specs) >= EXPECTED
+    for spec in specs.values():
+        assert spec.description
+        for param in spec.params.values():
+            assert param.doc
+    assert {"epsilon", "depth", "nodes", "seconds", "evaluator", "policy", "seed"} <= set(
+        specs["bounded_ab"].params
+    )
+    assert {"simulations", "uct_c", "seconds", "solve"} <= set(specs["mcts"].params)
+
+
+def test_bots_for_games() -> None:
+    assert set(bots_for("tic_tac_toe")) >= EXPECTED
+    assert set(bots_for("backgammon")) == {"mcts", "python_mcts", "random"}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_bot_loads_and_moves(name: str) -> None:
+    game = pyspiel.load_game("tic_tac_toe")
+    params = {"simulations": 10} if "mcts" in name else {}
+    if name in ("bounded_ab", "openspiel_ab"):
+        params = {"depth": 2}
+    bot = load_bot(name, game, 0, **params)
+    state = game.new_initial_state()
+    assert bot.step(state) in state.legal_actions()
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        (("alphabeta", "tic_tac_toe", 0), {}, "unknown bot 'alphabeta'; registered bots: "),
+        (("bounded_ab", "no_such_game", 0), {}, "cannot load game 'no_such_game'"),
+        (
+            ("bounded_ab", "tic_tac_toe", 0),
+            {"epsilom": 0.1},
+            "unknown parameter.*'epsilom'.*valid parameters: epsilon, depth",
+        ),
+        (
+            ("bounded_ab", "tic_tac_toe", 0),
+            {"epsilon": -1.0},
+            "bad value for parameter 'epsilon' of bot 'bounded_ab'.*must be a number >= 0",
+        ),
+        (("bounded_ab", "tic_tac_toe", 0), {"depth": 0}, "parameter 'depth'.*integer >= 1"),
+        (("bounded_ab", "tic_tac_toe", 0), {"seconds": -2}, "parameter 'seconds'.*> 0"),
+        (("bounded_ab", "tic_tac_toe", 0), {"policy": "greedy"}, "must be one of pessimistic"),
+        (("bounded_ab", "tic_tac_toe", 0), {"evaluator": "nn"}, "must be one of auto, zero"),
+        (("bounded_ab", "tic_tac_toe", 0), {"transpositions": 1}, "must be True or False"),
+        (("mcts", "tic_tac_toe", 0), {"simulations": 0}, "parameter 'simulations'"),
+        (("bounded_ab", "tic_tac_toe", 2), {}, "player_id 2 is out of range.*2 players"),
+        (
+            ("bounded_ab", "backgammon", 0),
+            {},
+            "bot 'bounded_ab' cannot play backgammon.*chance nodes.*Bots that can play it: "
+            "mcts, python_mcts, random",
+        ),
+        (
+            ("openspiel_ab", "chinese_checkers(players=3)", 0),
+            {},
+            r"3 players \(supported: 2\)",
+        ),
+        (("bounded_ab", "kuhn_poker", 0), {}, "imperfect information"),
+        (("bounded_ab", 42, 0), {}, "game must be a pyspiel.Game or a game string"),
+        (
+            ("mcts", "bounded_random_tree(depth=3)", 0),
+            {},
+            "implemented in Python.*Bots that can play it: bounded_ab, openspiel_ab, python_mcts",
+        ),
+    ],
+)
+def test_bad_input_is_a_clear_error(args: tuple, kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        load_bot(*args, **kwargs)
+
+
+def test_heuristic_on_a_game_without_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="no heuristic for nim"):
+        load_bot("bounded_ab", "nim", 0, evaluator="heuristic")
