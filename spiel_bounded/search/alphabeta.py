@@ -125,19 +125,19 @@ class _Engine:
         return float(value)
 
     def _ordered(self, state: pyspiel.State, player: int, ply: int, tt_move: int | None) -> list:
+        """Legal moves: TT move, then killers, then by history score (all C-level list work)."""
         moves: list[int] = state.legal_actions()
         if not self.ordering or len(moves) < 2:
             return moves
         moves.sort(key=self.history[player].__getitem__, reverse=True)
-        front: list[int] = []
-        if tt_move is not None and tt_move in moves:
-            front.append(tt_move)
         if ply < len(self.killers):
-            for killer in self.killers[ply]:
-                if killer not in front and killer in moves:
-                    front.append(killer)
-        if front:
-            moves = front + [m for m in moves if m not in front]
+            for killer in reversed(self.killers[ply]):
+                if killer in moves:
+                    moves.remove(killer)
+                    moves.insert(0, killer)
+        if tt_move is not None and tt_move in moves:
+            moves.remove(tt_move)
+            moves.insert(0, tt_move)
         return moves
 
     def _record_cut(self, player: int, move: int, depth: int, ply: int, early: bool) -> None:
@@ -162,7 +162,10 @@ class _Engine:
         self, state: pyspiel.State, depth: int, alpha: float, beta: float, ply: int
     ) -> tuple[float, float]:
         """Searches `state` with `depth` plies left; returns (pess, opti) for the MAX player."""
-        self.budget.tick()
+        budget = self.budget
+        budget.countdown -= 1
+        if budget.countdown <= 0:
+            budget.checkpoint()
         if state.is_terminal():
             value = state.player_return(self.max_player)
             return value, value
@@ -176,8 +179,9 @@ class _Engine:
         tt_move = None
         tt_lo = self.vmin
         tt_hi = self.vmax
+        player = state.current_player()
         if tt is not None:
-            key = position_key(state)
+            key = (player, str(state))  # position_key, inlined on the hot path
             entry = tt.get(key)
             if entry is not None:
                 tt_move = entry.move
@@ -195,7 +199,6 @@ class _Engine:
 
         outer_horizon = self.horizon
         self.horizon = False
-        player = state.current_player()
         moves = self._ordered(state, player, ply, tt_move)
         last = len(moves) - 1
         child_depth = depth - 1
