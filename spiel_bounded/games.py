@@ -107,12 +107,16 @@ def require(
     players: tuple[int, int | None] = (2, 2),
     chance: bool = False,
     zero_sum: bool = True,
+    hint: str = "",
 ) -> GameInfo:
-    """Returns the game's info, or raises `ValueError` naming the game and what is unsupported."""
+    """Returns the game's info, or raises `ValueError` naming the game and what is unsupported.
+
+    `hint` is appended to the message (e.g. which algorithm to use instead).
+    """
     info = game_info(game)
     reasons = unsupported_reasons(info, players=players, chance=chance, zero_sum=zero_sum)
     if reasons:
-        raise ValueError(f"{algorithm} cannot play {info.description}: {'; '.join(reasons)}")
+        raise ValueError(f"{algorithm} cannot play {info.description}: {'; '.join(reasons)}{hint}")
     return info
 
 

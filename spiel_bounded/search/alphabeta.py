@@ -6,11 +6,29 @@ its children as soon as its window closes to within epsilon, `beta <= alpha + ep
 (Atzmon, Stern & Saffidine, "Bounded Suboptimal Game Tree Search", SoCS 2018, Theorem 1 and
 Algorithm BoundedAB; epsilon = 0 is ordinary fail-soft alpha-beta).
 
-Contract of a node searched with window (alpha, beta): its result `(lo, hi)` satisfies
-`lo <= V <= hi` and at least one of `hi <= alpha + eps` (fail low), `lo >= beta - eps` (fail
-high), `hi - lo <= eps` (resolved). At the root the window is the whole value range, so the root
-interval is at most epsilon wide once its children are searched; the child with the best lower
-bound is then epsilon-optimal.
+Contract of a node searched with window (alpha, beta) and tolerance eps: its result `(lo, hi)`
+satisfies `lo <= V <= hi` and at least one of `hi <= alpha + eps` (fail low), `lo >= beta - eps`
+(fail high), `hi - lo <= eps` (resolved). The window may be closed on entry (a chance node can
+hand a child one); a MAX node therefore cuts only when `lo >= beta - eps` and a MIN node only
+when `hi <= alpha + eps`, which for an open window is the same as `beta <= alpha + eps` and for
+a closed one still keeps the contract. At the root the window is the whole value range, so the
+root interval is at most epsilon wide once its children are searched; the child with the best
+lower bound is then epsilon-optimal.
+
+Chance nodes (bounded Star-1 / Star-2; Ballard 1983, Hauk, Buro & Schaeffer 2004, conditions C6
+and C7 of the bounded-search notes): bounds are probability-weighted sums of the outcomes'
+bounds with the unexplored mass at vmin / vmax; outcome j with probability p is searched with
+
+    alpha_j = max(vmin, (alpha - hi + p * hi_j) / p)
+    beta_j = min(vmax, (beta - lo + p * lo_j) / p)
+
+(the notes print `max(vmax, ...)` for beta_j; it must be `min`) and tolerance eps_j with
+sum_j p_j eps_j <= eps. If outcome j fails low against an unclipped alpha_j, the chance node's
+upper bound drops to at most alpha + p eps_j <= alpha + eps, so the node fails low; likewise
+high; a clipped window makes the outcome resolved (e.g. hi_j <= vmin + eps_j). So a chance node
+that does not cut ends with width sum_j p_j width_j <= sum_j p_j eps_j <= eps. Star-2 first probes
+each outcome with one move, which bounds a MAX outcome from below and a MIN outcome from above.
+Depth counts decision plies only, as in OpenSpiel's `expectiminimax`.
 
 MAX nodes are the root player's; every other player is MIN. For two-player zero-sum games that is
 minimax; for n-player games it is the paranoid assumption (a coalition of MIN players).
@@ -30,6 +48,9 @@ from spiel_bounded.result import Interval, SearchResult, SearchStats
 from spiel_bounded.search.tt import TranspositionTable
 
 _HISTORY_LIMIT = 1 << 30
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+
+CHANCE_EPSILON_POLICIES = ("uniform", "carry")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,6 +68,10 @@ class AlphaBetaSettings:
             completed iteration when a node or time limit stops the search. Off searches the
             depth limit directly (which then must be set, or the game is searched to the end).
         tt_capacity: Maximum number of transposition-table entries.
+        chance_epsilon: How a chance node shares its tolerance among its outcomes, keeping
+            sum_j p_j eps_j <= eps: "uniform" gives every outcome eps; "carry" gives outcome j
+            the unused tolerance divided by the probability mass still to search, so slack an
+            exact outcome did not use flows to the outcomes after it.
     """
 
     epsilon: float = 0.0
@@ -54,12 +79,30 @@ class AlphaBetaSettings:
     move_ordering: bool = True
     iterative_deepening: bool = True
     tt_capacity: int = 2_000_000
+    chance_epsilon: str = "uniform"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.epsilon, int | float) or not self.epsilon >= 0:
+        if (
+            isinstance(self.epsilon, bool)
+            or not isinstance(self.epsilon, int | float)
+            or not 0 <= self.epsilon < math.inf
+        ):
             raise ValueError(f"epsilon must be a number >= 0, got {self.epsilon!r}")
+        if self.chance_epsilon not in CHANCE_EPSILON_POLICIES:
+            raise ValueError(
+                f"unknown chance_epsilon {self.chance_epsilon!r}; accepted: "
+                + ", ".join(CHANCE_EPSILON_POLICIES)
+            )
         if self.tt_capacity < 1:
             raise ValueError(f"tt_capacity must be >= 1, got {self.tt_capacity!r}")
+
+
+def _weighted(outcomes: list[tuple[int, float]], values: list[float]) -> float:
+    """sum_j p_j * values[j], accumulated in outcome order like OpenSpiel's expectiminimax."""
+    total = 0.0
+    for (_, probability), value in zip(outcomes, values, strict=True):
+        total += probability * value
+    return total
 
 
 class _Iteration:
@@ -95,13 +138,17 @@ class _Engine:
         evaluator: Evaluator,
         settings: AlphaBetaSettings,
         budget: Budget,
+        probing: bool,
     ) -> None:
         self.info = info
+        self.eps = float(settings.epsilon)
+        self.has_chance = info.has_chance
+        self.probing = probing
+        self.carry = settings.chance_epsilon == "carry"
         self.max_player = max_player
         self.evaluator = evaluator
         self.vmin = info.min_utility
         self.vmax = info.max_utility
-        self.eps = float(settings.epsilon)
         self.ordering = settings.move_ordering
         self.tt = TranspositionTable(settings.tt_capacity) if settings.transpositions else None
         self.budget = budget
@@ -159,7 +206,7 @@ class _Engine:
     # -- the recursion -------------------------------------------------------------------------
 
     def node(
-        self, state: pyspiel.State, depth: int, alpha: float, beta: float, ply: int
+        self, state: pyspiel.State, depth: int, alpha: float, beta: float, eps: float, ply: int
     ) -> tuple[float, float]:
         """Searches `state` with `depth` plies left; returns (pess, opti) for the MAX player."""
         budget = self.budget
@@ -172,8 +219,9 @@ class _Engine:
         if depth <= 0:
             value = self._evaluate(state)
             return value, value
+        if self.has_chance and state.is_chance_node():
+            return self._chance(state, depth, alpha, beta, eps, ply)
 
-        eps = self.eps
         tt = self.tt
         key: object = None
         tt_move = None
@@ -205,8 +253,9 @@ class _Engine:
         best_move = moves[0]
         if player == self.max_player:
             lo, hi, best_lo = self.vmin, self.vmin, -math.inf
+            cut_at = beta - eps
             for i, move in enumerate(moves):
-                c_lo, c_hi = self.node(state.child(move), child_depth, alpha, beta, ply + 1)
+                c_lo, c_hi = self.node(state.child(move), child_depth, alpha, beta, eps, ply + 1)
                 if c_hi > hi:
                     hi = c_hi
                 if c_lo > best_lo:
@@ -215,15 +264,16 @@ class _Engine:
                         lo = c_lo
                         if lo > alpha:
                             alpha = lo
-                if beta <= alpha + eps:
+                if lo >= cut_at:
                     if i < last:
                         hi = self.vmax  # unexplored children may still reach vmax
                     self._record_cut(player, move, depth, ply, i < last)
                     break
         else:
             lo, hi, best_hi = self.vmax, self.vmax, math.inf
+            cut_at = alpha + eps
             for i, move in enumerate(moves):
-                c_lo, c_hi = self.node(state.child(move), child_depth, alpha, beta, ply + 1)
+                c_lo, c_hi = self.node(state.child(move), child_depth, alpha, beta, eps, ply + 1)
                 if c_lo < lo:
                     lo = c_lo
                 if c_hi < best_hi:
@@ -232,7 +282,7 @@ class _Engine:
                         hi = c_hi
                         if hi < beta:
                             beta = hi
-                if beta <= alpha + eps:
+                if hi <= cut_at:
                     if i < last:
                         lo = self.vmin
                     self._record_cut(player, move, depth, ply, i < last)
@@ -245,6 +295,135 @@ class _Engine:
         if tt is not None:
             tt.store(key, lo, hi, depth, best_move, horizon)
         return lo, hi
+
+    def _chance(
+        self, state: pyspiel.State, depth: int, alpha: float, beta: float, eps: float, ply: int
+    ) -> tuple[float, float]:
+        """Bounded Star-1 (Star-2 with probing) at a chance node; see the module docstring."""
+        vmin, vmax = self.vmin, self.vmax
+        outcomes = state.chance_outcomes()
+        los = [vmin] * len(outcomes)
+        his = [vmax] * len(outcomes)
+        tt = self.tt
+        key: object = None
+        outer_horizon = self.horizon
+        self.horizon = False
+        if tt is not None:
+            key = (_CHANCE, str(state))
+            entry = tt.get(key)
+            if entry is not None and entry.usable_at(depth):
+                lo, hi = entry.lower, entry.upper
+                if hi <= alpha + eps or lo >= beta - eps or hi - lo <= eps:
+                    self.tt_hits += 1
+                    self.horizon = outer_horizon or entry.horizon
+                    return lo, hi
+                if entry.outcomes is not None:  # resume from the stored outcome bounds
+                    los = [bounds[0] for bounds in entry.outcomes]
+                    his = [bounds[1] for bounds in entry.outcomes]
+                    self.horizon = entry.horizon
+        lo = _weighted(outcomes, los)
+        hi = _weighted(outcomes, his)
+        # Most probable outcomes first: they move the bounds most, so cuts come sooner.
+        order = sorted(range(len(outcomes)), key=lambda j: -outcomes[j][1])
+        cut = False
+        if self.probing:
+            lo, hi, cut = self._probe(
+                state, depth, outcomes, order, los, his, (lo, hi), (alpha, beta), eps, ply
+            )
+        if not cut:
+            spent = 0.0
+            mass = 1.0
+            for rank, j in enumerate(order):
+                action, p = outcomes[j]
+                c_lo, c_hi = los[j], his[j]
+                eps_j = max(0.0, eps - spent) / max(mass, p) if self.carry else eps
+                if c_hi - c_lo > eps_j:
+                    a_j = (alpha - hi + c_hi) / p
+                    b_j = (beta - lo + p * c_lo) / p
+                    n_lo, n_hi = self.node(
+                        state.child(action),
+                        depth,
+                        a_j if a_j > vmin else vmin,
+                        b_j if b_j < vmax else vmax,
+                        eps_j,
+                        ply + 1,
+                    )
+                    n_lo = max(n_lo, c_lo)
+                    n_hi = min(n_hi, c_hi)
+                    lo += p * (n_lo - c_lo)
+                    hi += p * (n_hi - c_hi)
+                    los[j], his[j] = n_lo, n_hi
+                spent += p * (his[j] - los[j])
+                mass -= p
+                if hi <= alpha + eps or lo >= beta - eps or hi - lo <= eps:
+                    cut = True
+                    self.cutoffs += rank < len(order) - 1
+                    break
+        # Summed afresh in outcome order, as expectiminimax does, so that exact values agree to
+        # the last bit instead of carrying the incremental updates' rounding.
+        lo = _weighted(outcomes, los)
+        hi = _weighted(outcomes, his)
+        lo = min(max(lo, vmin), vmax)
+        hi = max(min(hi, vmax), lo)
+        horizon = self.horizon
+        self.horizon = outer_horizon or horizon
+        if tt is not None:
+            stored = tuple(zip(los, his, strict=True))
+            tt.store(key, lo, hi, depth, None, horizon, stored)
+        return lo, hi
+
+    def _probe(
+        self,
+        state: pyspiel.State,
+        depth: int,
+        outcomes: list[tuple[int, float]],
+        order: list[int],
+        los: list[float],
+        his: list[float],
+        bounds: tuple[float, float],
+        window: tuple[float, float],
+        eps: float,
+        ply: int,
+    ) -> tuple[float, float, bool]:
+        """Star-2 probing: searches one move of each outcome; returns (lo, hi, cut).
+
+        Searching a single move of a MAX outcome bounds it from below (its value is at least
+        that move's), and of a MIN outcome from above. An outcome that is terminal or another
+        chance node is not probed; the Star-1 pass searches it fully.
+        """
+        vmin, vmax = self.vmin, self.vmax
+        lo, hi = bounds
+        alpha, beta = window
+        budget = self.budget
+        for j in order:
+            action, p = outcomes[j]
+            c_lo, c_hi = los[j], his[j]
+            if c_hi - c_lo <= eps:
+                continue
+            child = state.child(action)
+            if child.is_terminal() or child.is_chance_node():
+                continue
+            budget.tick()
+            player = child.current_player()
+            tt_move = None
+            if self.tt is not None:
+                entry = self.tt.get((player, str(child)))
+                tt_move = None if entry is None else entry.move
+            move = self._ordered(child, player, ply + 1, tt_move)[0]
+            a_j = max(vmin, (alpha - hi + p * c_hi) / p)
+            b_j = min(vmax, (beta - lo + p * c_lo) / p)
+            g_lo, g_hi = self.node(child.child(move), depth - 1, a_j, b_j, eps, ply + 2)
+            if player == self.max_player:
+                if g_lo > c_lo:
+                    lo += p * (g_lo - c_lo)
+                    los[j] = g_lo
+            elif g_hi < c_hi:
+                hi += p * (g_hi - c_hi)
+                his[j] = g_hi
+            if hi <= alpha + eps or lo >= beta - eps or hi - lo <= eps:
+                self.cutoffs += 1
+                return lo, hi, True
+        return lo, hi, False
 
     def root(self, state: pyspiel.State, depth: int, previous: _Iteration | None) -> _Iteration:
         """Searches every root action with a window open above the best lower bound so far."""
@@ -259,7 +438,7 @@ class _Engine:
         lo = hi = self.vmin
         for move in moves:
             alpha = lo
-            c_lo, c_hi = self.node(state.child(move), depth - 1, alpha, self.vmax, 1)
+            c_lo, c_hi = self.node(state.child(move), depth - 1, alpha, self.vmax, eps, 1)
             children[move] = Interval(c_lo, c_hi)
             lo = max(lo, c_lo)
             hi = max(hi, c_hi)
@@ -296,7 +475,6 @@ def bounded_ab(
     evaluator: Evaluator,
     limits: Limits | None = None,
     settings: AlphaBetaSettings | None = None,
-    algorithm: str = "bounded_ab",
 ) -> SearchResult:
     """Bounded alpha-beta from `state` for the player to move.
 
@@ -307,24 +485,70 @@ def bounded_ab(
         limits: Depth / nodes / seconds. With iterative deepening the last completed iteration
             is returned when a node or time limit stops the search.
         settings: Engine settings (epsilon, transpositions, ordering, ...).
-        algorithm: Name used in error messages.
 
     Returns:
         A `SearchResult` whose `[lower, upper]` contains the depth-limited minimax value of the
         root for the player to move and is at most epsilon wide when `stats.depth > 0`.
 
     Raises:
-        ValueError: The game is unsupported or the state is terminal or a chance node.
+        ValueError: The game is unsupported (games with chance nodes: use `bounded_star1` or
+            `bounded_star2`), or the state is terminal or a chance node.
     """
+    return _search(state, evaluator, limits, settings, algorithm="bounded_ab", probing=False)
+
+
+def bounded_star1(
+    state: pyspiel.State,
+    *,
+    evaluator: Evaluator,
+    limits: Limits | None = None,
+    settings: AlphaBetaSettings | None = None,
+) -> SearchResult:
+    """Bounded Star-1 (Ballard 1983) from `state`: bounded alpha-beta with chance nodes.
+
+    Same contract as `bounded_ab`, with V the depth-limited expectiminimax value (depth counts
+    decision plies only, as in OpenSpiel's `minimax.expectiminimax`). Accepts deterministic
+    games too, where it is `bounded_ab`.
+    """
+    return _search(state, evaluator, limits, settings, algorithm="bounded_star1", probing=False)
+
+
+def bounded_star2(
+    state: pyspiel.State,
+    *,
+    evaluator: Evaluator,
+    limits: Limits | None = None,
+    settings: AlphaBetaSettings | None = None,
+) -> SearchResult:
+    """Bounded Star-2 (Ballard 1983; Hauk, Buro & Schaeffer 2004): Star-1 plus probing.
+
+    Before searching a chance node's outcomes fully, searches one move of each (the first by
+    move ordering) for cheap bounds and cuts as soon as they allow. Same contract as
+    `bounded_star1`.
+    """
+    return _search(state, evaluator, limits, settings, algorithm="bounded_star2", probing=True)
+
+
+def _search(
+    state: pyspiel.State,
+    evaluator: Evaluator,
+    limits: Limits | None,
+    settings: AlphaBetaSettings | None,
+    *,
+    algorithm: str,
+    probing: bool,
+) -> SearchResult:
     limits = limits or Limits()
     settings = settings or AlphaBetaSettings()
     game = state.get_game()
-    info = require(game, algorithm)
+    chance = algorithm != "bounded_ab"
+    hint = "" if chance else "; for games with chance nodes use bounded_star1 or bounded_star2"
+    info = require(game, algorithm, chance=chance, hint=hint)
     if state.is_terminal() or state.is_chance_node():
         raise ValueError(f"{algorithm} needs a decision state of {info.description}, got:\n{state}")
     budget = Budget(limits)
     max_player = state.current_player()
-    engine = _Engine(game, info, max_player, evaluator, settings, budget)
+    engine = _Engine(game, info, max_player, evaluator, settings, budget, probing)
 
     final_depth = limits.depth if limits.depth is not None else game.max_game_length()
     first_depth = 1 if settings.iterative_deepening else final_depth

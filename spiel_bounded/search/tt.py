@@ -3,7 +3,9 @@
 An entry says: searched with `depth` plies left, the node's value lies in `[lower, upper]`, and
 `move` was the best (or cutting) move found. `horizon` records whether the evaluator was called
 anywhere below; an entry without it was proved from terminal values alone, so its bounds hold for
-every depth at least `depth`, not only for `depth` itself.
+every depth at least `depth`, not only for `depth` itself. A chance node's entry also keeps the
+bounds of each outcome (`outcomes`), so that a chance node met again with a wider window resumes
+from them instead of starting over (the q-state cache of the expectimax notes).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ class Entry(NamedTuple):
     depth: int
     move: int | None
     horizon: bool
+    outcomes: tuple[tuple[float, float], ...] | None = None
 
     def usable_at(self, depth: int) -> bool:
         """Whether the bounds hold for the depth-limited value with `depth` plies left."""
@@ -52,6 +55,7 @@ class TranspositionTable:
         depth: int,
         move: int | None,
         horizon: bool,
+        outcomes: tuple[tuple[float, float], ...] | None = None,
     ) -> None:
         """Stores bounds, intersected with an entry of the same depth."""
         old = self.entries.get(key)
@@ -66,7 +70,7 @@ class TranspositionTable:
             horizon = horizon or old.horizon
             if move is None:
                 move = old.move
-        self.entries[key] = Entry(lower, upper, depth, move, horizon)
+        self.entries[key] = Entry(lower, upper, depth, move, horizon, outcomes)
 
     def clear(self) -> None:
         self.entries.clear()
