@@ -21,7 +21,13 @@ from spiel_bounded.evaluators.heuristics import has_heuristic
 from spiel_bounded.games import GameInfo, game_info, unsupported_reasons
 from spiel_bounded.limits import Limits
 from spiel_bounded.result import Interval, SearchResult, SearchStats
-from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab
+from spiel_bounded.search.alphabeta import (
+    CHANCE_EPSILON_POLICIES,
+    AlphaBetaSettings,
+    bounded_ab,
+    bounded_star1,
+    bounded_star2,
+)
 
 DEFAULT_SECONDS = 1.0
 
@@ -177,22 +183,28 @@ def _evaluator(game: pyspiel.Game, params: Mapping[str, Any]) -> Evaluator:
     return make_evaluator(spec, game, rollouts=params["rollouts"], seed=params["seed"])
 
 
-def _build_bounded_ab(
-    game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
-) -> pyspiel.Bot:
-    settings = AlphaBetaSettings(
-        epsilon=params["epsilon"],
-        transpositions=params["transpositions"],
-        move_ordering=params["move_ordering"],
-        iterative_deepening=params["iterative_deepening"],
-    )
-    limits = _limits(params)
-    evaluator = _evaluator(game, params)
+def _alpha_beta_builder(search_function: Callable[..., SearchResult]) -> Callable[..., pyspiel.Bot]:
+    """A bot factory for one configuration of the alpha-beta engine."""
 
-    def search(state: pyspiel.State) -> SearchResult:
-        return bounded_ab(state, evaluator=evaluator, limits=limits, settings=settings)
+    def build(
+        game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
+    ) -> pyspiel.Bot:
+        settings = AlphaBetaSettings(
+            epsilon=params["epsilon"],
+            transpositions=params["transpositions"],
+            move_ordering=params["move_ordering"],
+            iterative_deepening=params["iterative_deepening"],
+            chance_epsilon=params.get("chance_epsilon", "uniform"),
+        )
+        limits = _limits(params)
+        evaluator = _evaluator(game, params)
 
-    return SearchBot(game, player_id, search, policy=params["policy"], seed=params["seed"])
+        def search(state: pyspiel.State) -> SearchResult:
+            return search_function(state, evaluator=evaluator, limits=limits, settings=settings)
+
+        return SearchBot(game, player_id, search, policy=params["policy"], seed=params["seed"])
+
+    return build
 
 
 def _build_openspiel_ab(
@@ -277,6 +289,30 @@ _MCTS_PARAMS = {
 }
 
 _TWO_PLAYER_ZERO_SUM = {"players": (2, 2), "chance": False, "zero_sum": True}
+_TWO_PLAYER_ZERO_SUM_CHANCE = {**_TWO_PLAYER_ZERO_SUM, "chance": True}
+
+_ALPHA_BETA_PARAMS = {
+    "epsilon": Param(0.0, "tolerance in utility units (0: exact alpha-beta)", _non_negative),
+    **_LIMIT_PARAMS,
+    **_EVALUATOR_PARAMS,
+    "policy": Param(
+        "pessimistic",
+        "move choice from root bounds: " + ", ".join(POLICIES),
+        _one_of(*POLICIES),
+    ),
+    "transpositions": Param(True, "use a transposition table", _flag),
+    "move_ordering": Param(True, "TT move, killer moves and history heuristic", _flag),
+    "iterative_deepening": Param(True, "search depth 1, 2, ... up to the limit", _flag),
+    **_SEED_PARAM,
+}
+_STAR_PARAMS = {
+    **_ALPHA_BETA_PARAMS,
+    "chance_epsilon": Param(
+        "uniform",
+        "how a chance node shares epsilon among outcomes: " + ", ".join(CHANCE_EPSILON_POLICIES),
+        _one_of(*CHANCE_EPSILON_POLICIES),
+    ),
+}
 _ANY_SEQUENTIAL = {"players": (1, None), "chance": True, "zero_sum": False}
 _CPP_SEQUENTIAL = {**_ANY_SEQUENTIAL, "python_games": False}
 
@@ -287,24 +323,26 @@ _SPECS: tuple[BotSpec, ...] = (
             "bounded alpha-beta: iterative deepening with transpositions and move ordering, "
             "stops once the root value is proved to within epsilon"
         ),
-        params={
-            "epsilon": Param(
-                0.0, "tolerance in utility units (0: exact alpha-beta)", _non_negative
-            ),
-            **_LIMIT_PARAMS,
-            **_EVALUATOR_PARAMS,
-            "policy": Param(
-                "pessimistic",
-                "move choice from root bounds: " + ", ".join(POLICIES),
-                _one_of(*POLICIES),
-            ),
-            "transpositions": Param(True, "use a transposition table", _flag),
-            "move_ordering": Param(True, "TT move, killer moves and history heuristic", _flag),
-            "iterative_deepening": Param(True, "search depth 1, 2, ... up to the limit", _flag),
-            **_SEED_PARAM,
-        },
+        params=_ALPHA_BETA_PARAMS,
         requirements=_TWO_PLAYER_ZERO_SUM,
-        build=_build_bounded_ab,
+        build=_alpha_beta_builder(bounded_ab),
+    ),
+    BotSpec(
+        name="bounded_star1",
+        description="bounded Star-1: bounded alpha-beta with chance nodes (Ballard 1983)",
+        params=_STAR_PARAMS,
+        requirements=_TWO_PLAYER_ZERO_SUM_CHANCE,
+        build=_alpha_beta_builder(bounded_star1),
+    ),
+    BotSpec(
+        name="bounded_star2",
+        description=(
+            "bounded Star-2: Star-1 that first probes one move per chance outcome "
+            "(Ballard 1983; Hauk, Buro & Schaeffer 2004)"
+        ),
+        params=_STAR_PARAMS,
+        requirements=_TWO_PLAYER_ZERO_SUM_CHANCE,
+        build=_alpha_beta_builder(bounded_star2),
     ),
     BotSpec(
         name="openspiel_ab",

@@ -8,7 +8,15 @@ import pytest
 from spiel_bounded import list_bots, load_bot
 from spiel_bounded.registry import bots_for
 
-EXPECTED = {"bounded_ab", "openspiel_ab", "mcts", "python_mcts", "random"}
+EXPECTED = {
+    "bounded_ab",
+    "bounded_star1",
+    "bounded_star2",
+    "openspiel_ab",
+    "mcts",
+    "python_mcts",
+    "random",
+}
 
 
 def test_every_bot_is_listed_with_description_and_parameters() -> None:
@@ -26,14 +34,21 @@ def test_every_bot_is_listed_with_description_and_parameters() -> None:
 
 def test_bots_for_games() -> None:
     assert set(bots_for("tic_tac_toe")) >= EXPECTED
-    assert set(bots_for("backgammon")) == {"mcts", "python_mcts", "random"}
+    assert set(bots_for("backgammon")) >= {
+        "bounded_star1",
+        "bounded_star2",
+        "mcts",
+        "python_mcts",
+        "random",
+    }
+    assert "bounded_ab" not in bots_for("backgammon")
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_every_bot_loads_and_moves(name: str) -> None:
     game = pyspiel.load_game("tic_tac_toe")
     params = {"simulations": 10} if "mcts" in name else {}
-    if name in ("bounded_ab", "openspiel_ab"):
+    if name in ("bounded_ab", "bounded_star1", "bounded_star2", "openspiel_ab"):
         params = {"depth": 2}
     bot = load_bot(name, game, 0, **params)
     state = game.new_initial_state()
@@ -60,13 +75,23 @@ def test_every_bot_loads_and_moves(name: str) -> None:
         (("bounded_ab", "tic_tac_toe", 0), {"policy": "greedy"}, "must be one of pessimistic"),
         (("bounded_ab", "tic_tac_toe", 0), {"evaluator": "nn"}, "must be one of auto, zero"),
         (("bounded_ab", "tic_tac_toe", 0), {"transpositions": 1}, "must be True or False"),
+        (
+            ("bounded_star1", "pig", 0),
+            {"chance_epsilon": "half"},
+            "parameter 'chance_epsilon'.*must be one of uniform, carry",
+        ),
+        (
+            ("bounded_ab", "tic_tac_toe", 0),
+            {"chance_epsilon": "carry"},
+            "unknown parameter.*'chance_epsilon' for bot 'bounded_ab'",
+        ),
         (("mcts", "tic_tac_toe", 0), {"simulations": 0}, "parameter 'simulations'"),
         (("bounded_ab", "tic_tac_toe", 2), {}, "player_id 2 is out of range.*2 players"),
         (
             ("bounded_ab", "backgammon", 0),
             {},
             "bot 'bounded_ab' cannot play backgammon.*chance nodes.*Bots that can play it: "
-            "mcts, python_mcts, random",
+            "bounded_star1, bounded_star2, .*mcts, python_mcts, random",
         ),
         (
             ("openspiel_ab", "chinese_checkers(players=3)", 0),
@@ -78,7 +103,7 @@ def test_every_bot_loads_and_moves(name: str) -> None:
         (
             ("mcts", "bounded_random_tree(depth=3)", 0),
             {},
-            "implemented in Python.*Bots that can play it: bounded_ab, openspiel_ab, python_mcts",
+            "implemented in Python.*Bots that can play it: bounded_ab, .*python_mcts",
         ),
     ],
 )
