@@ -338,7 +338,7 @@ class _Engine:
                 c_lo, c_hi = los[j], his[j]
                 eps_j = max(0.0, eps - spent) / max(mass, p) if self.carry else eps
                 if c_hi - c_lo > eps_j:
-                    a_j = (alpha - hi + c_hi) / p
+                    a_j = (alpha - hi + p * c_hi) / p
                     b_j = (beta - lo + p * c_lo) / p
                     n_lo, n_hi = self.node(
                         state.child(action),
