@@ -26,8 +26,11 @@ bounds with the unexplored mass at vmin / vmax; outcome j with probability p is 
 sum_j p_j eps_j <= eps. If outcome j fails low against an unclipped alpha_j, the chance node's
 upper bound drops to at most alpha + p eps_j <= alpha + eps, so the node fails low; likewise
 high; a clipped window makes the outcome resolved (e.g. hi_j <= vmin + eps_j). So a chance node
-that does not cut ends with width sum_j p_j width_j <= sum_j p_j eps_j <= eps. Star-2 first probes
-each outcome with one move, which bounds a MAX outcome from below and a MIN outcome from above.
+that does not cut ends with width sum_j p_j width_j <= sum_j p_j eps_j <= eps. Because only
+`hi <= alpha + eps` is needed, alpha_j is raised (beta_j lowered) by (eps - p eps_j) / p beyond
+the notes' windows: more outcomes fail, and each failure still closes the node. Star-2 first
+probes each outcome with one move, which bounds a MAX outcome from below and a MIN outcome from
+above.
 Depth counts decision plies only, as in OpenSpiel's `expectiminimax`.
 
 MAX nodes are the root player's; every other player is MIN. For two-player zero-sum games that is
@@ -338,8 +341,11 @@ class _Engine:
                 c_lo, c_hi = los[j], his[j]
                 eps_j = max(0.0, eps - spent) / max(mass, p) if self.carry else eps
                 if c_hi - c_lo > eps_j:
-                    a_j = (alpha - hi + p * c_hi) / p
-                    b_j = (beta - lo + p * c_lo) / p
+                    # Star-1 windows widened by the node's own tolerance: failing against a_j
+                    # (n_hi <= a_j + eps_j) still brings hi down to alpha + eps.
+                    slack = (eps - p * eps_j) / p
+                    a_j = (alpha - hi + p * c_hi) / p + slack
+                    b_j = (beta - lo + p * c_lo) / p - slack
                     n_lo, n_hi = self.node(
                         state.child(action),
                         depth,
