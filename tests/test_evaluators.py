@@ -489,9 +489,12 @@ def test_make_evaluator_rejects_non_evaluators(spec: object) -> None:
 
 
 def test_heuristic_rejects_games_without_one() -> None:
-    game = pyspiel.load_game("pig")
+    game = pyspiel.load_game("kuhn_poker")
     assert not has_heuristic(game)
-    message = r"^no heuristic for pig\(\); heuristics exist for: breakthrough, connect_four, "
+    message = (
+        r"^no heuristic for kuhn_poker\(\); heuristics exist for: backgammon, breakthrough, "
+        r"connect_four, pig, "
+    )
     with pytest.raises(ValueError, match=message + r"tic_tac_toe$"):
         HeuristicEvaluator(game)
     with pytest.raises(ValueError, match=message):
@@ -499,7 +502,13 @@ def test_heuristic_rejects_games_without_one() -> None:
 
 
 def test_heuristic_games_listed() -> None:
-    assert set(HEURISTIC_GAMES) == {"breakthrough", "connect_four", "tic_tac_toe"}
+    assert set(HEURISTIC_GAMES) == {
+        "backgammon",
+        "breakthrough",
+        "connect_four",
+        "pig",
+        "tic_tac_toe",
+    }
     for name in HEURISTIC_GAMES:
         game = pyspiel.load_game(name)
         assert has_heuristic(game)

@@ -1,7 +1,13 @@
-"""Fast hand-written heuristics for connect_four, breakthrough and tic_tac_toe.
+"""Fast hand-written heuristics for backgammon, breakthrough, connect_four, pig and tic_tac_toe.
 
-Every heuristic computes an integer *score* from player 0's point of view (positive: player 0 is
-better off) by reading `str(state)`, and `HeuristicEvaluator` maps it to per-player values
+The games with chance, backgammon and pig, have their own heuristics in `heuristics_chance`: they
+estimate winning chances from the side to move (they also value chance nodes, which OpenSpiel's
+`expectiminimax` evaluates at the depth limit) and support every player count pig allows. The rest
+of this docstring is about the three deterministic games.
+
+Every deterministic heuristic computes an integer *score* from player 0's point of view (positive:
+player 0 is better off) by reading `str(state)`, and `HeuristicEvaluator` maps it to per-player
+values
 
     v = 0.95 * tanh(score / scale),  values = (mid + half * v, mid - half * v)
 
@@ -38,8 +44,12 @@ from typing import Final
 
 import pyspiel
 
-HEURISTIC_GAMES: Final = ("breakthrough", "connect_four", "tic_tac_toe")
-"""Short names of the games `HeuristicEvaluator` supports."""
+from spiel_bounded.evaluators.heuristics_chance import BackgammonScorer, PigScorer
+
+HEURISTIC_GAMES: Final = ("backgammon", "breakthrough", "connect_four", "pig", "tic_tac_toe")
+"""Short names of the games `HeuristicEvaluator` supports (pig: any number of players)."""
+CHANCE_HEURISTIC_GAMES: Final = ("backgammon", "pig")
+"""The supported games with chance nodes, whose heuristics also value chance nodes."""
 
 LINE_WEIGHT_BASE: Final = 4
 """A window holding n pieces of one player only is worth `LINE_WEIGHT_BASE ** (n - 1)`."""
@@ -260,11 +270,14 @@ def _scorer(game: pyspiel.Game, short_name: str) -> tuple[Callable[[str], int], 
 
 
 class HeuristicEvaluator:
-    """Values states of connect_four, breakthrough or tic_tac_toe with a fast static heuristic.
+    """Values states of the games in `HEURISTIC_GAMES` with a fast hand-written heuristic.
 
-    `evaluate(state)` returns `(mid + half * v, mid - half * v)` with
-    `v = 0.95 * tanh(score(state) / scale)`: `value[p]` is player p's estimated utility, strictly
-    inside `(min_utility, max_utility)`. See the module docstring for the scores.
+    connect_four, breakthrough, tic_tac_toe: `evaluate(state)` returns
+    `(mid + half * v, mid - half * v)` with `v = 0.95 * tanh(score(state) / scale)`, a static
+    score (see the module docstring). backgammon and pig: the values come from an estimated
+    winning chance given the side to move (see `heuristics_chance`), and `evaluate` also accepts
+    chance nodes. Either way `value[p]` is player p's estimated utility, strictly inside
+    `(min_utility, max_utility)`.
 
     Attributes:
         name: "heuristic".
@@ -280,7 +293,8 @@ class HeuristicEvaluator:
             game: A loaded OpenSpiel game whose short name is in `HEURISTIC_GAMES`.
 
         Raises:
-            ValueError: The game has no heuristic.
+            ValueError: The game has no heuristic, or prints its states in a layout the
+                heuristic does not understand (or pig with `diceoutcomes` < 2).
         """
         short_name = game.get_type().short_name
         if short_name not in HEURISTIC_GAMES:
@@ -288,24 +302,41 @@ class HeuristicEvaluator:
                 f"no heuristic for {game}; heuristics exist for: {', '.join(HEURISTIC_GAMES)}"
             )
         self.game_name: str = short_name
-        self._score, scale = _scorer(game, short_name)
         low, high = float(game.min_utility()), float(game.max_utility())
         self._mid = 0.5 * (low + high)
         self._half = 0.5 * (high - low) * _CONFIDENCE
-        self._inverse_scale = 1.0 / scale
+        self._values: Callable[[str], Sequence[float]] | None = None
+        self._score: Callable[[str], float]
+        if short_name in CHANCE_HEURISTIC_GAMES:
+            chance_scorer = (
+                BackgammonScorer(game) if short_name == "backgammon" else PigScorer(game)
+            )
+            self._values = chance_scorer.values
+            self._score = chance_scorer.score
+            self._inverse_scale = 1.0
+        else:
+            self._score, scale = _scorer(game, short_name)
+            self._inverse_scale = 1.0 / scale
 
-    def score(self, state: pyspiel.State) -> int:
-        """The raw heuristic score of `state` from player 0's side (positive: player 0 better)."""
+    def score(self, state: pyspiel.State) -> float:
+        """The raw heuristic score of `state` from player 0's side (positive: player 0 better).
+
+        An integer for the deterministic games; for backgammon and pig, player 0's value
+        normalised to [-1, 1]: `(value[0] - mid) / (0.95 * half)`.
+        """
         return self._score(str(state))
 
     def evaluate(self, state: pyspiel.State) -> Sequence[float]:
         """Per-player values of `state`: `value[p]` estimates player p's utility.
 
         Args:
-            state: A state of the game the evaluator was built for.
+            state: A state of the game the evaluator was built for (backgammon and pig: chance
+                nodes included).
 
         Returns:
-            `(value for player 0, value for player 1)`, strictly inside the utility range.
+            One value per player, strictly inside the utility range.
         """
+        if self._values is not None:
+            return self._values(str(state))
         offset = self._half * math.tanh(self._score(str(state)) * self._inverse_scale)
         return (self._mid + offset, self._mid - offset)
