@@ -17,11 +17,11 @@ $(STAMP_RUN): pyproject.toml | $(PY)
 	touch $@
 
 $(STAMP_DEV): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev,cluster]"
 	touch $@ $(STAMP_RUN)
 
 run: $(STAMP_RUN)
-	$(PY) scripts/demo_match.py
+	$(PY) scripts/round_robin.py --config configs/quick.toml
 
 test: $(STAMP_DEV)
 	$(PY) -m ruff check .

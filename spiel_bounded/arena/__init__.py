@@ -1,0 +1,93 @@
+"""Round-robin tournaments between registered bots: config, schedule, runner, store, report.
+
+    config = load_config("configs/quick.toml")
+    result = run_tournament(config)            # resumes; plays what games.csv lacks
+    report = report_from_directory(config.run.output)
+    write_report(report, config.run.output)
+
+Modules, one job each: `config` (TOML -> validated frozen settings), `schedule` (tables, seats,
+seeds), `play` (one game -> `GameRecord`), `runner` (executors, resume, progress), `records` and
+`store` (games.csv rows, crash-safe appends, run.json), `stats` (Wilson intervals), `ratings`
+(pairwise outcomes, Elo with bootstrap), `report` (tables, summary.md), `plots` (PNG), `cli` (the
+command line: the only module that writes to the terminal).
+
+The report names are imported on first use, so that worker processes, which only play games,
+do not pay for importing pandas and matplotlib.
+"""
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from spiel_bounded.arena.config import (
+    BotEntry,
+    BotFactory,
+    Config,
+    ConfigError,
+    ReportSettings,
+    RunSettings,
+    TournamentSettings,
+    load_config,
+    parse_config,
+)
+from spiel_bounded.arena.play import play_match
+from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.runner import (
+    DaskExecutor,
+    InlineExecutor,
+    ProcessExecutor,
+    Progress,
+    RunResult,
+    run_tournament,
+)
+from spiel_bounded.arena.schedule import Match, SeatBot, make_schedule
+from spiel_bounded.arena.store import ConfigChangedError, GameStore, StoreError
+
+if TYPE_CHECKING:
+    from spiel_bounded.arena.report import (
+        Report,
+        build_report,
+        report_from_directory,
+        write_report,
+    )
+
+_LAZY = {
+    name: "spiel_bounded.arena.report"
+    for name in ("Report", "build_report", "report_from_directory", "write_report")
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "BotEntry",
+    "BotFactory",
+    "Config",
+    "ConfigChangedError",
+    "ConfigError",
+    "DaskExecutor",
+    "GameRecord",
+    "GameStore",
+    "InlineExecutor",
+    "Match",
+    "ProcessExecutor",
+    "Progress",
+    "Report",
+    "ReportSettings",
+    "RunResult",
+    "RunSettings",
+    "SeatBot",
+    "StoreError",
+    "TournamentSettings",
+    "build_report",
+    "load_config",
+    "make_schedule",
+    "parse_config",
+    "play_match",
+    "report_from_directory",
+    "run_tournament",
+    "write_report",
+]

@@ -1,0 +1,206 @@
+"""Command line of the arena: `spiel-bounded-arena` and `scripts/round_robin.py`.
+
+    python scripts/round_robin.py --config configs/quick.toml [--games=connect_four ...]
+    python scripts/round_robin.py --report_only --output results/round_robin
+
+Any field of a config's [tournament], [run] and [report] sections can be overridden by the flag
+of the same name; `--bots` keeps only the listed bot labels. This is the only module of the
+arena that writes to the terminal: progress to stderr, the summary to stdout.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from absl import app, flags
+
+from spiel_bounded.arena.config import ConfigError, ReportSettings, load_config
+from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.report import report_from_directory, write_report
+from spiel_bounded.arena.runner import Progress, run_tournament
+from spiel_bounded.arena.store import GameStore, StoreError
+
+_CONFIG = flags.DEFINE_string("config", None, "Tournament config (TOML).")
+_REPORT_ONLY = flags.DEFINE_bool(
+    "report_only", False, "Rebuild the report of --output from its games.csv; play nothing."
+)
+_FORCE_NEW = flags.DEFINE_bool(
+    "force_new",
+    False,
+    "Start over: archive earlier results of the output directory (under previous/) instead of "
+    "resuming; needed when the tournament config changed since the first run.",
+)
+_BOTS = flags.DEFINE_list("bots", None, "Keep only these bot labels of the config.")
+_QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
+
+_OVERRIDES: dict[str, Any] = {
+    "games": flags.DEFINE_list("games", None, "[tournament] games: OpenSpiel game strings."),
+    "games_per_pairing": flags.DEFINE_integer(
+        "games_per_pairing", None, "[tournament] games_per_pairing."
+    ),
+    "pairing": flags.DEFINE_string("pairing", None, "[tournament] pairing: all|focus|baseline."),
+    "focus": flags.DEFINE_list("focus", None, "[tournament] focus: bot labels."),
+    "baseline": flags.DEFINE_string("baseline", None, "[tournament] baseline: a bot label."),
+    "seating": flags.DEFINE_string("seating", None, "[tournament] seating: rotate|permute."),
+    "seconds_per_move": flags.DEFINE_float(
+        "seconds_per_move", None, "[tournament] seconds_per_move."
+    ),
+    "opening_moves": flags.DEFINE_integer("opening_moves", None, "[tournament] opening_moves."),
+    "seed": flags.DEFINE_integer("seed", None, "[tournament] seed."),
+    "skip_unsupported": flags.DEFINE_bool(
+        "skip_unsupported", None, "[tournament] skip_unsupported."
+    ),
+    "output": flags.DEFINE_string("output", None, "[run] output: the results directory."),
+    "workers": flags.DEFINE_integer("workers", None, "[run] workers."),
+    "executor": flags.DEFINE_string("executor", None, "[run] executor: process|dask|inline."),
+    "scheduler": flags.DEFINE_string("scheduler", None, "[run] scheduler: Dask address."),
+    "anchor": flags.DEFINE_string("anchor", None, "[report] anchor: the bot rated 0 Elo."),
+    "bootstrap": flags.DEFINE_integer("bootstrap", None, "[report] bootstrap samples."),
+}
+
+
+def format_progress(progress: Progress, width: int = 24) -> str:
+    """One line: bar, games done, rate, elapsed, time left, errors."""
+    fraction = progress.done / progress.total if progress.total else 1.0
+    filled = round(width * fraction)
+    left = progress.seconds_left
+    parts = [
+        f"[{'#' * filled}{'-' * (width - filled)}]",
+        f"{progress.done}/{progress.total} games ({100 * fraction:.1f}%)",
+        f"{progress.rate:.2f} games/s",
+        f"elapsed {_clock(progress.elapsed)}",
+        f"left ~{_clock(left)}" if left is not None else "left ?",
+        f"errors {progress.errors}",
+    ]
+    if progress.resumed:
+        parts.append(f"({progress.resumed} resumed)")
+    return "  ".join(parts)
+
+
+def _clock(seconds: float) -> str:
+    seconds = round(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+
+class ProgressDisplay:
+    """Writes progress to a stream: a bar redrawn in place on a terminal, else a line now
+    and then."""
+
+    def __init__(self, stream: TextIO, *, every: float = 10.0) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.every = every if not self.tty else 0.25
+        self.last = -float("inf")
+
+    def __call__(self, record: GameRecord, progress: Progress) -> None:
+        now = time.monotonic()
+        final = progress.done == progress.total
+        if not record.ok:
+            self._line(f"error in {record.game_id}: {_last_line(record.error)}")
+        if now - self.last < self.every and not final:
+            return
+        self.last = now
+        text = format_progress(progress)
+        if self.tty:
+            self.stream.write("\r" + text + ("\n" if final else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def _line(self, text: str) -> None:
+        self.stream.write(("\r\033[K" if self.tty else "") + text + "\n")
+        self.stream.flush()
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def _program() -> str:
+    name = Path(sys.argv[0]).name
+    return "python scripts/round_robin.py" if name == "round_robin.py" else "spiel-bounded-arena"
+
+
+def _report(directory: Path, settings: ReportSettings | None, provenance: str) -> None:
+    report = report_from_directory(directory, settings, command=provenance)
+    written = write_report(report, directory)
+    sys.stdout.write(report.markdown + "\n")
+    sys.stdout.write(f"\nWrote {', '.join(str(path) for path in written)}\n")
+
+
+def main(argv: Sequence[str]) -> None:
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
+    program = _program()
+    overrides = {name: flag.value for name, flag in _OVERRIDES.items()}
+    try:
+        if _REPORT_ONLY.value:
+            output = _OVERRIDES["output"].value
+            if output is None:
+                raise app.UsageError("--report_only needs --output DIR (a results directory)")
+            directory = Path(output)
+            if not GameStore(directory).games_path.exists():
+                raise app.UsageError(f"{directory / 'games.csv'} does not exist")
+            settings = None  # the [report] settings stored in run.json
+            if overrides["anchor"] is not None or overrides["bootstrap"] is not None:
+                manifest = GameStore(directory).read_manifest()
+                base = manifest.report if manifest is not None else {}
+                settings = ReportSettings(
+                    anchor=overrides["anchor"] or base.get("anchor"),
+                    bootstrap=(
+                        overrides["bootstrap"]
+                        if overrides["bootstrap"] is not None
+                        else int(base.get("bootstrap", 1000))
+                    ),
+                    seed=int(base.get("seed", 0)),
+                )
+            command = f"{program} --report_only --output {shlex.quote(str(directory))}"
+            _report(directory, settings, f"Report rebuilt with `{command}`.")
+            return
+        if _CONFIG.value is None:
+            raise app.UsageError("--config FILE is required (or --report_only --output DIR)")
+        config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
+        display = None if _QUIET.value else ProgressDisplay(sys.stderr)
+        result = run_tournament(config, force_new=_FORCE_NEW.value, on_progress=display)
+    except (ConfigError, StoreError) as error:
+        sys.stderr.write(f"error: {error}\n")
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.stderr.write(
+            "\ninterrupted: every finished game is in games.csv; run the same command again "
+            "to resume\n"
+        )
+        sys.exit(130)
+    if result.archived is not None:
+        sys.stderr.write(f"earlier results moved to {result.archived}\n")
+    sys.stderr.write(
+        f"{result.played} games played in {_clock(result.seconds)} ({result.resumed} already "
+        f"done, {result.errors} errors); results in {result.output}\n"
+    )
+    played = " ".join(shlex.quote(arg) for arg in sys.argv[1:])
+    rebuild = f"{program} --report_only --output {shlex.quote(str(result.output))}"
+    _report(
+        result.output,
+        None,
+        f"Games played with `{program} {played}`; report rebuilt with `{rebuild}`.",
+    )
+
+
+def run() -> None:
+    """Entry point of `spiel-bounded-arena` and `scripts/round_robin.py`."""
+    # --help lists the key flags of the program that runs (sys.argv[0]); make them ours.
+    for flag in flags.FLAGS.get_flags_for_module(__name__):
+        flags.FLAGS.register_key_flag_for_module(sys.argv[0], flag)
+    app.run(main)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,680 @@
+"""Tournament configuration: a TOML file (read with `tomllib`), validated before anything runs.
+
+A config has four parts::
+
+    [tournament]            # what is played; a change here makes a different tournament
+    games = ["tic_tac_toe", "connect_four"]
+    games_per_pairing = 20  # per table of bots and game; a multiple of the seat assignments
+    pairing = "all"         # all | focus | baseline
+    focus = ["ab"]          # pairing = "focus": only tables with at least one of these bots
+    baseline = "random"     # pairing = "baseline": each bot against copies of this one
+    seating = "rotate"      # rotate (n cyclic seatings) | permute (every seat order)
+    seconds_per_move = 0.1  # given to every bot with a `seconds` parameter that sets none
+    opening_moves = 0       # uniformly random plies played by the arena before the bots move
+    seed = 2026             # base of every game's seed
+    skip_unsupported = false
+
+    [run]                   # how it is run; may change between resumed runs
+    output = "results/quick"
+    workers = 2
+    executor = "process"    # process | dask | inline
+    scheduler = ""          # dask scheduler address; empty: a local Dask cluster
+
+    [report]
+    anchor = "random"       # the bot rated 0 Elo; empty: mean rating 0
+    bootstrap = 1000        # bootstrap samples for the Elo intervals (0: none)
+
+    [[bots]]
+    label = "ab"            # the name used in results
+    bot = "bounded_ab"      # registry name (spiel_bounded.list_bots())
+    params = { epsilon = 0.1 }
+    per_game = { connect_four = { depth = 6 } }   # overrides `params` for one game
+
+Every error is a `ConfigError` naming the file (or the command-line flag), the key and what is
+accepted. Command-line overrides are applied before validation, keyed by field name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import math
+import re
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+import pyspiel
+
+from spiel_bounded import registry
+from spiel_bounded.arena.schedule import seatings, tables
+from spiel_bounded.games import game_info
+
+PAIRINGS: Final = ("all", "focus", "baseline")
+SEATINGS: Final = ("rotate", "permute")
+EXECUTORS: Final = ("process", "dask", "inline")
+
+BotFactory = Callable[[pyspiel.Game, int, Mapping[str, Any], int], pyspiel.Bot]
+"""Builds a bot from (game, player id, parameters, seed): the arena's hook for bots that are not
+in the registry (tests use it to add deliberately broken bots). Must be a module-level function
+when games run in worker processes, so that it can be pickled."""
+
+_LABEL: Final = re.compile(r"^[A-Za-z0-9_.+-]+$")
+
+
+class ConfigError(ValueError):
+    """A tournament config that cannot be run; the message names the file, key and fix."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BotEntry:
+    """One competitor.
+
+    Attributes:
+        label: Unique name used in schedules, results and reports.
+        bot: Registry name (or a name of the `extra_bots` given to `load_config`).
+        params: Parameters for every game, as written in the config.
+        per_game: Game string -> parameters that override `params` in that game.
+    """
+
+    label: str
+    bot: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    per_game: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Exclusion:
+    """A bot left out of one game because it cannot play it (`skip_unsupported = true`)."""
+
+    game: str
+    label: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TournamentSettings:
+    """What is played. The fingerprint of these settings decides whether a run may resume.
+
+    Attributes:
+        games: OpenSpiel game strings, parameters included.
+        bots: The competitors, in config order (which is also the order of report tables).
+        games_per_pairing: Games per table of bots and game; a multiple of the seat assignments
+            so that every bot takes every seat equally often.
+        pairing: "all": every combination of n distinct bots (n = the game's players);
+            "focus": those combinations containing at least one `focus` bot; "baseline": every
+            other bot in one seat against copies of `baseline` in the rest.
+        focus: Labels of the focus bots (pairing "focus").
+        baseline: Label of the baseline bot (pairing "baseline").
+        seating: "rotate": the n cyclic rotations of a table; "permute": every distinct order.
+        seconds_per_move: Given as `seconds` to every bot that has a `seconds` parameter and does
+            not set one; None gives nothing.
+        opening_moves: Plies played uniformly at random (from the game's seed) before the bots
+            move; both seatings of a table share the opening, so it favours no one.
+        seed: Base seed; every game's seed is derived from it and the game's identity.
+        skip_unsupported: Leave a bot out of a game it cannot play instead of refusing.
+        exclusions: The bots left out, with the reason (filled in by validation).
+    """
+
+    games: tuple[str, ...]
+    bots: tuple[BotEntry, ...]
+    games_per_pairing: int
+    pairing: str = "all"
+    focus: tuple[str, ...] = ()
+    baseline: str | None = None
+    seating: str = "rotate"
+    seconds_per_move: float | None = None
+    opening_moves: int = 0
+    seed: int = 0
+    skip_unsupported: bool = False
+    exclusions: tuple[Exclusion, ...] = ()
+
+    def lineup(self, game: str) -> tuple[BotEntry, ...]:
+        """The bots that play `game`, in config order."""
+        left_out = {item.label for item in self.exclusions if item.game == game}
+        return tuple(entry for entry in self.bots if entry.label not in left_out)
+
+    def params_for(
+        self, entry: BotEntry, game: str, extra_bots: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The parameters `entry` plays `game` with (without the per-game seed)."""
+        params = {**entry.params, **entry.per_game.get(game, {})}
+        if (
+            self.seconds_per_move is not None
+            and "seconds" not in params
+            and entry.bot not in extra_bots
+            and "seconds" in registry.get_spec(entry.bot).params
+        ):
+            params["seconds"] = self.seconds_per_move
+        return params
+
+    def canonical(self) -> dict[str, Any]:
+        """The settings as plain JSON data (what the fingerprint hashes)."""
+        return {
+            "games": list(self.games),
+            "bots": [
+                {
+                    "label": entry.label,
+                    "bot": entry.bot,
+                    "params": dict(sorted(entry.params.items())),
+                    "per_game": {
+                        game: dict(sorted(params.items()))
+                        for game, params in sorted(entry.per_game.items())
+                    },
+                }
+                for entry in self.bots
+            ],
+            "games_per_pairing": self.games_per_pairing,
+            "pairing": self.pairing,
+            "focus": list(self.focus),
+            "baseline": self.baseline,
+            "seating": self.seating,
+            "seconds_per_move": self.seconds_per_move,
+            "opening_moves": self.opening_moves,
+            "seed": self.seed,
+            "skip_unsupported": self.skip_unsupported,
+        }
+
+    def fingerprint(self) -> str:
+        """A hash of `canonical()`: equal fingerprints schedule identical games."""
+        text = json.dumps(self.canonical(), sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSettings:
+    """How the games are run (may change between resumed runs).
+
+    Attributes:
+        output: Directory of games.csv, run.json and the report.
+        workers: Worker processes (local) or Dask workers of a local cluster.
+        executor: "process" (local worker processes), "dask" (a Dask cluster) or "inline" (one
+            game at a time in this process, for debugging).
+        scheduler: Address of a Dask scheduler; None starts a local Dask cluster.
+    """
+
+    output: Path
+    workers: int = 2
+    executor: str = "process"
+    scheduler: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportSettings:
+    """How results are summarised.
+
+    Attributes:
+        anchor: The bot rated 0 Elo (None: ratings centred on their mean).
+        bootstrap: Bootstrap samples for the 95% intervals on Elo ratings (0: no intervals).
+        seed: Seed of the bootstrap.
+    """
+
+    anchor: str | None = None
+    bootstrap: int = 1000
+    seed: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config:
+    """A validated tournament config.
+
+    Attributes:
+        source: Where it was read from (for messages).
+        text: The TOML text as read (stored with the results).
+        tournament: What is played.
+        run: How it is run.
+        report: How it is summarised.
+    """
+
+    source: str
+    text: str
+    tournament: TournamentSettings
+    run: RunSettings
+    report: ReportSettings
+
+
+# -- reading and validation ------------------------------------------------------------------
+
+_SECTIONS: Final = {
+    "tournament": (
+        "games",
+        "games_per_pairing",
+        "pairing",
+        "focus",
+        "baseline",
+        "seating",
+        "seconds_per_move",
+        "opening_moves",
+        "seed",
+        "skip_unsupported",
+    ),
+    "run": ("output", "workers", "executor", "scheduler"),
+    "report": ("anchor", "bootstrap", "seed"),
+}
+_BOT_KEYS: Final = ("label", "bot", "params", "per_game")
+
+OVERRIDABLE: Final = {
+    **{name: "tournament" for name in _SECTIONS["tournament"]},
+    **{name: "run" for name in _SECTIONS["run"]},
+    "anchor": "report",
+    "bootstrap": "report",
+}
+"""Field names that can be overridden (e.g. from the command line) -> their section."""
+
+
+class _Reader:
+    """Reads typed values from the raw TOML data, naming the file or flag in every error."""
+
+    def __init__(self, source: str, raw: Mapping[str, Any], overridden: set[str]) -> None:
+        self.source = source
+        self.raw = raw
+        self.overridden = overridden
+
+    def where(self, section: str, key: str) -> str:
+        if section != "bots" and key in self.overridden and OVERRIDABLE.get(key) == section:
+            return f"--{key} (command line)"
+        return f"{self.source}: [{section}] {key}"
+
+    def fail(self, section: str, key: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.where(section, key)}: {message}")
+
+    def get(self, section: str, key: str, default: Any = None) -> Any:
+        return self.raw.get(section, {}).get(key, default)
+
+    def integer(self, section: str, key: str, default: int | None, *, minimum: int) -> int:
+        value = self.get(section, key, default)
+        if value is None:
+            raise self.fail(section, key, "is required; accepted: an integer")
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+            raise self.fail(section, key, f"must be {kind}; got {value!r}")
+        return value
+
+    def number(self, section: str, key: str) -> float | None:
+        value = self.get(section, key)
+        if value is None:
+            return None
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value <= 0
+        ):
+            raise self.fail(section, key, f"must be a positive number of seconds; got {value!r}")
+        return float(value)
+
+    def choice(self, section: str, key: str, default: str, options: Sequence[str]) -> str:
+        value = self.get(section, key, default)
+        if value not in options:
+            raise self.fail(section, key, f"must be one of {', '.join(options)}; got {value!r}")
+        return str(value)
+
+    def flag(self, section: str, key: str, default: bool) -> bool:
+        value = self.get(section, key, default)
+        if not isinstance(value, bool):
+            raise self.fail(section, key, f"must be true or false; got {value!r}")
+        return value
+
+    def text(self, section: str, key: str, default: str | None) -> str | None:
+        value = self.get(section, key, default)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise self.fail(section, key, f"must be a string; got {value!r}")
+        return value or None
+
+    def strings(self, section: str, key: str, *, required: bool) -> tuple[str, ...]:
+        value = self.get(section, key)
+        if value is None:
+            if required:
+                raise self.fail(section, key, "is required; accepted: a list of strings")
+            return ()
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise self.fail(section, key, f"must be a list of strings; got {value!r}")
+        if required and not value:
+            raise self.fail(section, key, "must not be empty")
+        duplicates = sorted({item for item in value if value.count(item) > 1})
+        if duplicates:
+            raise self.fail(section, key, f"lists {', '.join(map(repr, duplicates))} twice")
+        return tuple(value)
+
+
+def load_config(
+    path: str | Path,
+    *,
+    overrides: Mapping[str, Any] | None = None,
+    bots: Sequence[str] | None = None,
+    extra_bots: Mapping[str, BotFactory] | None = None,
+) -> Config:
+    """Reads and validates a tournament config.
+
+    Args:
+        path: The TOML file.
+        overrides: Field name -> value replacing the file's value (names in `OVERRIDABLE`);
+            None values are ignored.
+        bots: Labels of the bots to keep (None: all of them).
+        extra_bots: Bot name -> factory for bots outside the registry (their parameters are
+            passed through unchecked).
+
+    Raises:
+        ConfigError: Anything wrong, named by file (or flag), key and what is accepted.
+    """
+    source = str(path)
+    try:
+        text = Path(path).read_text()
+    except OSError as error:
+        raise ConfigError(f"{source}: cannot read the config: {error.strerror}") from None
+    return parse_config(text, source=source, overrides=overrides, bots=bots, extra_bots=extra_bots)
+
+
+def parse_config(
+    text: str,
+    *,
+    source: str = "<config>",
+    overrides: Mapping[str, Any] | None = None,
+    bots: Sequence[str] | None = None,
+    extra_bots: Mapping[str, BotFactory] | None = None,
+) -> Config:
+    """`load_config` for TOML text already read; `source` names it in messages."""
+    try:
+        raw: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{source}: not valid TOML: {error}") from None
+    extra = dict(extra_bots or {})
+    _check_layout(source, raw)
+    file_games = raw.get("tournament", {}).get("games")
+    overridden: set[str] = set()
+    for name, value in (overrides or {}).items():
+        if value is None:
+            continue
+        section = OVERRIDABLE.get(name)
+        if section is None:
+            raise ConfigError(
+                f"--{name}: not a config field; accepted: {', '.join(sorted(OVERRIDABLE))}"
+            )
+        raw.setdefault(section, {})[name] = value
+        overridden.add(name)
+    reader = _Reader(source, raw, overridden)
+    tournament = _tournament(reader, raw, extra, file_games, bots)
+    labels = [entry.label for entry in tournament.bots]
+    run = RunSettings(
+        output=Path(reader.text("run", "output", None) or "arena_output"),
+        workers=reader.integer("run", "workers", 2, minimum=1),
+        executor=reader.choice("run", "executor", "process", EXECUTORS),
+        scheduler=reader.text("run", "scheduler", None),
+    )
+    if run.executor == "dask" and importlib.util.find_spec("distributed") is None:
+        raise reader.fail(
+            "run",
+            "executor",
+            "'dask' needs the cluster extra (pip install 'spiel-bounded[cluster]'); accepted "
+            "without it: process, inline",
+        )
+    anchor = reader.text("report", "anchor", None)
+    file_labels = [item.get("label") for item in raw.get("bots", [])]
+    if "anchor" not in overridden and anchor in file_labels and anchor not in labels:
+        anchor = None  # the anchor was left out by --bots: ratings centred on their mean
+    if anchor is not None and anchor not in labels:
+        raise reader.fail(
+            "report", "anchor", f"unknown bot {anchor!r}; accepted: one of {', '.join(labels)}"
+        )
+    report = ReportSettings(
+        anchor=anchor,
+        bootstrap=reader.integer("report", "bootstrap", 1000, minimum=0),
+        seed=reader.integer("report", "seed", 0, minimum=0),
+    )
+    return Config(source=source, text=text, tournament=tournament, run=run, report=report)
+
+
+def _check_layout(source: str, raw: Mapping[str, Any]) -> None:
+    accepted = [*_SECTIONS, "bots"]
+    for section, body in raw.items():
+        if section not in accepted:
+            raise ConfigError(
+                f"{source}: unknown section [{section}]; accepted sections: "
+                f"{', '.join(f'[{name}]' for name in _SECTIONS)} and [[bots]]"
+            )
+        if section == "bots":
+            continue
+        if not isinstance(body, dict):
+            raise ConfigError(f"{source}: [{section}] must be a table")
+        for key in body:
+            if key not in _SECTIONS[section]:
+                raise ConfigError(
+                    f"{source}: [{section}] unknown key {key!r}; accepted keys: "
+                    f"{', '.join(_SECTIONS[section])}"
+                )
+
+
+def _tournament(
+    reader: _Reader,
+    raw: Mapping[str, Any],
+    extra: Mapping[str, BotFactory],
+    file_games: Any,
+    keep: Sequence[str] | None,
+) -> TournamentSettings:
+    games = reader.strings("tournament", "games", required=True)
+    loaded = {}
+    for index, name in enumerate(games):
+        loaded[name] = _load_game(reader, index, name)
+    entries = _bots(reader, raw.get("bots"), extra, file_games, games)
+    all_labels = [entry.label for entry in entries]
+    if keep is not None:
+        labels = all_labels
+        unknown = [label for label in keep if label not in labels]
+        if unknown:
+            raise ConfigError(
+                f"--bots (command line): unknown bot(s) {', '.join(map(repr, unknown))}; "
+                f"accepted: labels of [[bots]] in {reader.source}: {', '.join(labels)}"
+            )
+        entries = tuple(entry for entry in entries if entry.label in keep)
+    labels = [entry.label for entry in entries]
+
+    pairing = reader.choice("tournament", "pairing", "all", PAIRINGS)
+    focus = reader.strings("tournament", "focus", required=False)
+    # Focus bots left out by --bots are dropped; unknown ones are errors.
+    focus = tuple(label for label in focus if label in labels or label not in all_labels)
+    for label in focus:
+        if label not in labels:
+            raise reader.fail(
+                "tournament", "focus", f"unknown bot {label!r}; accepted: {', '.join(labels)}"
+            )
+    if pairing == "focus" and not focus:
+        raise reader.fail("tournament", "focus", 'must list at least one bot for pairing "focus"')
+    baseline = reader.text("tournament", "baseline", None)
+    if baseline is not None and baseline not in labels:
+        raise reader.fail(
+            "tournament", "baseline", f"unknown bot {baseline!r}; accepted: {', '.join(labels)}"
+        )
+    if pairing == "baseline" and baseline is None:
+        raise reader.fail("tournament", "baseline", 'must name a bot for pairing "baseline"')
+    seating = reader.choice("tournament", "seating", "rotate", SEATINGS)
+    skip = reader.flag("tournament", "skip_unsupported", False)
+
+    settings = TournamentSettings(
+        games=games,
+        bots=entries,
+        games_per_pairing=reader.integer("tournament", "games_per_pairing", None, minimum=1),
+        pairing=pairing,
+        focus=focus,
+        baseline=baseline,
+        seating=seating,
+        seconds_per_move=reader.number("tournament", "seconds_per_move"),
+        opening_moves=reader.integer("tournament", "opening_moves", 0, minimum=0),
+        seed=reader.integer("tournament", "seed", 0, minimum=0),
+        skip_unsupported=skip,
+    )
+    exclusions = []
+    for name, game in loaded.items():
+        exclusions += _check_bots_on_game(reader, settings, name, game, extra)
+    settings = replace(settings, exclusions=tuple(exclusions))
+    for name, game in loaded.items():
+        _check_tables(reader, settings, name, game.num_players())
+    return settings
+
+
+def _load_game(reader: _Reader, index: int, name: str) -> pyspiel.Game:
+    try:
+        game = pyspiel.load_game(name)
+    except pyspiel.SpielError as error:
+        reason = str(error).splitlines()[0] if str(error) else "not loadable"
+        raise reader.fail(
+            "tournament",
+            "games",
+            f"entry {index} {name!r} is not a loadable OpenSpiel game ({reason}); accepted: a "
+            "game string such as 'connect_four' or 'chinese_checkers(players=3)' "
+            "(pyspiel.registered_names() lists the games)",
+        ) from None
+    if game.num_players() < 2:
+        raise reader.fail(
+            "tournament",
+            "games",
+            f"entry {index} {name!r} has {game.num_players()} player; accepted: games of two "
+            "or more players",
+        )
+    if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        raise reader.fail(
+            "tournament",
+            "games",
+            f"entry {index} {name!r} has simultaneous moves; accepted: sequential games",
+        )
+    return game
+
+
+def _bots(
+    reader: _Reader,
+    raw_bots: Any,
+    extra: Mapping[str, BotFactory],
+    file_games: Any,
+    games: Sequence[str],
+) -> tuple[BotEntry, ...]:
+    source = reader.source
+    if raw_bots is None:
+        raise ConfigError(f"{source}: no [[bots]] entries; accepted: at least two [[bots]] tables")
+    if not isinstance(raw_bots, list) or not all(isinstance(item, dict) for item in raw_bots):
+        raise ConfigError(f"{source}: bots must be an array of tables, written [[bots]]")
+    known_games = set(games) | (set(file_games) if isinstance(file_games, list) else set())
+    accepted_bots = ", ".join([*(spec.name for spec in registry.list_bots()), *extra])
+    entries: list[BotEntry] = []
+    for index, item in enumerate(raw_bots):
+        where = f"{source}: [[bots]] #{index + 1}"
+        label = item.get("label")
+        if not isinstance(label, str) or not _LABEL.match(label):
+            raise ConfigError(
+                f"{where}: label must be a non-empty string of letters, digits and _ . + -; "
+                f"got {label!r}"
+            )
+        where = f"{where} (label {label!r})"
+        for key in item:
+            if key not in _BOT_KEYS:
+                raise ConfigError(
+                    f"{where}: unknown key {key!r}; accepted keys: {', '.join(_BOT_KEYS)}"
+                )
+        if label in (entry.label for entry in entries):
+            raise ConfigError(f"{where}: label {label!r} is used twice; labels must be unique")
+        name = item.get("bot")
+        if name not in extra and name not in (spec.name for spec in registry.list_bots()):
+            raise ConfigError(f"{where}: bot: unknown bot {name!r}; accepted: {accepted_bots}")
+        params = item.get("params", {})
+        if not isinstance(params, dict):
+            raise ConfigError(f"{where}: params must be a table, e.g. params = {{ depth = 4 }}")
+        per_game = item.get("per_game", {})
+        if not isinstance(per_game, dict) or not all(
+            isinstance(value, dict) for value in per_game.values()
+        ):
+            raise ConfigError(
+                f"{where}: per_game must be a table of tables, e.g. "
+                "per_game = { connect_four = { depth = 6 } }"
+            )
+        for game in per_game:
+            if game not in known_games:
+                raise ConfigError(
+                    f"{where}: per_game: {game!r} is not one of the games; accepted: "
+                    f"{', '.join(sorted(known_games))}"
+                )
+        for key_where, table in [("params", params)] + [
+            (f"per_game.{game}", value) for game, value in per_game.items()
+        ]:
+            if "seed" in table:
+                raise ConfigError(
+                    f"{where}: {key_where}: 'seed' is set by the arena for every game (derived "
+                    "from [tournament] seed); remove it"
+                )
+        entries.append(BotEntry(label=label, bot=str(name), params=params, per_game=per_game))
+    if len(entries) < 2:
+        raise ConfigError(f"{source}: only {len(entries)} bot(s); accepted: at least two [[bots]]")
+    return tuple(entries)
+
+
+def _check_bots_on_game(
+    reader: _Reader,
+    settings: TournamentSettings,
+    name: str,
+    game: pyspiel.Game,
+    extra: Mapping[str, BotFactory],
+) -> list[Exclusion]:
+    info = game_info(game)
+    exclusions = []
+    for entry in settings.bots:
+        where = f"{reader.source}: [[bots]] label {entry.label!r}"
+        if entry.bot in extra:
+            continue
+        spec = registry.get_spec(entry.bot)
+        reasons = spec.reasons_against(info)
+        if reasons:
+            if settings.skip_unsupported:
+                exclusions.append(
+                    Exclusion(game=name, label=entry.label, reason="; ".join(reasons))
+                )
+                continue
+            raise ConfigError(
+                f"{where} (bot {entry.bot!r}) cannot play {name!r}: {'; '.join(reasons)}. "
+                "Accepted: remove the bot or the game, or set [tournament] skip_unsupported = true "
+                "to leave the bot out of that game only"
+            )
+        params = settings.params_for(entry, name, extra)
+        try:
+            registry.check_params(spec, params)
+        except ValueError as error:
+            origin = "per_game." + name if name in entry.per_game else "params"
+            raise ConfigError(f"{where}: {origin} (for {name!r}): {error}") from None
+    return exclusions
+
+
+def _check_tables(
+    reader: _Reader, settings: TournamentSettings, name: str, num_players: int
+) -> None:
+    lineup = [entry.label for entry in settings.lineup(name)]
+    if settings.pairing == "baseline":
+        if settings.baseline not in lineup:
+            raise reader.fail(
+                "tournament", "baseline", f"{settings.baseline!r} cannot play {name!r}"
+            )
+    elif len(lineup) < num_players:
+        raise reader.fail(
+            "tournament",
+            "games",
+            f"{name!r} has {num_players} players but only {len(lineup)} bot(s) can play it "
+            f"({', '.join(lineup) or 'none'}); accepted: at least {num_players} bots, or "
+            'pairing = "baseline"',
+        )
+    found = tables(settings, name, num_players)
+    if not found:
+        raise reader.fail(
+            "tournament", "pairing", f"{settings.pairing!r} leaves no table of bots for {name!r}"
+        )
+    for table in found:
+        count = len(seatings(num_players, table, settings.seating))
+        if settings.games_per_pairing % count:
+            raise reader.fail(
+                "tournament",
+                "games_per_pairing",
+                f"must be a multiple of {count} for {name!r} (its {count} seat assignments, so "
+                f"that every bot takes every seat equally often); got "
+                f"{settings.games_per_pairing}",
+            )

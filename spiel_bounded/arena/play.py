@@ -1,0 +1,164 @@
+"""Plays one scheduled game in a Python loop and returns its `GameRecord`; never raises.
+
+The loop, rather than `pyspiel.evaluate_bots`, is what lets the arena time every move, read a
+search's node count, check every action's legality and turn any exception into an error record.
+It samples chance outcomes itself from a numpy Generator seeded with the game's seed, so that no
+bot is ever stepped on a chance node (OpenSpiel's C++ `MCTSBot` must not be), and it informs every
+other bot of each action, as `pyspiel.evaluate_bots` does.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Sequence
+
+import numpy as np
+import pyspiel
+
+import spiel_bounded  # noqa: F401  (registers the synthetic game in worker processes)
+from spiel_bounded import registry
+from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.schedule import Match, SeatBot, bot_seed
+
+
+class IllegalActionError(RuntimeError):
+    """A bot returned an action that is not legal in the state it was asked about."""
+
+
+def build_bot(seat: SeatBot, game: pyspiel.Game, player: int, seed: int) -> pyspiel.Bot:
+    """Builds the bot of one seat with its per-game seed."""
+    if seat.factory is not None:
+        return seat.factory(game, player, dict(seat.params), seed)
+    return registry.load_bot(seat.bot, game, player, **seat.params, seed=seed)
+
+
+def play_match(match: Match) -> GameRecord:
+    """Plays `match` and returns its record; an exception becomes an error record."""
+    started = time.perf_counter()
+    players = len(match.seats)
+    moves = 0
+    seat_moves = [0] * players
+    seconds: list[list[float]] = [[] for _ in range(players)]
+    nodes: list[list[int]] = [[] for _ in range(players)]
+    actions: list[int] = []
+    returns: tuple[float, ...] = ()
+    error = ""
+    acting: int | None = None
+    try:
+        game = pyspiel.load_game(match.game)
+        if game.num_players() != players:
+            raise ValueError(f"{match.game} has {game.num_players()} players, not {players}")
+        bots = []
+        for player, seat in enumerate(match.seats):
+            acting = player
+            bots.append(build_bot(seat, game, player, bot_seed(match.seed, player)))
+        acting = None
+        rng = np.random.default_rng(match.seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                action = _sample_chance(state, rng)
+                for bot in bots:
+                    bot.inform_action(state, int(pyspiel.PlayerId.CHANCE), action)
+                state.apply_action(action)
+                actions.append(action)
+                continue
+            player = state.current_player()
+            if not 0 <= player < players:
+                raise RuntimeError(
+                    f"{match.game}: current player {player} is not a seat (simultaneous move?)"
+                )
+            legal = state.legal_actions()
+            if moves < match.opening_moves:
+                action = int(legal[rng.integers(len(legal))])
+            else:
+                acting = player
+                bot = bots[player]
+                tick = time.perf_counter()
+                action = bot.step(state)
+                seconds[player].append(time.perf_counter() - tick)
+                seat_moves[player] += 1
+                counted = _nodes(bot)
+                if counted is not None:
+                    nodes[player].append(counted)
+                if action not in legal:
+                    raise IllegalActionError(
+                        f"{match.seats[player].label} (seat {player}) chose action {action}, "
+                        f"which is not legal; legal actions: {legal}; state:\n{state}"
+                    )
+                acting = None
+            for other, bot in enumerate(bots):
+                if other != player or moves < match.opening_moves:
+                    bot.inform_action(state, player, action)
+            state.apply_action(action)
+            actions.append(int(action))
+            moves += 1
+        returns = tuple(float(value) for value in state.returns())
+    except Exception:
+        error = traceback.format_exc()
+    return GameRecord(
+        game_id=match.game_id,
+        game=match.game,
+        round=match.round,
+        seats=match.labels,
+        bots=tuple(seat.bot for seat in match.seats),
+        params_hashes=tuple(seat.params_hash for seat in match.seats),
+        seed=match.seed,
+        returns=returns,
+        moves=moves,
+        seat_moves=tuple(seat_moves),
+        seconds_per_move=tuple(_mean(values) for values in seconds),
+        max_seconds=tuple(max(values, default=float("nan")) for values in seconds),
+        nodes_per_move=tuple(
+            _mean(counts) if counts and len(counts) == count else None
+            for counts, count in zip(nodes, seat_moves, strict=True)
+        ),
+        actions=tuple(actions),
+        duration=time.perf_counter() - started,
+        error_seat=acting if error else None,
+        error=error,
+    )
+
+
+def error_record(match: Match, message: str) -> GameRecord:
+    """The record of a game that could not be played at all (e.g. its worker process died)."""
+    players = len(match.seats)
+    return GameRecord(
+        game_id=match.game_id,
+        game=match.game,
+        round=match.round,
+        seats=match.labels,
+        bots=tuple(seat.bot for seat in match.seats),
+        params_hashes=tuple(seat.params_hash for seat in match.seats),
+        seed=match.seed,
+        returns=(),
+        moves=0,
+        seat_moves=(0,) * players,
+        seconds_per_move=(float("nan"),) * players,
+        max_seconds=(float("nan"),) * players,
+        nodes_per_move=(None,) * players,
+        actions=(),
+        duration=0.0,
+        error=message,
+    )
+
+
+def _sample_chance(state: pyspiel.State, rng: np.random.Generator) -> int:
+    outcomes = state.chance_outcomes()
+    probabilities = np.array([probability for _, probability in outcomes], dtype=float)
+    index = rng.choice(len(outcomes), p=probabilities / probabilities.sum())
+    return int(outcomes[index][0])
+
+
+def _nodes(bot: pyspiel.Bot) -> int | None:
+    # A SearchBot exposes its last SearchResult; a search that counted nothing reports 0 nodes,
+    # which means "not counted" (every real search visits at least the root).
+    result = getattr(bot, "last_result", None)
+    stats = getattr(result, "stats", None)
+    count = getattr(stats, "nodes", 0)
+    return int(count) if isinstance(count, int) and count > 0 else None
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if len(values) else float("nan")

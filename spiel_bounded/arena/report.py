@@ -1,0 +1,483 @@
+"""The tournament report: pandas tables, summary.md, csv files and plots, from games.csv alone.
+
+Tables (each also written as csv):
+
+- pairings.csv: per game and pair of bots, wins / draws / losses of `bot` against `opponent`
+  with 95% Wilson intervals for each rate and for the score (a draw is half a win), and the
+  seat split: `bot`'s score and games in each seat.
+- bots.csv: per game and bot, moves, mean and longest wall-clock seconds per move, mean nodes
+  per move and nodes per second (blank for bots that do not count nodes), errors.
+- ratings.csv: Elo per game and over all games, with 95% bootstrap intervals.
+- errors.csv: every game that raised, with the bot that raised and the last line of the trace.
+
+Plots: heatmap_<game>.png (score of each row bot against each column bot) and ratings.png.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from spiel_bounded.arena import plots
+from spiel_bounded.arena.config import ReportSettings
+from spiel_bounded.arena.ratings import outcome_counts, pairwise_outcomes, rate
+from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.stats import wilson
+from spiel_bounded.arena.store import GameStore
+
+ALL_GAMES = "all games"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Report:
+    """Everything the report shows.
+
+    Attributes:
+        pairings: Per game and pair: W/D/L, rates with intervals, seat split.
+        bots: Per game and bot: time and nodes per move, errors.
+        ratings: Per scope (each game, then "all games") and bot: Elo with interval.
+        errors: Games that raised.
+        scores: Per game, the matrix of each row bot's score against each column bot.
+        markdown: summary.md.
+    """
+
+    pairings: pd.DataFrame
+    bots: pd.DataFrame
+    ratings: pd.DataFrame
+    errors: pd.DataFrame
+    scores: dict[str, pd.DataFrame] = field(default_factory=dict)
+    markdown: str = ""
+
+
+def latest(records: Sequence[GameRecord]) -> list[GameRecord]:
+    """The last record of each game id, in first-seen order (a game is counted once)."""
+    by_id: dict[str, GameRecord] = {}
+    for record in records:
+        by_id.pop(record.game_id, None)
+        by_id[record.game_id] = record
+    return list(by_id.values())
+
+
+def pairing_table(records: Sequence[GameRecord], order: Sequence[str]) -> pd.DataFrame:
+    """W/D/L per game and pair, with 95% Wilson intervals and the seat split."""
+    outcomes = pairwise_outcomes(records, order)
+    counts = outcome_counts(outcomes)
+    seats = sorted(int(seat) for seat in outcomes["seat"].unique() if seat >= 0)
+    rows = []
+    for row in counts.itertuples(index=False):
+        games = row.wins + row.draws + row.losses
+        entry: dict[str, object] = {
+            "game": row.game,
+            "bot": row.bot,
+            "opponent": row.opponent,
+            "games": games,
+            "wins": row.wins,
+            "draws": row.draws,
+            "losses": row.losses,
+        }
+        for name, count in (("win", row.wins), ("draw", row.draws), ("loss", row.losses)):
+            entry[f"{name}_rate"] = count / games
+            entry[f"{name}_low"], entry[f"{name}_high"] = wilson(count, games)
+        score = row.wins + 0.5 * row.draws
+        entry["score"] = score / games
+        entry["score_low"], entry["score_high"] = wilson(score, games)
+        mine = outcomes[
+            (outcomes["game"] == row.game)
+            & (outcomes["bot"] == row.bot)
+            & (outcomes["opponent"] == row.opponent)
+        ]
+        for seat in seats:
+            in_seat = mine[mine["seat"] == seat]["score"]
+            entry[f"games_as_p{seat}"] = len(in_seat)
+            entry[f"score_as_p{seat}"] = float(in_seat.mean()) if len(in_seat) else math.nan
+        rows.append(entry)
+    return pd.DataFrame(rows)
+
+
+def score_matrix(pairings: pd.DataFrame, game: str, order: Sequence[str]) -> pd.DataFrame:
+    """Score of each row bot against each column bot in `game` (NaN: they did not meet)."""
+    mine = pairings[pairings["game"] == game]
+    present = set(mine["bot"]) | set(mine["opponent"])
+    labels = [label for label in order if label in present]
+    matrix = pd.DataFrame(np.nan, index=labels, columns=labels)
+    for row in mine.itertuples(index=False):
+        matrix.loc[row.bot, row.opponent] = row.score
+        matrix.loc[row.opponent, row.bot] = 1.0 - row.score
+    return matrix
+
+
+def bot_table(records: Sequence[GameRecord], order: Sequence[str]) -> pd.DataFrame:
+    """Per game and bot: moves, seconds per move (mean, max), nodes per move, nodes/s."""
+    totals: dict[tuple[str, str], dict[str, float]] = {}
+    for record in records:
+        for seat, label in enumerate(record.seats):
+            entry = totals.setdefault(
+                (record.game, label),
+                {
+                    "games": 0,
+                    "moves": 0,
+                    "seconds": 0.0,
+                    "max_seconds": 0.0,
+                    "counted_moves": 0,
+                    "nodes": 0.0,
+                    "counted_seconds": 0.0,
+                    "errors": 0,
+                },
+            )
+            entry["games"] += 1
+            entry["errors"] += int(record.error_seat == seat)
+            played = record.seat_moves[seat] if record.seat_moves else 0
+            if played == 0:
+                continue
+            mean = record.seconds_per_move[seat]
+            entry["moves"] += played
+            entry["seconds"] += mean * played
+            entry["max_seconds"] = max(entry["max_seconds"], record.max_seconds[seat])
+            nodes = record.nodes_per_move[seat]
+            if nodes is not None:
+                entry["counted_moves"] += played
+                entry["nodes"] += nodes * played
+                entry["counted_seconds"] += mean * played
+    rank = {label: index for index, label in enumerate(order)}
+    games = list(dict.fromkeys(record.game for record in records))
+    rows = []
+    for (game, label), entry in sorted(
+        totals.items(), key=lambda item: (games.index(item[0][0]), rank.get(item[0][1], 0))
+    ):
+        moves = entry["moves"]
+        counted = entry["counted_moves"]
+        rows.append(
+            {
+                "game": game,
+                "bot": label,
+                "games": int(entry["games"]),
+                "moves": int(moves),
+                "seconds_per_move": entry["seconds"] / moves if moves else math.nan,
+                "max_seconds_per_move": entry["max_seconds"] if moves else math.nan,
+                "nodes_per_move": entry["nodes"] / counted if counted else math.nan,
+                "nodes_per_second": (
+                    entry["nodes"] / entry["counted_seconds"]
+                    if counted and entry["counted_seconds"] > 0
+                    else math.nan
+                ),
+                "errors": int(entry["errors"]),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def rating_table(
+    records: Sequence[GameRecord], order: Sequence[str], settings: ReportSettings
+) -> pd.DataFrame:
+    """Elo per game and over all games, with 95% bootstrap intervals."""
+    outcomes = pairwise_outcomes(records, order)
+    frames = []
+    games = list(dict.fromkeys(outcomes["game"]))
+    scopes = [(game, outcomes[outcomes["game"] == game]) for game in games]
+    if len(games) > 1:
+        scopes.append((ALL_GAMES, outcomes))
+    for scope, (name, subset) in enumerate(scopes):
+        rng = np.random.default_rng([settings.seed, scope])
+        table = rate(subset, order, anchor=settings.anchor, bootstrap=settings.bootstrap, rng=rng)
+        frames.append(table.assign(scope=name))
+    if not frames:
+        return pd.DataFrame(columns=["scope", "bot", "elo", "low", "high", "games"])
+    return pd.concat(frames, ignore_index=True)[["scope", "bot", "elo", "low", "high", "games"]]
+
+
+def error_table(records: Sequence[GameRecord]) -> pd.DataFrame:
+    """Every game that raised: id, game, bots, the bot that raised, last line of the error."""
+    rows = []
+    for record in records:
+        if record.ok:
+            continue
+        lines = [line for line in record.error.strip().splitlines() if line.strip()]
+        rows.append(
+            {
+                "game_id": record.game_id,
+                "game": record.game,
+                "seats": " vs ".join(record.seats),
+                "raised_by": (
+                    record.seats[record.error_seat] if record.error_seat is not None else ""
+                ),
+                "error": lines[-1].strip() if lines else "",
+            }
+        )
+    return pd.DataFrame(rows, columns=["game_id", "game", "seats", "raised_by", "error"])
+
+
+def build_report(
+    records: Sequence[GameRecord],
+    settings: ReportSettings,
+    *,
+    order: Sequence[str] | None = None,
+    scheduled: int | None = None,
+    title: str = "Round-robin tournament",
+    command: str | None = None,
+) -> Report:
+    """All tables and summary.md from game records.
+
+    `command` is a sentence (markdown) saying how the results and report were produced.
+
+    Args:
+        records: Rows of games.csv (a game id seen twice counts once, the last row).
+        settings: Elo anchor and bootstrap.
+        order: Bot labels in display order (default: order of first appearance).
+        scheduled: Games in the schedule, to say how complete the results are.
+        title: Heading of summary.md.
+        command: How the results were produced, e.g. the commands (markdown), for summary.md.
+    """
+    records = latest(records)
+    seen = list(dict.fromkeys(label for record in records for label in record.seats))
+    order = [label for label in (order or []) if label in seen] + [
+        label for label in seen if label not in (order or [])
+    ]
+    pairings = pairing_table(records, order)
+    games = list(dict.fromkeys(record.game for record in records))
+    scores = {
+        game: score_matrix(pairings, game, order)
+        for game in games
+        if not pairings.empty and game in set(pairings["game"])
+    }
+    report = Report(
+        pairings=pairings,
+        bots=bot_table(records, order),
+        ratings=rating_table(records, order, settings),
+        errors=error_table(records),
+        scores=scores,
+    )
+    markdown = _markdown(report, records, settings, games, scheduled, title, command)
+    return replace(report, markdown=markdown)
+
+
+def write_report(report: Report, directory: str | Path) -> list[Path]:
+    """Writes summary.md, the csv tables and the PNG plots; returns the paths written."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, table in (
+        ("pairings.csv", report.pairings),
+        ("bots.csv", report.bots),
+        ("ratings.csv", report.ratings),
+        ("errors.csv", report.errors),
+    ):
+        path = directory / name
+        table.to_csv(path, index=False, float_format="%.6g")
+        written.append(path)
+    for game, matrix in report.scores.items():
+        path = directory / f"heatmap_{slug(game)}.png"
+        plots.score_heatmap(matrix, f"{game}: score of row bot against column bot", path)
+        written.append(path)
+    if not report.ratings.empty:
+        path = directory / "ratings.png"
+        plots.rating_chart(report.ratings, path)
+        written.append(path)
+    path = directory / "summary.md"
+    path.write_text(report.markdown)
+    written.append(path)
+    return written
+
+
+def report_from_directory(
+    directory: str | Path,
+    settings: ReportSettings | None = None,
+    *,
+    command: str | None = None,
+) -> Report:
+    """Builds the report of a results directory from games.csv (and run.json when present).
+
+    `settings` default to the [report] settings stored in run.json.
+    """
+    store = GameStore(directory)
+    records = store.read_records()
+    manifest = store.read_manifest()
+    if settings is None:
+        stored = manifest.report if manifest is not None else {}
+        settings = ReportSettings(
+            anchor=stored.get("anchor"),
+            bootstrap=int(stored.get("bootstrap", 1000)),
+            seed=int(stored.get("seed", 0)),
+        )
+    title = "Round-robin tournament"
+    if manifest is not None:
+        title += f" ({manifest.config_source})"
+    return build_report(
+        records,
+        settings,
+        order=manifest.labels if manifest is not None else None,
+        scheduled=manifest.scheduled if manifest is not None else None,
+        title=title,
+        command=command,
+    )
+
+
+def slug(game: str) -> str:
+    """A file-name-safe form of a game string."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", game).strip("_")
+
+
+# -- markdown ----------------------------------------------------------------------------------
+
+
+def _percent(value: float) -> str:
+    return "-" if value is None or math.isnan(value) else f"{100 * value:.1f}"
+
+
+def _interval(rate: float, low: float, high: float) -> str:
+    return f"{_percent(rate)} [{_percent(low)}, {_percent(high)}]"
+
+
+def _number(value: float, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}g}"
+
+
+def _milliseconds(seconds: float) -> str:
+    return "-" if seconds is None or math.isnan(seconds) else f"{1000 * seconds:,.2f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |"]
+    lines.append("| " + " | ".join("---:" if a == "r" else "---" for a in align) + " |")
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def pairing_lines(pairings: pd.DataFrame, game: str) -> list[str]:
+    """The markdown table of one game's pairings."""
+    mine = pairings[pairings["game"] == game]
+    seats = sorted(
+        int(column.removeprefix("score_as_p"))
+        for column in pairings.columns
+        if column.startswith("score_as_p")
+    )
+    header = ["bot", "opponent", "games", "W", "D", "L", "win %", "draw %", "loss %", "score %"]
+    header += [f"as P{seat}" for seat in seats]
+    rows = []
+    for row in mine.to_dict("records"):
+        cells = [
+            row["bot"],
+            row["opponent"],
+            str(row["games"]),
+            str(row["wins"]),
+            str(row["draws"]),
+            str(row["losses"]),
+            _interval(row["win_rate"], row["win_low"], row["win_high"]),
+            _interval(row["draw_rate"], row["draw_low"], row["draw_high"]),
+            _interval(row["loss_rate"], row["loss_low"], row["loss_high"]),
+            _interval(row["score"], row["score_low"], row["score_high"]),
+        ]
+        for seat in seats:
+            count = row.get(f"games_as_p{seat}", 0)
+            cells.append(f"{_percent(row[f'score_as_p{seat}'])} ({count})" if count else "-")
+        rows.append(cells)
+    return _table(header, rows, "llrrrrrrrr" + "r" * len(seats))
+
+
+def _markdown(
+    report: Report,
+    records: Sequence[GameRecord],
+    settings: ReportSettings,
+    games: Sequence[str],
+    scheduled: int | None,
+    title: str,
+    command: str | None,
+) -> str:
+    errors = len(report.errors)
+    lines = [f"# {title}", ""]
+    if command:
+        lines += [command, ""]
+    done = f"{len(records):,} games in games.csv"
+    if scheduled is not None:
+        done += f" of {scheduled:,} scheduled"
+    lines += [
+        f"{done}; {errors} ended in an error (left out of the results, listed at the end).",
+        "",
+        "Win, draw, loss and score (a draw is half a win) are percentages for `bot` against "
+        "`opponent`, with 95% Wilson intervals in brackets; `as Pn` is `bot`'s score when it "
+        "sat in seat n (games in parentheses). In games of more than two players each pair "
+        "at a table counts as one game, won by the higher return.",
+        "",
+    ]
+    for game in games:
+        lines += [f"## {game}", ""]
+        if not report.pairings.empty and game in set(report.pairings["game"]):
+            lines += pairing_lines(report.pairings, game)
+        else:
+            lines.append("No finished games.")
+        lines.append("")
+
+    anchor = (
+        f"{settings.anchor} is rated 0" if settings.anchor else "ratings are centred on their mean"
+    )
+    lines += [
+        "## Elo ratings",
+        "",
+        "By OpenSpiel's `open_spiel.python.algorithms.elo.compute_ratings_from_matrices` "
+        f"(Bradley-Terry, draws count half); {anchor}. Intervals: 95% percentile bootstrap "
+        f"over {settings.bootstrap} resamples of each pairing's games.",
+        "",
+    ]
+    if not report.ratings.empty:
+        rows = [
+            [
+                row["scope"],
+                row["bot"],
+                f"{row['elo']:+.0f}",
+                "-" if math.isnan(row["low"]) else f"[{row['low']:+.0f}, {row['high']:+.0f}]",
+                str(row["games"]),
+            ]
+            for row in report.ratings.to_dict("records")
+        ]
+        lines += _table(["scope", "bot", "Elo", "95% interval", "games"], rows, "llrrr")
+        lines.append("")
+
+    lines += [
+        "## Time and nodes per move",
+        "",
+        "Wall-clock seconds of each `step()`, measured by the arena for every bot; nodes as "
+        "reported by our searches (`-`: the bot does not count nodes).",
+        "",
+    ]
+    rows = [
+        [
+            row["game"],
+            row["bot"],
+            str(row["moves"]),
+            _milliseconds(row["seconds_per_move"]),
+            _milliseconds(row["max_seconds_per_move"]),
+            _number(row["nodes_per_move"]),
+            _number(row["nodes_per_second"]),
+            str(row["errors"]),
+        ]
+        for row in report.bots.to_dict("records")
+    ]
+    lines += _table(
+        ["game", "bot", "moves", "ms/move", "max ms/move", "nodes/move", "nodes/s", "errors"],
+        rows,
+        "llrrrrrr",
+    )
+    lines.append("")
+
+    lines += ["## Errors", ""]
+    if report.errors.empty:
+        lines += ["None.", ""]
+    else:
+        rows = [
+            [row["game_id"], row["raised_by"] or "-", row["error"].replace("|", "\\|")]
+            for row in report.errors.to_dict("records")
+        ]
+        lines += _table(
+            ["game", "raised by", "error (last line; full trace in games.csv)"], rows, "lll"
+        )
+        lines.append("")
+    return "\n".join(lines)

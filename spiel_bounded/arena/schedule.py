@@ -1,0 +1,177 @@
+"""The schedule: which bots meet at which table, in which seats, with which seed.
+
+A *table* is a set of bots that play each other in one game (two bots in a two-player game). Every
+table is played `games_per_pairing` times: in blocks ("rounds") of its seatings, so every bot
+takes every seat equally often, and all seatings of a round share one seed, hence one random
+opening and one stream of chance outcomes; no bot gains from the seat it happens to get.
+
+Seeds are a hash of the base seed and the game's identity (game, table, round), not of its
+position in the schedule, so a game keeps its seed when other games or bots are added, and can
+be replayed exactly from its record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations, permutations
+from typing import TYPE_CHECKING, Any
+
+import pyspiel
+
+from spiel_bounded import registry
+
+if TYPE_CHECKING:
+    from spiel_bounded.arena.config import BotFactory, TournamentSettings
+
+SEED_BITS = 31  # seeds stay below 2**31: C++ bots take them as a signed int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeatBot:
+    """The bot in one seat of one game.
+
+    Attributes:
+        label: Its label in the config.
+        bot: Registry name (or extra-bot name).
+        params: Parameters it is built with (the per-game seed is added when it is built).
+        params_hash: Short hash of the bot name and its full parameters, defaults filled in.
+        factory: Builder for a bot outside the registry, else None.
+    """
+
+    label: str
+    bot: str
+    params: Mapping[str, Any]
+    params_hash: str
+    factory: BotFactory | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Match:
+    """One scheduled game.
+
+    Attributes:
+        game_id: Unique, stable key of the game: `game|labels in seat order|round`.
+        game: OpenSpiel game string.
+        table: Labels of the bots at the table, in config order (the pairing).
+        round: Repetition of the table (all seatings of a round share the seed).
+        seats: The bot in each seat, seat 0 first.
+        seed: The game's seed: chance outcomes, random opening and every bot's seed derive
+            from it.
+        opening_moves: Uniformly random plies the arena plays before the bots move.
+    """
+
+    game_id: str
+    game: str
+    table: tuple[str, ...]
+    round: int
+    seats: tuple[SeatBot, ...]
+    seed: int
+    opening_moves: int
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Labels in seat order."""
+        return tuple(seat.label for seat in self.seats)
+
+
+def seatings(num_players: int, table: Sequence[str], seating: str) -> list[tuple[str, ...]]:
+    """The seat orders a table is played in; each bot takes each seat equally often.
+
+    "rotate" gives the `num_players` cyclic rotations; "permute" every distinct order (n! for n
+    distinct bots, fewer when a table holds copies of one bot).
+    """
+    if seating == "rotate":
+        return [
+            tuple(table[(seat + shift) % num_players] for seat in range(num_players))
+            for shift in range(num_players)
+        ]
+    return sorted(set(permutations(table)))
+
+
+def tables(settings: TournamentSettings, game: str, num_players: int) -> list[tuple[str, ...]]:
+    """The tables of `game` under the settings' pairing mode, labels in config order."""
+    lineup = [entry.label for entry in settings.lineup(game)]
+    if settings.pairing == "baseline":
+        baseline = settings.baseline
+        assert baseline is not None
+        return [(label, *([baseline] * (num_players - 1))) for label in lineup if label != baseline]
+    every = list(combinations(lineup, num_players))
+    if settings.pairing == "focus":
+        focus = set(settings.focus)
+        return [table for table in every if focus & set(table)]
+    return every
+
+
+def derive_seed(*parts: object) -> int:
+    """A seed below 2**31 that is a stable hash of `parts` (independent of Python's hash)."""
+    digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
+
+
+def bot_seed(game_seed: int, seat: int) -> int:
+    """The seed of the bot in `seat` of a game."""
+    return derive_seed(game_seed, "seat", seat)
+
+
+def params_hash(bot: str, params: Mapping[str, Any]) -> str:
+    """Short hash of a bot name and its full parameters."""
+    text = json.dumps({"bot": bot, "params": dict(params)}, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def make_schedule(
+    settings: TournamentSettings, extra_bots: Mapping[str, BotFactory] | None = None
+) -> tuple[Match, ...]:
+    """Every game of the tournament, round by round (so a partial run is balanced).
+
+    Args:
+        settings: Validated tournament settings.
+        extra_bots: Factories of bots outside the registry, by name.
+    """
+    extra = dict(extra_bots or {})
+    num_players = {game: pyspiel.load_game(game).num_players() for game in settings.games}
+    seat_bots: dict[tuple[str, str], SeatBot] = {}
+    for game in settings.games:
+        for entry in settings.lineup(game):
+            params = settings.params_for(entry, game, extra)
+            if entry.bot in extra:
+                full = dict(params)
+            else:
+                full = registry.check_params(registry.get_spec(entry.bot), {**params, "seed": 0})
+                del full["seed"]
+            seat_bots[game, entry.label] = SeatBot(
+                label=entry.label,
+                bot=entry.bot,
+                params=params,
+                params_hash=params_hash(entry.bot, full),
+                factory=extra.get(entry.bot),
+            )
+    plan = []
+    for game in settings.games:
+        players = num_players[game]
+        for table in tables(settings, game, players):
+            orders = seatings(players, table, settings.seating)
+            plan.append((game, table, orders))
+    matches = []
+    most_rounds = max(settings.games_per_pairing // len(orders) for _, _, orders in plan)
+    for round_ in range(most_rounds):
+        for game, table, orders in plan:
+            if round_ >= settings.games_per_pairing // len(orders):
+                continue
+            seed = derive_seed(settings.seed, game, ",".join(table), round_)
+            for order in orders:
+                matches.append(
+                    Match(
+                        game_id=f"{game}|{','.join(order)}|{round_}",
+                        game=game,
+                        table=table,
+                        round=round_,
+                        seats=tuple(seat_bots[game, label] for label in order),
+                        seed=seed,
+                        opening_moves=settings.opening_moves,
+                    )
+                )
+    return tuple(matches)

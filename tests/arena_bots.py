@@ -1,0 +1,110 @@
+"""Deliberately misbehaving bots for the arena tests, given to the arena as extra bot factories.
+
+They live in an importable module (not a test module) so that worker processes started with
+the spawn method can unpickle the factories. `drive` runs a tournament from a subprocess (the
+SIGKILL tests), with these bots available.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from spiel_bounded.arena import (
+    InlineExecutor,
+    ProcessExecutor,
+    load_config,
+    run_tournament,
+)
+
+BLOCK_ENV = "SPIEL_BOUNDED_TEST_BLOCK"
+
+
+class _RandomBot(pyspiel.Bot):
+    """Uniformly random legal moves (a pure-Python bot the tests can subclass)."""
+
+    def __init__(self, seed: int) -> None:
+        pyspiel.Bot.__init__(self)
+        self._rng = np.random.default_rng(seed)
+
+    def step(self, state: pyspiel.State) -> int:
+        legal = state.legal_actions()
+        return int(legal[self._rng.integers(len(legal))])
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        pass
+
+    def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+        pass
+
+
+class _RaisingBot(_RandomBot):
+    def step(self, state: pyspiel.State) -> int:
+        raise RuntimeError("deliberate failure in the raising bot")
+
+
+class _IllegalBot(_RandomBot):
+    def step(self, state: pyspiel.State) -> int:
+        return state.num_distinct_actions() + 7
+
+
+class _CrashingBot(_RandomBot):
+    def step(self, state: pyspiel.State) -> int:
+        os.kill(os.getpid(), signal.SIGKILL)  # what a segfault in native code looks like
+        raise AssertionError("unreachable")
+
+
+class _BlockingBot(_RandomBot):
+    """Random moves, but waits forever on its first move while BLOCK_ENV is set."""
+
+    def step(self, state: pyspiel.State) -> int:
+        while os.environ.get(BLOCK_ENV) == "1":
+            time.sleep(0.05)
+        return super().step(state)
+
+
+def random_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
+    return _RandomBot(seed)
+
+
+def raising_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
+    return _RaisingBot(seed)
+
+
+def illegal_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
+    return _IllegalBot(seed)
+
+
+def crashing_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
+    return _CrashingBot(seed)
+
+
+def blocking_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
+    return _BlockingBot(seed)
+
+
+def failing_factory(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
+    raise ValueError("deliberate failure while building the bot")
+
+
+EXTRA_BOTS = {
+    "test_random": random_bot,
+    "test_raising": raising_bot,
+    "test_illegal": illegal_bot,
+    "test_crashing": crashing_bot,
+    "test_blocking": blocking_bot,
+    "test_failing_factory": failing_factory,
+}
+
+
+def drive(config_path: str, executor: str) -> None:
+    """Runs the tournament of `config_path` with the test bots ("inline" or "process")."""
+    config = load_config(config_path, extra_bots=EXTRA_BOTS)
+    runner = InlineExecutor() if executor == "inline" else ProcessExecutor(1)
+    run_tournament(config, executor=runner, extra_bots=EXTRA_BOTS)

@@ -1,0 +1,246 @@
+"""The report against numbers worked out by hand, Elo on results with a known order, the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from open_spiel.python.algorithms import elo
+
+from spiel_bounded.arena import GameRecord, GameStore, ReportSettings, build_report, write_report
+from spiel_bounded.arena.ratings import pairwise_outcomes, rate
+from spiel_bounded.arena.records import header_line
+from spiel_bounded.arena.stats import wilson
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACE = json.dumps("Traceback (most recent call last):\n  ...\nRuntimeError: boom, again")
+
+# game_id, seats, returns, seat_moves, seconds_per_move, max_seconds, nodes_per_move
+# (error row: error_seat 0, i.e. C raised)
+GAMES = [
+    ("g1", "A;B", "1.0;-1.0", "3;2", "0.1;0.01", "0.2;0.02", "100;"),
+    ("g2", "B;A", "1.0;-1.0", "3;2", "0.01;0.4", "0.02;0.5", ";200"),
+    ("g3", "A;B", "0.0;0.0", "5;4", "0.2;0.01", "0.3;0.01", "50;"),
+    ("g4", "B;A", "-1.0;1.0", "3;3", "0.01;0.1", "0.01;0.1", ";100"),
+    ("g5", "A;C", "1.0;-1.0", "3;2", "0.1;0.05", "0.1;0.05", "10;"),
+    ("g6", "C;A", "-1.0;1.0", "3;3", "0.05;0.3", "0.05;0.3", ";20"),
+    ("g7", "B;C", "0.0;0.0", "5;4", "0.02;0.05", "0.02;0.05", ";"),
+    ("g8", "C;B", "", "0;0", "nan;nan", "nan;nan", ";"),
+]
+
+
+def write_games(directory: Path) -> None:
+    lines = [header_line()]
+    for game_id, seats, returns, moves, seconds, longest, nodes in GAMES:
+        error, error_seat = (
+            (f'"{TRACE.replace(chr(34), chr(34) * 2)}"', "0")
+            if not returns
+            else (
+                "",
+                "",
+            )
+        )
+        total = sum(int(value) for value in moves.split(";"))
+        lines.append(
+            f"{game_id},tic_tac_toe,0,{seats},x;x,h;h,1,{returns},{total},{moves},{seconds},"
+            f"{longest},{nodes},,1.0,{error_seat},{error}\n"
+        )
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "games.csv").write_text("".join(lines))
+
+
+def row(frame, **keys):  # type: ignore[no-untyped-def]
+    mask = np.ones(len(frame), dtype=bool)
+    for key, value in keys.items():
+        mask &= frame[key] == value
+    (index,) = np.flatnonzero(mask)
+    return frame.iloc[index]
+
+
+def test_wilson_interval_matches_hand_computation() -> None:
+    # p = 1/2, n = 4: centre 1/2, half-width z / (1 + z^2/n) * sqrt(1/16 + z^2/64) = 0.349961.
+    assert wilson(2, 4) == pytest.approx((0.150039, 0.849961), abs=1e-6)
+    assert wilson(2, 2) == pytest.approx((0.342380, 1.0), abs=1e-6)
+    assert all(math.isnan(value) for value in wilson(0, 0))
+
+
+def test_report_numbers_match_a_hand_computed_results_file(tmp_path: Path) -> None:
+    write_games(tmp_path)
+    records = GameStore(tmp_path).read_records()
+    report = build_report(records, ReportSettings(bootstrap=0), order=["A", "B", "C"])
+    pairings = report.pairings
+
+    ab = row(pairings, bot="A", opponent="B")
+    # A beat B in g1 (as P0) and g4 (as P1), drew g3 (as P0), lost g2 (as P1).
+    assert (ab["games"], ab["wins"], ab["draws"], ab["losses"]) == (4, 2, 1, 1)
+    assert ab["score"] == 0.625
+    assert (ab["score_as_p0"], ab["games_as_p0"]) == (0.75, 2)
+    assert (ab["score_as_p1"], ab["games_as_p1"]) == (0.5, 2)
+    assert (ab["win_low"], ab["win_high"]) == pytest.approx((0.150039, 0.849961), abs=1e-6)
+    assert (ab["draw_low"], ab["draw_high"]) == pytest.approx((0.045587, 0.699358), abs=1e-6)
+    assert (ab["score_low"], ab["score_high"]) == pytest.approx((0.219427, 0.908101), abs=1e-6)
+
+    ac = row(pairings, bot="A", opponent="C")
+    assert (ac["games"], ac["wins"], ac["draws"], ac["losses"], ac["score"]) == (2, 2, 0, 0, 1.0)
+    assert (ac["score_as_p0"], ac["score_as_p1"]) == (1.0, 1.0)
+    bc = row(pairings, bot="B", opponent="C")  # g8 raised: left out
+    assert (bc["games"], bc["wins"], bc["draws"], bc["losses"]) == (1, 0, 1, 0)
+
+    matrix = report.scores["tic_tac_toe"]
+    assert matrix.loc["A", "B"] == 0.625 and matrix.loc["B", "A"] == 0.375
+    assert math.isnan(matrix.loc["A", "A"])
+
+    bots = report.bots
+    a = row(bots, bot="A")
+    assert (a["games"], a["moves"], a["errors"]) == (6, 19, 0)
+    # Seconds: 3(.1) + 2(.4) + 5(.2) + 3(.1) + 3(.1) + 3(.3) = 3.6 over 19 moves.
+    assert a["seconds_per_move"] == pytest.approx(3.6 / 19)
+    assert a["max_seconds_per_move"] == 0.5
+    # Nodes: 3(100) + 2(200) + 5(50) + 3(100) + 3(10) + 3(20) = 1340.
+    assert a["nodes_per_move"] == pytest.approx(1340 / 19)
+    assert a["nodes_per_second"] == pytest.approx(1340 / 3.6)
+    b = row(bots, bot="B")
+    assert (b["games"], b["moves"], b["errors"]) == (6, 17, 0)
+    assert b["seconds_per_move"] == pytest.approx(0.22 / 17)
+    assert math.isnan(b["nodes_per_move"])
+    c = row(bots, bot="C")
+    assert (c["moves"], c["errors"], c["seconds_per_move"]) == (9, 1, pytest.approx(0.05))
+
+    assert list(report.errors["game_id"]) == ["g8"]
+    assert list(report.errors["raised_by"]) == ["C"]
+    assert list(report.errors["error"]) == ["RuntimeError: boom, again"]
+    assert "| A | B | 4 | 2 | 1 | 1 | 50.0 [15.0, 85.0] |" in report.markdown
+    assert "62.5 [21.9, 90.8] | 75.0 (2) | 50.0 (2) |" in report.markdown
+    assert "| g8 | C | RuntimeError: boom, again |" in report.markdown
+
+    written = {path.name for path in write_report(report, tmp_path)}
+    assert written >= {"summary.md", "pairings.csv", "bots.csv", "ratings.csv", "errors.csv"}
+    assert {"heatmap_tic_tac_toe.png", "ratings.png"} <= written
+    assert (tmp_path / "ratings.png").read_bytes().startswith(b"\x89PNG")
+
+
+def synthetic_records(order: list[str], games: int, wins: int) -> list[GameRecord]:
+    """Every pair plays `games` games; the bot earlier in `order` wins `wins` of them."""
+    records = []
+    for i, strong in enumerate(order):
+        for weak in order[i + 1 :]:
+            for number in range(games):
+                seats = (strong, weak) if number % 2 == 0 else (weak, strong)
+                won = number < wins
+                winner = strong if won else weak
+                returns = tuple(1.0 if label == winner else -1.0 for label in seats)
+                records.append(
+                    GameRecord(
+                        game_id=f"{strong}-{weak}-{number}",
+                        game="synthetic",
+                        round=number // 2,
+                        seats=seats,
+                        bots=("random", "random"),
+                        params_hashes=("h", "h"),
+                        seed=number,
+                        returns=returns,
+                        moves=1,
+                        seat_moves=(1, 0),
+                        seconds_per_move=(0.0, math.nan),
+                        max_seconds=(0.0, math.nan),
+                        nodes_per_move=(None, None),
+                        actions=(0,),
+                        duration=0.0,
+                    )
+                )
+    return records
+
+
+def test_elo_recovers_a_known_order_with_bootstrap_intervals() -> None:
+    order = ["best", "good", "fair", "weak"]
+    shuffled = ["fair", "weak", "best", "good"]
+    outcomes = pairwise_outcomes(synthetic_records(order, 60, 42), shuffled)
+    ratings = rate(outcomes, shuffled, anchor="weak", bootstrap=200, rng=np.random.default_rng(1))
+    by_bot = ratings.set_index("bot")
+    elos = [by_bot.loc[label, "elo"] for label in order]
+    assert elos == sorted(elos, reverse=True) and elos[-1] == 0.0
+    assert all(by_bot["low"] <= by_bot["elo"]) and all(by_bot["elo"] <= by_bot["high"])
+    assert by_bot.loc["best", "low"] > by_bot.loc["fair", "high"]
+    assert set(by_bot["games"]) == {180}
+    # The same numbers as OpenSpiel's function on the matrices, shifted to the anchor.
+    wins = np.zeros((4, 4), dtype=int)
+    for i, label in enumerate(shuffled):
+        for j, other in enumerate(shuffled):
+            if i != j:
+                strong = order.index(label) < order.index(other)
+                wins[i, j] = 42 if strong else 18
+    direct = elo.compute_ratings_from_matrices(wins)
+    expected = direct - direct[shuffled.index("weak")]
+    assert [by_bot.loc[label, "elo"] for label in shuffled] == pytest.approx(expected)
+
+
+def test_more_players_count_each_pair_at_the_table() -> None:
+    base = synthetic_records(["x", "y"], 1, 1)[0]
+    three = GameRecord(
+        **{
+            **base.__dict__,
+            "game_id": "t1",
+            "seats": ("x", "y", "z"),
+            "returns": (0.5, 0.5, -1.0),
+        }
+    )
+    copies = GameRecord(
+        **{**base.__dict__, "game_id": "t2", "seats": ("y", "x", "x"), "returns": (1.0, 0.0, -1.0)}
+    )
+    outcomes = pairwise_outcomes([three, copies], ["x", "y", "z"])
+    scores = {(item.game_id, item.bot, item.opponent): item.score for item in outcomes.itertuples()}
+    assert scores == {
+        ("t1", "x", "y"): 0.5,
+        ("t1", "x", "z"): 1.0,
+        ("t1", "y", "z"): 1.0,
+        ("t2", "x", "y"): 0.0,  # x's mean return -0.5 against y's 1.0
+    }
+    assert list(outcomes[outcomes["game_id"] == "t2"]["seat"]) == [-1]
+
+
+def test_report_only_from_the_command_line(tmp_path: Path) -> None:
+    write_games(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "scripts/round_robin.py", "--report_only", f"--output={tmp_path}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "| A | B | 4 | 2 | 1 | 1 |" in result.stdout
+    assert "--report_only --output" in (tmp_path / "summary.md").read_text()
+
+
+def test_the_command_line_names_config_errors(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text(
+        '[tournament]\ngames = ["tic_tac_toe"]\ngames_per_pairing = 0\n'
+        '[[bots]]\nlabel = "a"\nbot = "random"\n[[bots]]\nlabel = "b"\nbot = "random"\n'
+    )
+    result = subprocess.run(
+        [sys.executable, "scripts/round_robin.py", f"--config={config}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert f"error: {config}: [tournament] games_per_pairing: must be a positive integer" in (
+        result.stderr
+    )
+
+
+def test_a_report_of_errors_only_or_of_nothing(tmp_path: Path) -> None:
+    write_games(tmp_path)
+    errors = [record for record in GameStore(tmp_path).read_records() if not record.ok]
+    for records in (errors, []):
+        report = build_report(records, ReportSettings(bootstrap=10))
+        assert report.pairings.empty and report.ratings.empty
+        assert len(report.errors) == len(records)
+        write_report(report, tmp_path / f"out{len(records)}")

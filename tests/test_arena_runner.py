@@ -1,0 +1,150 @@
+"""Running tournaments: resume, refusal of a changed config, errors and crashes, Dask."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from spiel_bounded.arena import (
+    ConfigChangedError,
+    DaskExecutor,
+    GameStore,
+    InlineExecutor,
+    ProcessExecutor,
+    Progress,
+    make_schedule,
+    parse_config,
+    report_from_directory,
+    run_tournament,
+)
+from tests.arena_bots import EXTRA_BOTS
+
+TREE = "bounded_random_tree(branching=2,depth=3,seed=1)"
+
+
+def config(output: Path, *, games_per_pairing: int = 2, bots: str = "", workers: int = 1):
+    text = f"""
+[tournament]
+games = ["tic_tac_toe", "{TREE}"]
+games_per_pairing = {games_per_pairing}
+
+[run]
+output = "{output}"
+workers = {workers}
+
+[report]
+bootstrap = 20
+
+[[bots]]
+label = "ab"
+bot = "bounded_ab"
+params = {{ depth = 2 }}
+
+[[bots]]
+label = "rand"
+bot = "random"
+{bots}
+"""
+    return parse_config(text, source="test.toml", extra_bots=EXTRA_BOTS)
+
+
+def test_run_resume_and_nothing_replayed(tmp_path: Path) -> None:
+    first = config(tmp_path)
+    seen: list[Progress] = []
+    result = run_tournament(
+        first, executor=InlineExecutor(), on_progress=lambda record, progress: seen.append(progress)
+    )
+    assert (result.scheduled, result.resumed, result.played, result.errors) == (4, 0, 4, 0)
+    assert [progress.done for progress in seen] == [1, 2, 3, 4]
+    assert all(progress.total == 4 for progress in seen)
+    store = GameStore(tmp_path)
+    ids = sorted(record.game_id for record in store.read_records())
+    assert ids == sorted(match.game_id for match in make_schedule(first.tournament))
+    before = store.games_path.read_bytes()
+
+    again = run_tournament(first, executor=InlineExecutor())
+    assert (again.resumed, again.played) == (4, 0)
+    assert store.games_path.read_bytes() == before
+
+    # Changing how it runs is not changing the tournament.
+    other_run = config(tmp_path, workers=2)
+    assert run_tournament(other_run, executor=InlineExecutor()).played == 0
+
+
+def test_a_changed_config_is_refused_unless_force_new(tmp_path: Path) -> None:
+    run_tournament(config(tmp_path), executor=InlineExecutor())
+    changed = config(tmp_path, games_per_pairing=4)
+    with pytest.raises(ConfigChangedError, match=r"changed: games_per_pairing\. .*--force_new"):
+        run_tournament(changed, executor=InlineExecutor())
+    result = run_tournament(changed, executor=InlineExecutor(), force_new=True)
+    assert result.archived is not None and (result.archived / "games.csv").exists()
+    assert (result.resumed, result.played) == (0, 8)
+    assert len(GameStore(tmp_path).read_records()) == 8
+
+
+def test_erroring_bots_are_recorded_and_the_tournament_goes_on(tmp_path: Path) -> None:
+    bots = '[[bots]]\nlabel = "bad"\nbot = "test_raising"\n'
+    bots += '[[bots]]\nlabel = "illegal"\nbot = "test_illegal"\n'
+    tournament = config(tmp_path, bots=bots, workers=2)
+    result = run_tournament(tournament, executor=ProcessExecutor(2), extra_bots=EXTRA_BOTS)
+    # 6 tables per game, 2 games each: 24 games; 5 tables per game involve a broken bot.
+    assert (result.played, result.errors) == (24, 20)
+    records = GameStore(tmp_path).read_records()
+    assert len(records) == 24
+    for record in records:
+        broken = {"bad", "illegal"} & set(record.seats)
+        assert record.ok == (not broken)
+        if broken:
+            assert record.seats[record.error_seat] in broken
+    report = report_from_directory(tmp_path)
+    assert len(report.errors) == 20
+    assert set(report.errors["raised_by"]) == {"bad", "illegal"}
+    assert "deliberate failure in the raising bot" in report.markdown
+
+
+def test_a_game_that_kills_its_worker_is_recorded_and_the_others_finish(tmp_path: Path) -> None:
+    bots = '[[bots]]\nlabel = "crash"\nbot = "test_crashing"\n'
+    tournament = config(tmp_path, bots=bots)
+    tournament = parse_config(
+        tournament.text.replace(f', "{TREE}"', ""), source="t", extra_bots=EXTRA_BOTS
+    )
+    result = run_tournament(tournament, executor=ProcessExecutor(1), extra_bots=EXTRA_BOTS)
+    records = GameStore(tmp_path).read_records()
+    assert result.played == len(records) == 6
+    for record in records:
+        if "crash" in record.seats:
+            assert "worker process died while playing this game alone" in record.error
+        else:
+            assert record.ok, record.error
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None,
+    reason="the Dask executor needs the cluster extra (pip install -e '.[cluster]'; make test "
+    "installs it)",
+)
+def test_the_dask_executor_on_a_local_cluster(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    bots = '[[bots]]\nlabel = "bad"\nbot = "test_raising"\n'
+    tournament = config(tmp_path, bots=bots)
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        executor = DaskExecutor(1, cluster.scheduler_address)
+        result = run_tournament(tournament, executor=executor, extra_bots=EXTRA_BOTS)
+    assert (result.played, result.errors) == (12, 8)
+    records = GameStore(tmp_path).read_records()
+    assert sorted(record.game_id for record in records) == sorted(
+        match.game_id for match in make_schedule(tournament.tournament, EXTRA_BOTS)
+    )
+    assert all(record.ok == ("bad" not in record.seats) for record in records)
+
+
+def test_progress_rate_and_time_left() -> None:
+    progress = Progress(done=10, total=40, resumed=5, errors=1, elapsed=20.0)
+    assert progress.rate == 0.5
+    assert progress.seconds_left == 60.0
+    assert Progress(done=0, total=4, resumed=0, errors=0, elapsed=0.0).seconds_left is None
