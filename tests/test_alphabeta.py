@@ -18,8 +18,15 @@ TTT = pyspiel.load_game("tic_tac_toe")
 EPSILONS = (0.0, 0.25, 1.0, 1.5)
 
 
-def openspiel_value(state: pyspiel.State, depth: int, evaluator: HashEvaluator) -> float:
-    player = state.current_player()
+def openspiel_value(
+    state: pyspiel.State, depth: int, evaluator: HashEvaluator, player: int | None = None
+) -> float:
+    """OpenSpiel's depth-limited alpha-beta value for `player` (default: the player to move)."""
+    player = state.current_player() if player is None else player
+    if state.is_terminal():
+        return float(state.player_return(player))
+    if depth == 0:
+        return evaluator.value_for(state, player)
     value, _ = minimax.alpha_beta_search(
         state.get_game(),
         state,
@@ -75,30 +82,13 @@ def test_bounds_contain_depth_limited_value(
     if epsilon == 0:
         assert result.lower == result.upper == exact
     # The recommended move (best lower bound) is epsilon-optimal.
-    child = state.child(result.action)
-    if child.is_terminal():
-        child_value = child.player_return(state.current_player())
-    else:
-        child_value = openspiel_value_for(child, depth - 1, evaluator, state.current_player())
+    child_value = openspiel_value(
+        state.child(result.action), depth - 1, evaluator, state.current_player()
+    )
     assert child_value >= exact - epsilon - 1e-12
     assert (
         result.children[result.action].lower <= child_value <= result.children[result.action].upper
     )
-
-
-def openspiel_value_for(
-    state: pyspiel.State, depth: int, evaluator: HashEvaluator, player: int
-) -> float:
-    if depth == 0:
-        return evaluator.value_for(state, player)
-    value, _ = minimax.alpha_beta_search(
-        state.get_game(),
-        state,
-        value_function=lambda leaf: evaluator.value_for(leaf, player),
-        maximum_depth=depth,
-        maximizing_player_id=player,
-    )
-    return float(value)
 
 
 @settings(max_examples=60, deadline=None)
