@@ -19,9 +19,9 @@ from absl import app, flags
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchmarks import alphabeta, chance  # after the path set-up
+from benchmarks import alphabeta, chance, mcts  # after the path set-up
 
-SUITES = {"alphabeta": alphabeta.run, "chance": chance.run}
+SUITES = {"alphabeta": alphabeta.run, "chance": chance.run, "mcts": mcts.run}
 
 _SUITES = flags.DEFINE_list("suites", list(SUITES), f"Suites to run, from: {', '.join(SUITES)}.")
 _OUTPUT = flags.DEFINE_string("output", "results/bench.md", "Markdown file to write.")

@@ -11,15 +11,19 @@ from spiel_bounded.limits import Limits
 from spiel_bounded.registry import bots_for, list_bots, load_bot
 from spiel_bounded.result import Interval, SearchResult, SearchStats
 from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab
+from spiel_bounded.search.mcts import BABMCTSSettings, BABMCTSTree, babmcts
 
 __all__ = [
     "AlphaBetaSettings",
+    "BABMCTSSettings",
+    "BABMCTSTree",
     "Evaluator",
     "Interval",
     "Limits",
     "SearchBot",
     "SearchResult",
     "SearchStats",
+    "babmcts",
     "bots_for",
     "bounded_ab",
     "list_bots",

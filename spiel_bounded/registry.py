@@ -20,6 +20,7 @@ from spiel_bounded.evaluators import EVALUATOR_NAMES, Evaluator, make_evaluator
 from spiel_bounded.evaluators.heuristics import has_heuristic
 from spiel_bounded.games import GameInfo, game_info, unsupported_reasons
 from spiel_bounded.limits import Limits
+from spiel_bounded.mcts_bot import BOT_POLICIES, build_babmcts
 from spiel_bounded.result import Interval, SearchResult, SearchStats
 from spiel_bounded.search.alphabeta import (
     CHANCE_EPSILON_POLICIES,
@@ -382,6 +383,56 @@ _SPECS: tuple[BotSpec, ...] = (
         params=dict(_SEED_PARAM),
         requirements=_ANY_SEQUENTIAL,
         build=_build_random,
+    ),
+    BotSpec(
+        name="babmcts",
+        description=(
+            "BABMCTS: MCTS whose nodes carry proven bounds, alpha-beta windows prune selection; "
+            "stops once the root is proved to within epsilon; keeps its tree between moves"
+        ),
+        params={
+            "epsilon": Param(
+                0.0, "tolerance in utility units (0: prove the exact value)", _non_negative
+            ),
+            "simulations": Param(
+                1000, "simulations per move (None: unlimited)", _optional_positive_int
+            ),
+            "seconds": Param(
+                None,
+                f"time limit per move (None: unlimited; {DEFAULT_SECONDS:g} s when simulations, "
+                "seconds and nodes are all None)",
+                _optional_positive,
+            ),
+            "nodes": Param(
+                None, "tree nodes created per move (None: unlimited)", _optional_positive_int
+            ),
+            "uct_c": Param(2.0, "UCT exploration constant", _non_negative),
+            "evaluator": Param(
+                "auto",
+                "leaf evaluator: auto (rollout), "
+                + ", ".join(EVALUATOR_NAMES)
+                + ", or an Evaluator",
+                _evaluator_spec,
+            ),
+            "rollouts": Param(
+                1, "random playouts per evaluation (rollout evaluator)", _positive_int
+            ),
+            "policy": Param(
+                "auto",
+                "move choice: auto (best lower bound once proved, else most visited unpruned "
+                "child), or from root bounds: " + ", ".join(POLICIES),
+                _one_of(*BOT_POLICIES),
+            ),
+            "reuse_tree": Param(
+                True, "keep the subtree below the new position between moves", _flag
+            ),
+            "max_nodes": Param(
+                1_000_000, "memory cap in tree nodes (about 270 bytes each)", _positive_int
+            ),
+            **_SEED_PARAM,
+        },
+        requirements=_TWO_PLAYER_ZERO_SUM_CHANCE,
+        build=build_babmcts,
     ),
 )
 

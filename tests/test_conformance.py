@@ -51,6 +51,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "mcts": {"simulations": 20},
     "python_mcts": {"simulations": 10},
     "random": {},
+    "babmcts": {"simulations": 30},
 }
 
 
