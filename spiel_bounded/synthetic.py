@@ -617,32 +617,7 @@ def solve(state: Any) -> np.ndarray:
     Returns:
         A float array with one value per player.
     """
-    return _solve(state, _memo_for(state)).copy()
-
-
-def _solve(state: Any, memo: dict[Any, np.ndarray] | None) -> np.ndarray:
-    if memo is not None:
-        key = str(state)
-        if key in memo:
-            return memo[key]
-    if state.is_terminal():
-        value = np.asarray(state.returns(), dtype=np.float64)
-    elif state.is_chance_node():
-        value = np.zeros(state.num_players())
-        for outcome, probability in state.chance_outcomes():
-            value = value + probability * _solve(state.child(outcome), memo)
-    else:
-        player = state.current_player()
-        best: np.ndarray | None = None
-        for action in state.legal_actions():
-            child_value = _solve(state.child(action), memo)
-            if best is None or child_value[player] > best[player]:
-                best = child_value
-        assert best is not None, "a decision node without legal actions"
-        value = best
-    if memo is not None:
-        memo[key] = value
-    return value
+    return _solve_limited(state, math.inf, _never_evaluated, _memo_for(state)).copy()
 
 
 def solve_depth_limited(
@@ -671,9 +646,13 @@ def solve_depth_limited(
     return _solve_limited(state, depth, evaluate, _memo_for(state)).copy()
 
 
+def _never_evaluated(state: Any) -> Sequence[float]:
+    raise AssertionError("an unlimited solve never reaches a horizon")
+
+
 def _solve_limited(
     state: Any,
-    depth: int,
+    depth: float,
     evaluate: Callable[[Any], Sequence[float]],
     memo: dict[Any, np.ndarray] | None,
 ) -> np.ndarray:
@@ -719,7 +698,10 @@ def action_values(state: Any) -> dict[int, np.ndarray]:
     if state.is_terminal() or state.is_chance_node():
         raise ValueError("action_values: state must be a decision node")
     memo = _memo_for(state)
-    return {a: _solve(state.child(a), memo).copy() for a in state.legal_actions()}
+    return {
+        a: _solve_limited(state.child(a), math.inf, _never_evaluated, memo).copy()
+        for a in state.legal_actions()
+    }
 
 
 def optimal_actions(state: Any, tolerance: float = 0.0) -> list[int]:

@@ -293,7 +293,9 @@ def test_solve_with_transpositions_matches_unmemoised_search(seed: int, players:
     game = make_game(branching=3, depth=4, players=players, chance=0.5, transpositions=1, seed=seed)
     root = game.new_initial_state()
     # `_solve` without a memo is the plain recursion.
-    np.testing.assert_array_equal(solve(root), synthetic._solve(root, None))
+    np.testing.assert_array_equal(
+        solve(root), synthetic._solve_limited(root, math.inf, synthetic._never_evaluated, None)
+    )
 
 
 # ---------------------------------------------------------------------------------- oracles ---
