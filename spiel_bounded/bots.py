@@ -51,7 +51,8 @@ class SearchBot(pyspiel.Bot):
 
     Works with `pyspiel.evaluate_bots` (C++) and `open_spiel.python.algorithms.evaluate_bots`.
     The search is stateless between moves, so `restart_at` and `inform_action` have nothing to
-    update. `last_result` holds the `SearchResult` of the most recent move.
+    update. `last_result` holds the `SearchResult` of the most recent move; `counts_nodes` says
+    whether its `stats.nodes` is a real count (False for a wrapped search that reports none).
     """
 
     def __init__(
@@ -62,6 +63,7 @@ class SearchBot(pyspiel.Bot):
         *,
         policy: str = "pessimistic",
         seed: int = 0,
+        counts_nodes: bool = True,
     ) -> None:
         pyspiel.Bot.__init__(self)
         self._game = game
@@ -69,6 +71,7 @@ class SearchBot(pyspiel.Bot):
         self._search = search
         self._policy = check_policy(policy)
         self._rng = np.random.default_rng(seed)
+        self.counts_nodes = counts_nodes
         self.last_result: SearchResult | None = None
 
     @property

@@ -88,6 +88,7 @@ class BABMCTSBot(pyspiel.Bot):
         # Built once (and checked now) unless it is a per-move seeded rollout evaluator.
         self._evaluator = make_evaluator(evaluator, game, rollouts=rollouts, seed=seed)
         self._tree: BABMCTSTree | None = None
+        self.counts_nodes = True
         self.last_result: SearchResult | None = None
 
     @property

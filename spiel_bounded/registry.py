@@ -238,7 +238,7 @@ def _build_openspiel_ab(
             stats=SearchStats(depth=depth),
         )
 
-    return SearchBot(game, player_id, search, seed=params["seed"])
+    return SearchBot(game, player_id, search, seed=params["seed"], counts_nodes=False)
 
 
 def _build_random(

@@ -93,3 +93,18 @@ def test_a_bot_that_raises_gives_an_error_record(bot: str, expected: str) -> Non
         assert record.error_seat == match.labels.index("two")
         assert record.returns == ()
         assert math.isnan(record.seconds_per_move[record.error_seat]) or bot == "test_illegal"
+
+
+def test_a_move_with_no_new_node_counts_zero_and_uncounted_nodes_stay_absent() -> None:
+    # BABMCTS proves tic_tac_toe (17,000 simulations from the start) and then plays
+    # from its kept tree, creating no node on some moves: a real count of 0, not "not counted".
+    (match, _) = matches(
+        "tic_tac_toe",
+        'bot = "babmcts"\nparams = { simulations = 100000 }',
+        'bot = "openspiel_ab"\nparams = { depth = 9 }',
+    )
+    record = play_match(match)
+    assert record.ok, record.error
+    bab = match.labels.index("one")
+    assert record.nodes_per_move[bab] is not None
+    assert record.nodes_per_move[1 - bab] is None  # alpha_beta_search counts no nodes

@@ -152,12 +152,13 @@ def _sample_chance(state: pyspiel.State, rng: np.random.Generator) -> int:
 
 
 def _nodes(bot: pyspiel.Bot) -> int | None:
-    # A SearchBot exposes its last SearchResult; a search that counted nothing reports 0 nodes,
-    # which means "not counted" (every real search visits at least the root).
+    # Our bots say whether they count nodes and expose their last SearchResult. A count of 0 is
+    # real: BABMCTS creates no node on a move whose position its kept tree already proved.
+    if not getattr(bot, "counts_nodes", False):
+        return None
     result = getattr(bot, "last_result", None)
-    stats = getattr(result, "stats", None)
-    count = getattr(stats, "nodes", 0)
-    return int(count) if isinstance(count, int) and count > 0 else None
+    count = getattr(getattr(result, "stats", None), "nodes", None)
+    return int(count) if isinstance(count, int) else None
 
 
 def _mean(values: Sequence[float]) -> float:
