@@ -794,3 +794,39 @@ def test_unsupported_games_are_refused_by_the_registry() -> None:
         load_bot("babmcts", "kuhn_poker", 0)
     with pytest.raises(ValueError, match="heuristic"):
         load_bot("babmcts", "othello", 0, evaluator="heuristic")
+
+
+def _search_with(state: pyspiel.State, epsilon: float) -> tuple[object, ...]:
+    result = babmcts(
+        state,
+        evaluator=make_evaluator("rollout", state.get_game(), seed=3),
+        settings=BABMCTSSettings(epsilon=epsilon, simulations=20_000),
+        rng=7,
+    )
+    return (result.action, result.lower, result.upper, result.children, result.stats.nodes)
+
+
+@pytest.mark.parametrize(
+    ("game_string", "choices"),
+    [
+        ("tic_tac_toe", []),
+        ("tic_tac_toe", [4]),
+        ("breakthrough(rows=5,columns=4)", [4, 1, 7]),
+        ("breakthrough(rows=5,columns=4)", [2, 0, 3, 5]),
+    ],
+)
+def test_epsilon_below_the_gap_between_returns_changes_nothing(
+    game_string: str, choices: list[int]
+) -> None:
+    """Returns here are -1, 0 or 1, so every bound and window edge is one of them: epsilon < 1
+    prunes and proves exactly what epsilon 0 does (the BABMCTS tournament configs rely on it to
+    read their breakthrough rows). Same seeds, so the searches must be identical; they are
+    proved within 20,000 simulations."""
+    game = pyspiel.load_game(game_string)
+    state = play_random(game.new_initial_state(), choices)
+    exact = _search_with(state, 0.0)
+    assert exact[1] == exact[2]  # proved
+    assert _search_with(state, 0.1) == exact
+    assert _search_with(state, 0.99) == exact
+    if game_string == "tic_tac_toe":  # draws: a tolerance of 1.5 stops at [-1, 0] or [0, 1]
+        assert _search_with(state, 1.5) != exact
