@@ -10,6 +10,8 @@ from typing import Final
 
 STOPPED_BY_NODES: Final = "nodes"
 STOPPED_BY_SECONDS: Final = "seconds"
+DEFAULT_SECONDS: Final = 1.0
+"""Seconds per move a registered bot takes when it is given no limit at all."""
 
 
 @dataclass(frozen=True, kw_only=True)

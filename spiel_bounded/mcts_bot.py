@@ -24,14 +24,13 @@ import pyspiel
 from spiel_bounded.bots import POLICIES, check_policy, choose_action
 from spiel_bounded.evaluators import Evaluator, make_evaluator
 from spiel_bounded.games import GameInfo
-from spiel_bounded.limits import Limits
+from spiel_bounded.limits import DEFAULT_SECONDS, Limits
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.mcts import BABMCTSSettings, BABMCTSTree
 
 AUTO_POLICY: Final = "auto"
 """The move rule of BABMCTS itself: best lower bound once proved, else most visited open child."""
 BOT_POLICIES: Final = (AUTO_POLICY, *POLICIES)
-DEFAULT_SECONDS: Final = 1.0
 _MOVE_SEED_BOUND: Final = 1 << 31  # fits RolloutEvaluator's seed and C++ ints
 
 

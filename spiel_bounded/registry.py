@@ -19,7 +19,7 @@ from spiel_bounded.bots import POLICIES, SearchBot
 from spiel_bounded.evaluators import EVALUATOR_NAMES, Evaluator, make_evaluator
 from spiel_bounded.evaluators.heuristics import has_heuristic
 from spiel_bounded.games import GameInfo, game_info, unsupported_reasons
-from spiel_bounded.limits import Limits
+from spiel_bounded.limits import DEFAULT_SECONDS, Limits
 from spiel_bounded.mcts_bot import BOT_POLICIES, build_babmcts
 from spiel_bounded.result import Interval, SearchResult, SearchStats
 from spiel_bounded.search.alphabeta import (
@@ -29,9 +29,6 @@ from spiel_bounded.search.alphabeta import (
     bounded_star1,
     bounded_star2,
 )
-
-DEFAULT_SECONDS = 1.0
-
 
 # -- parameter declarations ------------------------------------------------------------------
 

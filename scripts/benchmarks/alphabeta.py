@@ -12,11 +12,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import pyspiel
 from absl import flags
 from open_spiel.python.algorithms import minimax
 
+from benchmarks.positions import random_positions
 from spiel_bounded import AlphaBetaSettings, Limits, bounded_ab, make_evaluator
 from spiel_bounded.evaluators import Evaluator
 
@@ -150,20 +150,6 @@ def _walk_row(states: Sequence[pyspiel.State], depth: int, repeats: int) -> Row:
     return Row(f"bare depth-first walk, depth {depth}", nodes, seconds, ())
 
 
-def _openings(game: pyspiel.Game, count: int, seed: int) -> list[pyspiel.State]:
-    rng = np.random.default_rng(seed)
-    states: list[pyspiel.State] = []
-    while len(states) < count:
-        state = game.new_initial_state()
-        for _ in range(int(rng.integers(4, 11))):
-            state.apply_action(int(rng.choice(state.legal_actions())))
-            if state.is_terminal():
-                break
-        if not state.is_terminal():
-            states.append(state)
-    return states
-
-
 def _table(rows: Sequence[Row], reference: Row, ceiling: Row, per_eval: float) -> list[str]:
     """One line per row; the last column removes the evaluator's own time from the rate."""
     lines = [
@@ -215,7 +201,7 @@ def run(repeats: int) -> list[str]:
 
     c4 = pyspiel.load_game("connect_four")
     heuristic = make_evaluator("heuristic", c4)
-    c4_states = _openings(c4, _POSITIONS.value, _SEED.value)
+    c4_states = random_positions(c4, _POSITIONS.value, (4, 11), _SEED.value)
     depth = _DEPTH.value
     c4_rows = [
         _openspiel_row("OpenSpiel alpha_beta_search", c4_states, depth, heuristic, repeats),
@@ -249,7 +235,7 @@ def run(repeats: int) -> list[str]:
     c4_walk = _walk_row(c4_states, _WALK_DEPTH.value, repeats)
     # The heuristic's own cost on positions like the search's leaves (8 plies deeper), to
     # separate search overhead from evaluation cost.
-    leaves = _openings(c4, 200, _SEED.value + 1)
+    leaves = random_positions(c4, 200, (4, 11), _SEED.value + 1)
     per_eval = _median_seconds(lambda: [heuristic.evaluate(s) for s in leaves * 50], 3)
     per_eval /= len(leaves) * 50
 

@@ -18,6 +18,7 @@ from absl import flags
 from open_spiel.python.algorithms import mcts as python_mcts
 from open_spiel.python.algorithms import minimax
 
+from benchmarks.positions import random_positions
 from spiel_bounded import Limits, bounded_ab, make_evaluator, synthetic
 from spiel_bounded.evaluators import RolloutEvaluator
 from spiel_bounded.search.mcts import BABMCTSSettings, MCTSStats, babmcts
@@ -40,25 +41,6 @@ RATE_GAMES = (
     ("pig", 6, 0.5),
     ("backgammon", 4, 0.05),
 )
-
-
-def _openings(game: pyspiel.Game, plies: int, count: int, seed: int) -> list[pyspiel.State]:
-    """Seeded random decision positions `plies` decisions deep (chance sampled on the way)."""
-    rng = np.random.default_rng(seed)
-    states: list[pyspiel.State] = []
-    while len(states) < count:
-        state = game.new_initial_state()
-        decisions = 0
-        while not state.is_terminal() and (decisions < plies or state.is_chance_node()):
-            if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
-            else:
-                state.apply_action(int(rng.choice(state.legal_actions())))
-                decisions += 1
-        if not state.is_terminal():
-            states.append(state)
-    return states
 
 
 # -- (a) simulations per second ----------------------------------------------------------------
@@ -145,7 +127,7 @@ def _rate_section(repeats: int) -> list[str]:
     ]
     for name, plies, scale in RATE_GAMES:
         game = pyspiel.load_game(name)
-        states = _openings(game, plies, _POSITIONS.value, _SEED.value)
+        states = random_positions(game, _POSITIONS.value, plies, _SEED.value)
         simulations = max(20, int(_SIMULATIONS.value * scale))
         ours = _babmcts_rate(states, simulations, repeats)
         python = _python_rate(states, max(10, simulations // 4), repeats)
@@ -234,7 +216,7 @@ def _prove_positions() -> list[tuple[str, pyspiel.State]]:
     positions = [("tic_tac_toe, start", ttt.new_initial_state())]
     positions += [
         (f"tic_tac_toe, 2 plies #{i}", s)
-        for i, s in enumerate(_openings(ttt, 2, 3, _SEED.value), 1)
+        for i, s in enumerate(random_positions(ttt, 3, 2, _SEED.value), 1)
     ]
     positions += _connect_four_positions(6)
     for seed in range(3):

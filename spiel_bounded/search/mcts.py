@@ -128,22 +128,15 @@ class BABMCTSSettings:
     priors: bool = True
 
     def __post_init__(self) -> None:
-        epsilon = self.epsilon
-        if (
-            isinstance(epsilon, bool)
-            or not isinstance(epsilon, int | float)
-            or not math.isfinite(epsilon)
-            or epsilon < 0
-        ):
-            raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
-        uct_c = self.uct_c
-        if (
-            isinstance(uct_c, bool)
-            or not isinstance(uct_c, int | float)
-            or not math.isfinite(uct_c)
-            or uct_c < 0
-        ):
-            raise ValueError(f"uct_c must be a finite number >= 0, got {uct_c!r}")
+        for name in ("epsilon", "uct_c"):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+                or value < 0
+            ):
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
         for name in ("simulations", "max_nodes"):
             value = getattr(self, name)
             if name == "simulations" and value is None:
@@ -478,6 +471,15 @@ class BABMCTSTree:
 
     # -- one simulation ------------------------------------------------------------------------
 
+    def _outcome_window(
+        self, p: float, k_lo: float, k_hi: float, alpha: float, beta: float, lo: float, hi: float
+    ) -> tuple[float, float]:
+        """The window, clipped to the value range, of a chance outcome of probability `p` and
+        bounds [k_lo, k_hi] below a chance node with bounds [lo, hi] and window (alpha, beta)."""
+        a = (alpha - hi + p * k_hi) / p
+        b = (beta - lo + p * k_lo) / p
+        return max(self._vmin, a), min(self._vmax, b)
+
     def _fallback(
         self, node: Node, alpha: float, beta: float, lo: float, hi: float
     ) -> tuple[int, float, float]:
@@ -493,9 +495,7 @@ class BABMCTSTree:
             a, b = alpha, beta
             if node.player == _CHANCE:
                 assert node.probs is not None
-                p = node.probs[i]
-                a = max(vmin, (alpha - hi + p * k_hi) / p)
-                b = min(vmax, (beta - lo + p * k_lo) / p)
+                a, b = self._outcome_window(node.probs[i], k_lo, k_hi, alpha, beta, lo, hi)
             gap = min(b, k_hi) - max(a, k_lo)
             if gap > best_gap:
                 best, best_gap, best_window = i, gap, (a, b)
@@ -514,8 +514,7 @@ class BABMCTSTree:
         weights: list[float] = []
         for i, (p, kid) in enumerate(zip(probs, kids, strict=True)):
             k_lo, k_hi = (vmin, vmax) if kid is None else (kid.lo, kid.hi)
-            a = max(vmin, (alpha - hi + p * k_hi) / p)
-            b = min(vmax, (beta - lo + p * k_lo) / p)
+            a, b = self._outcome_window(p, k_lo, k_hi, alpha, beta, lo, hi)
             if min(b, k_hi) <= max(a, k_lo) + eps:
                 self._cutoffs += 1
                 continue
@@ -583,7 +582,7 @@ class BABMCTSTree:
                     k_lo, k_hi = vmin, vmax
                 else:
                     k_lo, k_hi = kid.lo, kid.hi
-                if prune:
+                if prune:  # self._outcome_window, inlined on the hot path
                     a = (alpha - hi + p * k_hi) / p
                     b = (beta - lo + p * k_lo) / p
                     if a < vmin:
