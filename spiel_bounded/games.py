@@ -6,6 +6,7 @@ a user who points a bot at the wrong game learns why at construction time, not m
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 import pyspiel
@@ -52,7 +53,7 @@ def game_info(game: pyspiel.Game) -> GameInfo:
     game_type = game.get_type()
     return GameInfo(
         name=game_type.short_name,
-        description=str(game),
+        description=game_description(game),
         num_players=game.num_players(),
         min_utility=float(game.min_utility()),
         max_utility=float(game.max_utility()),
@@ -62,6 +63,70 @@ def game_info(game: pyspiel.Game) -> GameInfo:
         zero_sum=game_type.utility == _Type.Utility.ZERO_SUM,
         python_game=not type(game).__module__.startswith("pyspiel"),
     )
+
+
+def game_description(game: pyspiel.Game) -> str:
+    """The game string for messages and tables: `backgammon`, not `backgammon()`."""
+    text = str(game)
+    return text[:-2] if text.endswith("()") else text
+
+
+def load_game(game: pyspiel.Game | str) -> pyspiel.Game:
+    """Returns `game` loaded, or raises `ValueError` saying what is wrong with the string.
+
+    An unknown game or parameter name is caught before OpenSpiel sees it (OpenSpiel would print
+    its whole list of games to stderr) and answered with the closest registered names.
+
+    Raises:
+        ValueError: Not a string or game; an unknown game or parameter; a value OpenSpiel
+            refuses (the message carries OpenSpiel's first line).
+    """
+    if isinstance(game, pyspiel.Game):
+        return game
+    if not isinstance(game, str):
+        raise ValueError(f"game must be a pyspiel.Game or a game string, got {game!r}")
+    name = game.split("(", 1)[0].strip()
+    game_types = {game_type.short_name: game_type for game_type in pyspiel.registered_games()}
+    if name not in game_types:
+        where = "" if name == game else f" in {game!r}"
+        raise ValueError(
+            f"unknown game {name!r}{where}{_suggest(name, game_types)}; "
+            f"pyspiel.registered_names() lists all {len(game_types)} games"
+        )
+    accepted = game_types[name].parameter_specification
+    if "(" in game:
+        params = _parameters(game)
+        unknown = sorted(set(params) - {"name"} - set(accepted))
+        if unknown:
+            raise ValueError(
+                f"unknown parameter {unknown[0]!r} of game {name!r} in {game!r}"
+                f"{_suggest(unknown[0], accepted)}; accepted parameters: "
+                f"{', '.join(sorted(accepted)) or 'none'}"
+            )
+    try:
+        return pyspiel.load_game(game)
+    except pyspiel.SpielError as error:
+        raise ValueError(f"cannot load game {game!r}: {_first_line(error)}") from None
+
+
+def _parameters(game: str) -> dict[str, object]:
+    try:
+        return dict(pyspiel.game_parameters_from_string(game))
+    except pyspiel.SpielError as error:
+        raise ValueError(
+            f"malformed game string {game!r}: {_first_line(error)}; accepted: a name with "
+            "optional parameters, e.g. 'connect_four' or 'go(board_size=9,komi=7.5)'"
+        ) from None
+
+
+def _suggest(name: str, known: object) -> str:
+    close = difflib.get_close_matches(name, list(known), n=3)  # type: ignore[call-overload]
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else "OpenSpiel gave no reason"
 
 
 def unsupported_reasons(

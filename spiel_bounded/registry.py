@@ -18,7 +18,7 @@ import pyspiel
 from spiel_bounded.bots import POLICIES, SearchBot
 from spiel_bounded.evaluators import EVALUATOR_NAMES, Evaluator, make_evaluator
 from spiel_bounded.evaluators.heuristics import has_heuristic
-from spiel_bounded.games import GameInfo, game_info, unsupported_reasons
+from spiel_bounded.games import GameInfo, game_info, load_game, unsupported_reasons
 from spiel_bounded.limits import DEFAULT_SECONDS, Limits
 from spiel_bounded.mcts_bot import BOT_POLICIES, build_babmcts
 from spiel_bounded.result import Interval, SearchResult, SearchStats
@@ -164,7 +164,7 @@ class BotSpec:
 
     def reasons_against_game(self, game: pyspiel.Game | str) -> list[str]:
         """`reasons_against` for a loaded game or a game string."""
-        return self.reasons_against(game_info(_load_game(game)))
+        return self.reasons_against(game_info(load_game(game)))
 
 
 def _limits(params: Mapping[str, Any]) -> Limits:
@@ -446,7 +446,7 @@ def list_bots() -> tuple[BotSpec, ...]:
 
 def bots_for(game: pyspiel.Game | str) -> list[str]:
     """Names of the bots that can play `game`."""
-    info = game_info(_load_game(game))
+    info = game_info(load_game(game))
     return [spec.name for spec in _SPECS if not spec.reasons_against(info)]
 
 
@@ -486,7 +486,7 @@ def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any)
             range; or a game the bot cannot play (the message lists the bots that can).
     """
     spec = get_spec(name)
-    loaded = _load_game(game)
+    loaded = load_game(game)
     info = game_info(loaded)
     reasons = spec.reasons_against(info)
     if reasons:
@@ -504,17 +504,3 @@ def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any)
         )
     checked = check_params(spec, params)
     return spec.build(loaded, info, player_id, checked)
-
-
-def _load_game(game: pyspiel.Game | str) -> pyspiel.Game:
-    if isinstance(game, pyspiel.Game):
-        return game
-    if not isinstance(game, str):
-        raise ValueError(f"game must be a pyspiel.Game or a game string, got {game!r}")
-    try:
-        return pyspiel.load_game(game)
-    except pyspiel.SpielError as error:
-        reason = str(error).splitlines()[0] if str(error) else "not loadable"
-        raise ValueError(
-            f"cannot load game {game!r}: {reason} (pyspiel.registered_names() lists the games)"
-        ) from None

@@ -59,7 +59,7 @@ def test_every_bot_loads_and_moves(name: str) -> None:
     ("args", "kwargs", "message"),
     [
         (("alphabeta", "tic_tac_toe", 0), {}, "unknown bot 'alphabeta'; registered bots: "),
-        (("bounded_ab", "no_such_game", 0), {}, "cannot load game 'no_such_game'"),
+        (("bounded_ab", "no_such_game", 0), {}, "unknown game 'no_such_game'"),
         (
             ("bounded_ab", "tic_tac_toe", 0),
             {"epsilom": 0.1},

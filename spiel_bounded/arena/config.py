@@ -51,7 +51,7 @@ import pyspiel
 
 from spiel_bounded import registry
 from spiel_bounded.arena.schedule import seatings, tables
-from spiel_bounded.games import game_info
+from spiel_bounded.games import game_info, load_game
 
 PAIRINGS: Final = ("all", "focus", "baseline")
 SEATINGS: Final = ("rotate", "permute")
@@ -520,15 +520,12 @@ def _tournament(
 
 def _load_game(reader: _Reader, index: int, name: str) -> pyspiel.Game:
     try:
-        game = pyspiel.load_game(name)
-    except pyspiel.SpielError as error:
-        reason = str(error).splitlines()[0] if str(error) else "not loadable"
+        game = load_game(name)
+    except ValueError as error:
         raise reader.fail(
             "tournament",
             "games",
-            f"entry {index} {name!r} is not a loadable OpenSpiel game ({reason}); accepted: a "
-            "game string such as 'connect_four' or 'chinese_checkers(players=3)' "
-            "(pyspiel.registered_names() lists the games)",
+            f"entry {index} {name!r} is not a loadable OpenSpiel game: {error}",
         ) from None
     if game.num_players() < 2:
         raise reader.fail(
