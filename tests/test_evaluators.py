@@ -492,7 +492,7 @@ def test_heuristic_rejects_games_without_one() -> None:
     game = pyspiel.load_game("kuhn_poker")
     assert not has_heuristic(game)
     message = (
-        r"^no heuristic for kuhn_poker\(\); heuristics exist for: backgammon, breakthrough, "
+        r"^no heuristic for kuhn_poker; heuristics exist for: backgammon, breakthrough, "
         r"connect_four, pig, "
     )
     with pytest.raises(ValueError, match=message + r"tic_tac_toe$"):

@@ -754,7 +754,7 @@ class BadEvaluator:
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ((2.0, -2.0), r"evaluator 'bad' returned 2.0 on tic_tac_toe\(\), outside"),
+        ((2.0, -2.0), r"evaluator 'bad' returned 2.0 on tic_tac_toe, outside"),
         ((math.nan, 0.0), "evaluator 'bad' returned nan"),
         ((0.5, -0.5, 0.0), "returned 3 values on tic_tac_toe"),
     ],

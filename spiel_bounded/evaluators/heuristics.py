@@ -45,6 +45,7 @@ from typing import Final
 import pyspiel
 
 from spiel_bounded.evaluators.heuristics_chance import BackgammonScorer, PigScorer
+from spiel_bounded.games import game_description
 
 HEURISTIC_GAMES: Final = ("backgammon", "breakthrough", "connect_four", "pig", "tic_tac_toe")
 """Short names of the games `HeuristicEvaluator` supports (pig: any number of players)."""
@@ -263,8 +264,8 @@ def _scorer(game: pyspiel.Game, short_name: str) -> tuple[Callable[[str], int], 
         raise AssertionError(short_name)  # unreachable: callers check HEURISTIC_GAMES
     if text != expected:
         raise ValueError(
-            f"the {short_name} heuristic does not understand how {game} prints its initial "
-            f"state: {text!r}"
+            f"the {short_name} heuristic does not understand how {game_description(game)} "
+            f"prints its initial state: {text!r}"
         )
     return scorer, scale
 
@@ -299,7 +300,8 @@ class HeuristicEvaluator:
         short_name = game.get_type().short_name
         if short_name not in HEURISTIC_GAMES:
             raise ValueError(
-                f"no heuristic for {game}; heuristics exist for: {', '.join(HEURISTIC_GAMES)}"
+                f"no heuristic for {game_description(game)}; heuristics exist for: "
+                f"{', '.join(HEURISTIC_GAMES)}"
             )
         self.game_name: str = short_name
         low, high = float(game.min_utility()), float(game.max_utility())

@@ -78,6 +78,8 @@ from typing import Final
 
 import pyspiel
 
+from spiel_bounded.games import game_description
+
 _CONFIDENCE: Final = 0.95  # |v| <= 0.95 of the half-range: values stay strictly inside the range
 _PHI_SLOPE: Final = 1.702  # logistic(1.702 x) approximates the standard normal CDF Phi(x)
 
@@ -245,8 +247,8 @@ class BackgammonScorer:
         expected = [(state.board(0, point), state.board(1, point)) for point in range(_BG_POINTS)]
         if text[_BG_BOARD:] != _BG_TAIL or counts != expected:
             raise ValueError(
-                f"the backgammon heuristic does not understand how {game} prints its initial "
-                f"state: {text!r}"
+                f"the backgammon heuristic does not understand how {game_description(game)} "
+                f"prints its initial state: {text!r}"
             )
 
     def counts(self, text: str) -> list[tuple[int, int]]:
@@ -477,7 +479,9 @@ class PigScorer:
         dice = int(params.get("diceoutcomes", 6))
         piglet = bool(params.get("piglet", False))
         if dice < 2:
-            raise ValueError(f"the pig heuristic needs diceoutcomes >= 2, got {game}")
+            raise ValueError(
+                f"the pig heuristic needs diceoutcomes >= 2, got {game_description(game)}"
+            )
         self.hold, self._mean, self._variance = pig_turn_tables(self.winscore, dice, piglet)
         self._bust, gains = _pig_outcomes(dice, piglet)
         self._gain = round(sum(gain * p for gain, p in gains) / (1.0 - self._bust))
@@ -493,8 +497,8 @@ class PigScorer:
         expected = f"Scores: {' '.join(['0'] * self.players)}, Turn total: 0\nCurrent player: 0\n"
         if text != expected:
             raise ValueError(
-                f"the pig heuristic does not understand how {game} prints its initial state: "
-                f"{text!r}"
+                f"the pig heuristic does not understand how {game_description(game)} prints its "
+                f"initial state: {text!r}"
             )
 
     def parse(self, text: str) -> tuple[list[int], int, int, bool]:
