@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Final
 
 import numpy as np
@@ -12,38 +13,58 @@ from spiel_bounded.result import Interval, SearchResult
 
 POLICIES: Final = ("pessimistic", "optimistic", "average")
 
-_SCORES: Final[dict[str, Callable[[Interval], float]]] = {
-    "pessimistic": lambda bounds: bounds.lower,
-    "optimistic": lambda bounds: bounds.upper,
-    "average": lambda bounds: bounds.midpoint,
+# Each policy ranks a child by a primary score, then breaks ties by the other bound (the
+# pessimistic side first): among children with the same upper bound, the one proved better
+# below is never worse. A child proved worse than another (its upper bound below the other's
+# lower bound) ranks below it under every policy.
+_RANKS: Final[dict[str, Callable[[Interval], tuple[float, ...]]]] = {
+    "pessimistic": lambda bounds: (bounds.lower, bounds.upper),
+    "optimistic": lambda bounds: (bounds.upper, bounds.lower),
+    "average": lambda bounds: (bounds.midpoint, bounds.lower),
 }
 
 
 def check_policy(policy: str) -> str:
     """Returns `policy`, or raises `ValueError` listing the accepted names."""
-    if policy not in _SCORES:
+    if policy not in _RANKS:
         raise ValueError(f"unknown policy {policy!r}; accepted: {', '.join(POLICIES)}")
     return policy
 
 
 def choose_action(result: SearchResult, policy: str, rng: np.random.Generator) -> int:
-    """Picks the root action with the best score under `policy`; ties broken by `rng`.
+    """Picks the root action with the best rank under `policy`.
 
     `pessimistic` takes the best lower bound: when the root interval is at most epsilon wide,
     that action's value is within epsilon of the root value (it is epsilon-optimal).
-    `optimistic` takes the best upper bound, `average` the best midpoint. Falls back to
-    `result.action` when no root action was examined.
+    `optimistic` takes the best upper bound, `average` the best midpoint. Ties go, in order, to
+    the better other bound (lower bound for `optimistic` and `average`, upper for
+    `pessimistic`), then the more visited child (`result.visits`, for searches that count
+    visits), then a draw from `rng`. So no policy ever picks a child proved worse than another
+    (its upper bound below the other's lower bound). Falls back to `result.action` when no root
+    action was examined.
     """
     children: Mapping[int, Interval] = result.children
     if not children:
         return result.action
-    score = _SCORES[policy]
-    scores = {action: score(bounds) for action, bounds in children.items()}
-    best = max(scores.values())
-    tied = sorted(action for action, value in scores.items() if value == best)
+    rank = _RANKS[policy]
+    visits = result.visits
+    ranks = {action: (*rank(bounds), visits.get(action, 0)) for action, bounds in children.items()}
+    best = max(ranks.values())
+    tied = sorted(action for action, value in ranks.items() if value == best)
     if len(tied) == 1:
         return tied[0]
     return int(tied[rng.integers(len(tied))])
+
+
+def as_played(result: SearchResult, action: int) -> SearchResult:
+    """`result` describing the move actually played.
+
+    When a policy picks another move than the search's own choice, the principal variation
+    beyond that move is unknown: it becomes `(action,)`.
+    """
+    if action == result.action:
+        return result
+    return replace(result, action=action, pv=(action,))
 
 
 class SearchBot(pyspiel.Bot):
@@ -51,7 +72,8 @@ class SearchBot(pyspiel.Bot):
 
     Works with `pyspiel.evaluate_bots` (C++) and `open_spiel.python.algorithms.evaluate_bots`.
     The search is stateless between moves, so `restart_at` and `inform_action` have nothing to
-    update. `last_result` holds the `SearchResult` of the most recent move; `counts_nodes` says
+    update. `last_result` holds the `SearchResult` of the most recent move, describing the move
+    played (see `as_played`); `counts_nodes` says
     whether its `stats.nodes` is a real count (False for a wrapped search that reports none).
     """
 
@@ -80,8 +102,8 @@ class SearchBot(pyspiel.Bot):
 
     def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
         result = self._search(state)
-        self.last_result = result
         action = choose_action(result, self._policy, self._rng)
+        self.last_result = as_played(result, action)
         return [(action, 1.0)], action
 
     def step(self, state: pyspiel.State) -> int:

@@ -16,6 +16,7 @@ another (usually better informed) move.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Final
 
 import numpy as np
@@ -40,7 +41,8 @@ class BABMCTSBot(pyspiel.Bot):
     Works with `pyspiel.evaluate_bots` (C++) and `open_spiel.python.algorithms.evaluate_bots`.
     The tree follows the game through `inform_action` (other players' moves and chance outcomes)
     and, at `step`, through the state's history, so drivers that inform nothing (or not chance
-    outcomes) still reuse it. `last_result` holds the `SearchResult` of the most recent move.
+    outcomes) still reuse it. `last_result` holds the `SearchResult` of the most recent move,
+    describing the move played (its action and principal variation).
     """
 
     def __init__(
@@ -126,11 +128,12 @@ class BABMCTSBot(pyspiel.Bot):
             tree = BABMCTSTree(state, evaluator=evaluator, settings=self._settings, rng=move_seed)
         result = tree.search(self._limits)
         self._tree = tree if self._reuse else None
-        self.last_result = result
-        if self._policy == AUTO_POLICY:
-            action = result.action
-        else:
+        action = result.action
+        if self._policy != AUTO_POLICY:
             action = choose_action(result, self._policy, np.random.default_rng(move_seed))
+            if action != result.action:
+                result = replace(result, action=action, pv=tree.principal_variation(action))
+        self.last_result = result
         return [(action, 1.0)], action
 
     def step(self, state: pyspiel.State) -> int:

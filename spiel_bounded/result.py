@@ -61,6 +61,8 @@ class SearchResult:
         children: Bounds on the value of every root action examined.
         pv: Principal variation, starting with `action`.
         stats: Search statistics.
+        visits: Visits of the root actions, for searches that count them (MCTS); empty
+            otherwise. Move-choice policies use them to break ties between equal bounds.
     """
 
     action: int
@@ -69,6 +71,7 @@ class SearchResult:
     children: Mapping[int, Interval] = field(default_factory=dict)
     pv: tuple[int, ...] = ()
     stats: SearchStats = field(default_factory=SearchStats)
+    visits: Mapping[int, int] = field(default_factory=dict)
 
     @property
     def interval(self) -> Interval:

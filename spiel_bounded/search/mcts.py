@@ -82,7 +82,7 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, check_values
-from spiel_bounded.games import GameInfo, require
+from spiel_bounded.games import GameInfo, game_description, require
 from spiel_bounded.limits import STOPPED_BY_NODES, Budget, Limits, SearchStopped
 from spiel_bounded.result import Interval, SearchResult, SearchStats
 
@@ -354,10 +354,9 @@ class BABMCTSTree:
         Raises:
             ValueError: `state` is terminal or of another game.
         """
-        if str(state.get_game()) != self.info.description:
-            raise ValueError(
-                f"a state of {state.get_game()} was given to a tree of {self.info.description}"
-            )
+        given = game_description(state.get_game())
+        if given != self.info.description:
+            raise ValueError(f"a state of {given} was given to a tree of {self.info.description}")
         if state.is_terminal():
             raise ValueError(f"{ALGORITHM} needs a non-terminal state of {self.info.description}")
         history = state.history()
@@ -840,6 +839,7 @@ class BABMCTSTree:
             children=children,
             pv=self.principal_variation(action),
             stats=stats if stats is not None else SearchStats(),
+            visits=self.visits(),
         )
 
     def visits(self) -> dict[int, int]:
@@ -877,7 +877,8 @@ def babmcts(
     """
     if state.is_chance_node():
         raise ValueError(
-            f"{ALGORITHM} needs a decision state, got a chance node of {state.get_game()}"
+            f"{ALGORITHM} needs a decision state, got a chance node of "
+            f"{game_description(state.get_game())}"
         )
     tree = BABMCTSTree(state, evaluator=evaluator, settings=settings, rng=rng)
     return tree.search(limits)
