@@ -17,6 +17,7 @@ import pyspiel
 
 from spiel_bounded.bots import POLICIES, SearchBot
 from spiel_bounded.evaluators import EVALUATOR_NAMES, Evaluator, make_evaluator
+from spiel_bounded.evaluators.base import player_value
 from spiel_bounded.evaluators.heuristics import has_heuristic
 from spiel_bounded.games import GameInfo, game_info, load_game, unsupported_reasons
 from spiel_bounded.limits import DEFAULT_SECONDS, Limits
@@ -217,7 +218,7 @@ def _build_openspiel_ab(
         player = state.current_player()
 
         def value_function(leaf: pyspiel.State) -> float:
-            return float(evaluator.evaluate(leaf)[player])
+            return player_value(evaluator.evaluate(leaf), player, evaluator, info)
 
         value, action = minimax.alpha_beta_search(
             game,

@@ -28,20 +28,43 @@ class Evaluator(Protocol):
 
 
 def check_values(values: Sequence[float], evaluator: Evaluator, info: GameInfo) -> Sequence[float]:
-    """Returns `values` unchanged, or raises `ValueError` if one is NaN or out of range."""
+    """Returns `values` unchanged, or raises `ValueError` saying what is wrong with them.
+
+    Accepted: a sequence of `info.num_players` real numbers, each inside
+    `[info.min_utility, info.max_utility]`. Anything else (a scalar, the wrong count, NaN, a
+    value out of range, something that is not a number) is a bug in the evaluator.
+    """
+    name = getattr(evaluator, "name", type(evaluator).__name__)
     low, high = info.min_utility, info.max_utility
-    for value in values:
+    expected = f"{info.num_players} numbers in [{low}, {high}], one per player"
+    try:
+        if isinstance(values, str | bytes):
+            raise TypeError
+        count = len(values)
+        numbers = [float(values[index]) for index in range(count)]
+    except (TypeError, ValueError, IndexError, KeyError):
+        raise ValueError(
+            f"evaluator {name!r} returned {values!r} on {info.description}; expected {expected}"
+        ) from None
+    if count != info.num_players:
+        raise ValueError(
+            f"evaluator {name!r} returned {count} values on {info.description}, which has "
+            f"{info.num_players} players; expected {expected}"
+        )
+    for value in numbers:
         if not low <= value <= high:  # NaN fails both comparisons
             raise ValueError(
-                f"evaluator {evaluator.name!r} returned {value!r} on {info.description}, outside "
-                f"the value range [{low}, {high}]"
+                f"evaluator {name!r} returned {value!r} on {info.description}, outside the value "
+                f"range [{low}, {high}]"
             )
-    if len(values) != info.num_players:
-        raise ValueError(
-            f"evaluator {evaluator.name!r} returned {len(values)} values on {info.description}, "
-            f"which has {info.num_players} players"
-        )
     return values
+
+
+def player_value(
+    values: Sequence[float], player: int, evaluator: Evaluator, info: GameInfo
+) -> float:
+    """`values[player]` after `check_values`: the one checked read for code off the hot path."""
+    return float(check_values(values, evaluator, info)[player])
 
 
 class ZeroEvaluator:

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import pyspiel
 
-from spiel_bounded.evaluators.base import Evaluator, check_values
+from spiel_bounded.evaluators.base import Evaluator, player_value
 from spiel_bounded.games import GameInfo, position_key, require
 from spiel_bounded.limits import Budget, Limits, SearchStopped
 from spiel_bounded.result import Interval, SearchResult, SearchStats
@@ -169,9 +169,14 @@ class _Engine:
         self.evaluations += 1
         self.horizon = True
         values = self.evaluator.evaluate(state)
-        value = values[self.max_player]
-        if not self.vmin <= value <= self.vmax or len(values) != self.info.num_players:
-            check_values(values, self.evaluator, self.info)
+        vmin, vmax = self.vmin, self.vmax
+        try:  # check_values for two players, inlined: free unless something is wrong
+            value = values[self.max_player]
+            valid = len(values) == 2 and vmin <= values[0] <= vmax and vmin <= values[1] <= vmax
+        except (TypeError, IndexError, KeyError):
+            valid = False
+        if not valid:  # raises, saying what is wrong
+            value = player_value(values, self.max_player, self.evaluator, self.info)
         return float(value)
 
     def _ordered(self, state: pyspiel.State, player: int, ply: int, tt_move: int | None) -> list:

@@ -81,7 +81,7 @@ from typing import Final
 import numpy as np
 import pyspiel
 
-from spiel_bounded.evaluators.base import Evaluator, check_values
+from spiel_bounded.evaluators.base import Evaluator, player_value
 from spiel_bounded.games import GameInfo, game_description, require
 from spiel_bounded.limits import STOPPED_BY_NODES, Budget, Limits, SearchStopped
 from spiel_bounded.result import Interval, SearchResult, SearchStats
@@ -714,9 +714,14 @@ class BABMCTSTree:
     def _evaluate(self, state: pyspiel.State) -> float:
         self.evaluations += 1
         values = self.evaluator.evaluate(state)
-        value = values[0]
-        if not self._vmin <= value <= self._vmax or len(values) != 2:
-            check_values(values, self.evaluator, self.info)
+        vmin, vmax = self._vmin, self._vmax
+        try:  # check_values for two players, inlined: free unless something is wrong
+            value = values[0]
+            valid = len(values) == 2 and vmin <= value <= vmax and vmin <= values[1] <= vmax
+        except (TypeError, IndexError, KeyError):
+            valid = False
+        if not valid:  # raises, saying what is wrong
+            value = player_value(values, 0, self.evaluator, self.info)
         return float(value)
 
     # -- searching -----------------------------------------------------------------------------
