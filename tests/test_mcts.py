@@ -830,3 +830,25 @@ def test_epsilon_below_the_gap_between_returns_changes_nothing(
     assert _search_with(state, 0.99) == exact
     if game_string == "tic_tac_toe":  # draws: a tolerance of 1.5 stops at [-1, 0] or [0, 1]
         assert _search_with(state, 1.5) != exact
+
+
+@pytest.mark.parametrize(
+    ("moves", "player", "action", "message"),
+    [
+        ([], 0, 99, r"got action 99, which is not legal in the given state \(legal: 0, 1, 2"),
+        ([4], 1, 4, r"got action 4, which is not legal"),
+        ([], 1, 0, r"got player 1, but player 0 is to move"),
+        ([0, 3, 1, 4, 2], 0, 5, r"got a terminal state"),
+        ([], 0, "3", r"got action '3'"),
+    ],
+)
+def test_bad_inform_action_is_a_clear_error(
+    moves: list[int], player: int, action: object, message: str
+) -> None:
+    bot = load_bot("babmcts", TTT, 0, simulations=30)
+    bot.step(TTT.new_initial_state())  # the bot keeps a tree from now on
+    state = TTT.new_initial_state()
+    for move in moves:
+        state.apply_action(move)
+    with pytest.raises(ValueError, match=message):
+        bot.inform_action(state, player, action)

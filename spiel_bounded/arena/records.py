@@ -1,7 +1,15 @@
 """`GameRecord`, the typed record of one finished game, and its one-line CSV form.
 
 A row of games.csv is one physical line: per-seat values are joined with `;` (labels cannot
-contain it), and the error traceback is stored JSON-encoded so that its newlines are escaped.
+contain it), and the error is stored JSON-encoded so that its newlines are escaped: an object
+`{"kind": ..., "trace": ...}`, or (rows written before error kinds existed) a bare string.
+
+Which errors count as a finished game (`GameRecord.finished`, see `ERROR_KINDS`): an error of
+the game itself (`play`: a bot raised or chose an illegal move, the game raised) or one that
+killed its worker process twice (`crash`) is a result, kept on resume like a win or a loss. An
+error before the game could start (`setup`: the game or a bot could not be built) or in the
+machinery that runs it (`runner`) says nothing about the bots: the game is played again when the
+run is resumed.
 """
 
 from __future__ import annotations
@@ -15,6 +23,20 @@ from dataclasses import dataclass
 from typing import Final
 
 SEP: Final = ";"
+
+PLAY: Final = "play"
+CRASH: Final = "crash"
+SETUP: Final = "setup"
+RUNNER: Final = "runner"
+ERROR_KINDS: Final = {
+    PLAY: "a bot raised or chose an illegal move, or the game raised, during play",
+    CRASH: "the game killed its worker process (a crash in native code), twice",
+    SETUP: "the game or a bot could not be built (replayed on resume)",
+    RUNNER: "the executor could not run the game (replayed on resume)",
+}
+"""Kinds of error record -> what they mean."""
+FINISHED_KINDS: Final = frozenset({PLAY, CRASH})
+"""Error kinds that count as a finished game (kept on resume); the others are replayed."""
 
 COLUMNS: Final = (
     "game_id",
@@ -59,8 +81,11 @@ class GameRecord:
             nodes (stock OpenSpiel bots).
         actions: Every action applied, chance outcomes included: the game can be replayed.
         duration: Wall-clock seconds of the whole game, bot construction included.
-        error_seat: The seat whose bot raised, None when no bot (or no game) raised.
-        error: The traceback when the game raised, else "".
+        error_seat: The seat whose bot raised (or was being built, or was choosing a move when
+            the worker process died), None when no bot was acting.
+        error: The traceback (or what happened) when the game ended in an error, else "".
+        error_kind: One of `ERROR_KINDS` when the game ended in an error ("" for rows written
+            before error kinds existed, which count as "play"), else "".
     """
 
     game_id: str
@@ -80,11 +105,20 @@ class GameRecord:
     duration: float
     error_seat: int | None = None
     error: str = ""
+    error_kind: str = ""
 
     @property
     def ok(self) -> bool:
         """True when the game finished without an error."""
         return not self.error
+
+    @property
+    def finished(self) -> bool:
+        """True when the game counts as played: no error, or an error of `FINISHED_KINDS`.
+
+        A game that is not finished is played again when the run is resumed.
+        """
+        return self.ok or (self.error_kind or PLAY) in FINISHED_KINDS
 
     def to_row(self) -> dict[str, str]:
         """The record as CSV cells (strings), one per column."""
@@ -107,7 +141,7 @@ class GameRecord:
             "actions": " ".join(map(str, self.actions)),
             "duration": _float(self.duration),
             "error_seat": "" if self.error_seat is None else str(self.error_seat),
-            "error": json.dumps(self.error) if self.error else "",
+            "error": _error_cell(self.error, self.error_kind),
         }
 
     def to_line(self) -> str:
@@ -145,8 +179,21 @@ class GameRecord:
             actions=tuple(int(value) for value in row["actions"].split()),
             duration=float(row["duration"]),
             error_seat=int(row["error_seat"]) if row["error_seat"] else None,
-            error=json.loads(row["error"]) if row["error"] else "",
+            **_parse_error_cell(row["error"]),
         )
+
+
+def latest(records: Sequence[GameRecord]) -> list[GameRecord]:
+    """The last record of each game id, in first-seen order (a game is counted once).
+
+    A game id appears more than once when a game that was not finished (see `finished`), or
+    one replayed on request, was played again: its last record is its result.
+    """
+    by_id: dict[str, GameRecord] = {}
+    for record in records:
+        by_id.pop(record.game_id, None)
+        by_id[record.game_id] = record
+    return list(by_id.values())
 
 
 def header_line() -> str:
@@ -166,6 +213,32 @@ def parse_lines(lines: Sequence[str]) -> list[GameRecord]:
         except (ValueError, TypeError, json.JSONDecodeError) as error:
             raise ValueError(f"data line {number}: {error}") from None
     return records
+
+
+def _error_cell(error: str, kind: str) -> str:
+    if not error:
+        return ""
+    if not kind:
+        return json.dumps(error)
+    return json.dumps({"kind": kind, "trace": error})
+
+
+def _parse_error_cell(cell: str) -> dict[str, str]:
+    if not cell:
+        return {"error": "", "error_kind": ""}
+    value = json.loads(cell)
+    if isinstance(value, str):
+        return {"error": value, "error_kind": ""}
+    if (
+        not isinstance(value, dict)
+        or value.get("kind") not in ERROR_KINDS
+        or not isinstance(value.get("trace"), str)
+    ):
+        raise ValueError(
+            f"error cell {cell[:60]!r}: accepted: a JSON string or "
+            f'{{"kind": one of {", ".join(ERROR_KINDS)}, "trace": a string}}'
+        )
+    return {"error": value["trace"], "error_kind": value["kind"]}
 
 
 def _split(cell: str) -> tuple[str, ...]:

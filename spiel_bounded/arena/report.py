@@ -27,7 +27,7 @@ import pandas as pd
 from spiel_bounded.arena import plots
 from spiel_bounded.arena.config import ReportSettings
 from spiel_bounded.arena.ratings import outcome_counts, pairwise_outcomes, rate
-from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.records import GameRecord, latest
 from spiel_bounded.arena.stats import wilson
 from spiel_bounded.arena.store import GameStore
 
@@ -53,15 +53,6 @@ class Report:
     errors: pd.DataFrame
     scores: dict[str, pd.DataFrame] = field(default_factory=dict)
     markdown: str = ""
-
-
-def latest(records: Sequence[GameRecord]) -> list[GameRecord]:
-    """The last record of each game id, in first-seen order (a game is counted once)."""
-    by_id: dict[str, GameRecord] = {}
-    for record in records:
-        by_id.pop(record.game_id, None)
-        by_id[record.game_id] = record
-    return list(by_id.values())
 
 
 def pairing_table(records: Sequence[GameRecord], order: Sequence[str]) -> pd.DataFrame:

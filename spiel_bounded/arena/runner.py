@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from spiel_bounded.arena.config import BotFactory, Config
 from spiel_bounded.arena.play import error_record, play_match
-from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.records import CRASH, RUNNER, GameRecord, latest
 from spiel_bounded.arena.schedule import Match, make_schedule
 from spiel_bounded.arena.store import GameStore, Manifest, utc_now
 
@@ -175,9 +175,12 @@ def _record_of(future: Future[GameRecord], match: Match, *, alone: bool) -> Game
             match,
             "the worker process died while playing this game alone (a crash in native code, "
             f"or killed): {error!r}",
+            kind=CRASH,
         )
     text = "".join(traceback.format_exception(error))
-    return error_record(match, f"the game could not be run in a worker process:\n{text}")
+    return error_record(
+        match, f"the game could not be run in a worker process:\n{text}", kind=RUNNER
+    )
 
 
 class DaskExecutor:
@@ -218,7 +221,10 @@ class DaskExecutor:
                 else:
                     error = future.exception()
                     text = "".join(traceback.format_exception(error))
-                    done(error_record(match, f"the Dask task failed:\n{text}"))
+                    # KilledWorker: the task killed the workers that ran it (a crash, a result);
+                    # anything else is the cluster's failure and the game is replayed on resume.
+                    kind = CRASH if type(error).__name__ == "KilledWorker" else RUNNER
+                    done(error_record(match, f"the Dask task failed:\n{text}", kind=kind))
                 future.release()
         finally:
             client.close()
@@ -259,17 +265,27 @@ def run_tournament(
     *,
     executor: Executor | None = None,
     force_new: bool = False,
+    retry_errors: bool = False,
     extra_bots: Mapping[str, BotFactory] | None = None,
     on_progress: Callable[[GameRecord, Progress], Any] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> RunResult:
-    """Plays every game of the config's schedule that games.csv does not hold yet.
+    """Plays every game of the config's schedule that games.csv does not hold finished yet.
+
+    A game is finished when its last record has no error or an error that is a result (a bot
+    raised, an illegal move, a crash: `GameRecord.finished`); a game whose bot could not be built
+    or whose executor failed is played again. When the output directory holds no finished game
+    but games of another config (e.g. all of them failed because of a config error since fixed),
+    those are archived as `force_new` would.
 
     Args:
         config: A validated config.
         executor: Where games are played (default: `make_executor(config)`).
         force_new: Archive earlier results (under OUTPUT/previous/) instead of resuming; the
-            only way to reuse an output directory whose games came from another config.
+            only way to reuse an output directory whose finished games came from another config.
+        retry_errors: Also play again the games whose last record is an error that counts as
+            finished (after fixing a bot, say); their old records stay in games.csv, the report
+            counts the last record of each game.
         extra_bots: Factories of bots outside the registry (the same as given to
             `load_config`).
         on_progress: Called after each game is stored, with its record and the progress.
@@ -284,13 +300,25 @@ def run_tournament(
     store = GameStore(config.run.output)
     archived = store.archive(REPORT_PATTERNS) if force_new else None
     manifest = manifest_of(config, len(schedule))
+    records = latest(store.read_records())
+    if records and not any(record.finished for record in records):
+        stored = store.read_manifest()
+        if stored is None or stored.fingerprint != manifest.fingerprint:
+            # Nothing here is a result: the other config's leftovers are archived, not mixed
+            # with this config's games.
+            archived = store.archive(REPORT_PATTERNS)
+            records = []
     store.check_same_tournament(manifest)
     stored = store.read_manifest()
     if stored is not None:
         manifest = manifest_of(config, len(schedule), created=stored.created)
     store.write_manifest(manifest)
 
-    finished = {record.game_id for record in store.read_records()}
+    finished = {
+        record.game_id
+        for record in records
+        if record.finished and not (retry_errors and not record.ok)
+    }
     pending = [match for match in schedule if match.game_id not in finished]
     resumed = len(schedule) - len(pending)
     started = clock()
