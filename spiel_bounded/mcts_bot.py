@@ -143,10 +143,16 @@ class BABMCTSBot(pyspiel.Bot):
         return True
 
     def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+        """Follows `action`, taken by `player_id` in `state` (the state before the action).
+
+        Raises:
+            ValueError: `state` is terminal, `player_id` is not the player to move in it, or
+                `action` is not one of its legal actions (chance outcomes at a chance node).
+        """
+        action = _checked_informed_action(state, player_id, action)
         tree = self._tree
         if tree is None:
             return
-        action = int(action)
         if state.child(action).is_terminal():
             self._tree = None
             return
@@ -160,6 +166,29 @@ class BABMCTSBot(pyspiel.Bot):
     def restart(self) -> None:
         self._tree = None
         self.last_result = None
+
+
+def _checked_informed_action(state: pyspiel.State, player_id: int, action: int) -> int:
+    """`action` as an int, or `ValueError` when it cannot have been played in `state`."""
+    expected = "inform_action takes the state before the action, its player and a legal action"
+    if state.is_terminal():
+        raise ValueError(f"inform_action got a terminal state; {expected}")
+    if player_id != state.current_player():
+        raise ValueError(
+            f"inform_action got player {player_id}, but player {state.current_player()} is to "
+            f"move; {expected}"
+        )
+    if state.is_chance_node():
+        legal = [outcome for outcome, _ in state.chance_outcomes()]
+    else:
+        legal = state.legal_actions()
+    if isinstance(action, bool) or not isinstance(action, int | np.integer) or action not in legal:
+        shown = ", ".join(map(str, legal[:20])) + (", ..." if len(legal) > 20 else "")
+        raise ValueError(
+            f"inform_action got action {action!r}, which is not legal in the given state "
+            f"(legal: {shown}); {expected}"
+        )
+    return int(action)
 
 
 def build_babmcts(

@@ -24,6 +24,7 @@ from spiel_bounded.arena import (
 )
 
 BLOCK_ENV = "SPIEL_BOUNDED_TEST_BLOCK"
+FAIL_BUILD_ENV = "SPIEL_BOUNDED_TEST_FAIL_BUILD"
 
 
 class _RandomBot(pyspiel.Bot):
@@ -93,6 +94,13 @@ def failing_factory(game: pyspiel.Game, player: int, params: Mapping[str, Any], 
     raise ValueError("deliberate failure while building the bot")
 
 
+def flaky_factory(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
+    """A random bot that cannot be built while FAIL_BUILD_ENV is set (a missing file, say)."""
+    if os.environ.get(FAIL_BUILD_ENV) == "1":
+        raise ValueError("deliberate failure while building the flaky bot")
+    return _RandomBot(seed)
+
+
 EXTRA_BOTS = {
     "test_random": random_bot,
     "test_raising": raising_bot,
@@ -100,6 +108,7 @@ EXTRA_BOTS = {
     "test_crashing": crashing_bot,
     "test_blocking": blocking_bot,
     "test_failing_factory": failing_factory,
+    "test_flaky_factory": flaky_factory,
 }
 
 

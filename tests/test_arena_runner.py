@@ -19,7 +19,7 @@ from spiel_bounded.arena import (
     report_from_directory,
     run_tournament,
 )
-from tests.arena_bots import EXTRA_BOTS
+from tests.arena_bots import EXTRA_BOTS, FAIL_BUILD_ENV
 
 TREE = "bounded_random_tree(branching=2,depth=3,seed=1)"
 
@@ -102,6 +102,62 @@ def test_erroring_bots_are_recorded_and_the_tournament_goes_on(tmp_path: Path) -
     assert len(report.errors) == 20
     assert set(report.errors["raised_by"]) == {"bad", "illegal"}
     assert "deliberate failure in the raising bot" in report.markdown
+
+
+def test_errors_of_play_count_as_finished_unless_retried(tmp_path: Path) -> None:
+    bots = '[[bots]]\nlabel = "bad"\nbot = "test_raising"\n'
+    tournament = config(tmp_path, bots=bots)
+    first = run_tournament(tournament, executor=InlineExecutor(), extra_bots=EXTRA_BOTS)
+    assert (first.played, first.errors) == (12, 8)
+    kinds = {record.error_kind for record in GameStore(tmp_path).read_records() if not record.ok}
+    assert kinds == {"play"}
+    again = run_tournament(tournament, executor=InlineExecutor(), extra_bots=EXTRA_BOTS)
+    assert (again.resumed, again.played) == (12, 0)
+    retried = run_tournament(
+        tournament, executor=InlineExecutor(), extra_bots=EXTRA_BOTS, retry_errors=True
+    )
+    assert (retried.resumed, retried.played, retried.errors) == (4, 8, 8)
+
+
+def test_a_game_whose_bot_could_not_be_built_is_played_again_on_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bots = '[[bots]]\nlabel = "flaky"\nbot = "test_flaky_factory"\n'
+    tournament = config(tmp_path, bots=bots)
+    # The bot can be built when the config is checked, then not (a file went missing, say).
+    monkeypatch.setenv(FAIL_BUILD_ENV, "1")
+    first = run_tournament(tournament, executor=InlineExecutor(), extra_bots=EXTRA_BOTS)
+    assert (first.played, first.errors) == (12, 8)
+    failed = [record for record in GameStore(tmp_path).read_records() if not record.ok]
+    assert {record.error_kind for record in failed} == {"setup"}
+    assert all(record.seats[record.error_seat] == "flaky" for record in failed)
+    assert not any(record.finished for record in failed)
+
+    monkeypatch.delenv(FAIL_BUILD_ENV)
+    second = run_tournament(tournament, executor=InlineExecutor(), extra_bots=EXTRA_BOTS)
+    assert (second.resumed, second.played, second.errors) == (4, 8, 0)
+    report = report_from_directory(tmp_path)
+    assert report.errors.empty
+    assert int(report.pairings["games"].sum()) == 12
+
+
+def test_a_changed_config_is_accepted_when_no_game_was_finished(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flaky = 'params = { depth = 2 }\n[[bots]]\nlabel = "flaky"\nbot = "test_flaky_factory"\n'
+    text = config(tmp_path).text.replace('bot = "random"', 'bot = "test_flaky_factory"')
+    broken = parse_config(text, source="t.toml", extra_bots=EXTRA_BOTS)
+    monkeypatch.setenv(FAIL_BUILD_ENV, "1")
+    first = run_tournament(broken, executor=InlineExecutor(), extra_bots=EXTRA_BOTS)
+    assert first.errors == first.played == 4
+    monkeypatch.delenv(FAIL_BUILD_ENV)
+    fixed = parse_config(
+        text.replace("params = { depth = 2 }\n", flaky), source="t.toml", extra_bots=EXTRA_BOTS
+    )
+    result = run_tournament(fixed, executor=InlineExecutor(), extra_bots=EXTRA_BOTS)
+    assert result.archived is not None and (result.archived / "games.csv").exists()
+    assert (result.resumed, result.played, result.errors) == (0, 12, 0)
+    assert all(record.ok for record in GameStore(tmp_path).read_records())
 
 
 def test_a_game_that_kills_its_worker_is_recorded_and_the_others_finish(tmp_path: Path) -> None:
