@@ -1,6 +1,8 @@
 """Benchmarks: our searches against OpenSpiel's own, measured side by side in one run.
 
     python scripts/bench.py --suites=alphabeta --output results/bench.md
+    python scripts/bench.py --suites=overshoot --repeats=1 --overshoot_before=<revision> \
+        --output=results/bench_overshoot.md
 
 Each suite is a module of `scripts/benchmarks` with `run(repeats) -> list[str]` returning its
 Markdown section, listed in `SUITES`; the file written starts with the command and the machine.
@@ -19,11 +21,23 @@ from absl import app, flags
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchmarks import alphabeta, chance, mcts  # after the path set-up
+from benchmarks import alphabeta, chance, mcts, overshoot  # after the path set-up
 
-SUITES = {"alphabeta": alphabeta.run, "chance": chance.run, "mcts": mcts.run}
+SUITES = {
+    "alphabeta": alphabeta.run,
+    "chance": chance.run,
+    "mcts": mcts.run,
+    "overshoot": overshoot.run,
+}
 
-_SUITES = flags.DEFINE_list("suites", list(SUITES), f"Suites to run, from: {', '.join(SUITES)}.")
+# Suite flags start with these prefixes (ab_, chance_, mcts_, overshoot_).
+SUITES_FLAG_PREFIXES = ("ab", "chance", "mcts", "overshoot")
+
+_SUITES = flags.DEFINE_list(
+    "suites",
+    ["alphabeta", "chance", "mcts"],
+    f"Suites to run, from: {', '.join(SUITES)} (overshoot compares with --overshoot_before).",
+)
 _OUTPUT = flags.DEFINE_string("output", "results/bench.md", "Markdown file to write.")
 _REPEATS = flags.DEFINE_integer("repeats", 3, "Timed repeats; the median is reported.")
 
@@ -34,11 +48,17 @@ def main(argv: Sequence[str]) -> None:
         raise app.UsageError(
             f"unknown suite(s) {', '.join(unknown)}; accepted: {', '.join(SUITES)}"
         )
+    given = [
+        f"--{name}={flags.FLAGS[name].serialize().split('=', 1)[1]}"
+        for name in sorted(flags.FLAGS)
+        if name.split("_", 1)[0] in SUITES_FLAG_PREFIXES and flags.FLAGS[name].present
+    ]
     lines = [
         "# Benchmarks",
         "",
         f"Command: `python scripts/bench.py --suites={','.join(_SUITES.value)} "
-        f"--repeats={_REPEATS.value} --output={_OUTPUT.value}` (suite flags at their defaults).",
+        f"--repeats={_REPEATS.value} {' '.join([*given, f'--output={_OUTPUT.value}'])}` "
+        "(other suite flags at their defaults).",
         f"Machine: {platform.machine()}, Python {platform.python_version()}, open_spiel "
         f"{metadata.version('open_spiel')}, run {time.strftime('%Y-%m-%d')}. Seconds are the "
         f"median of {_REPEATS.value} runs.",

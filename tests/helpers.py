@@ -35,6 +35,32 @@ class HashEvaluator:
         return (value, self._low + self._high - value)
 
 
+class FakeClock:
+    """Seconds that pass only when a test says so; counts its reads."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return self.now
+
+
+class ClockedEvaluator:
+    """Another evaluator whose every evaluation takes `cost` seconds of a fake clock."""
+
+    def __init__(self, inner: HashEvaluator, clock: FakeClock, cost: float) -> None:
+        self.name = f"clocked {inner.name}"
+        self._inner = inner
+        self._clock = clock
+        self._cost = cost
+
+    def evaluate(self, state: pyspiel.State) -> Sequence[float]:
+        self._clock.now += self._cost
+        return self._inner.evaluate(state)
+
+
 def play_random(state: pyspiel.State, choices: Sequence[int]) -> pyspiel.State:
     """Plays `choices` (each taken modulo the number of legal moves) while not terminal."""
     state = state.clone()

@@ -13,7 +13,7 @@ from spiel_bounded import synthetic
 from spiel_bounded.evaluators.base import ZeroEvaluator
 from spiel_bounded.limits import Limits
 from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab
-from tests.helpers import HashEvaluator, move_lists, play_random
+from tests.helpers import ClockedEvaluator, FakeClock, HashEvaluator, move_lists, play_random
 
 TTT = pyspiel.load_game("tic_tac_toe")
 EPSILONS = (0.0, 0.25, 1.0, 1.5)
@@ -186,13 +186,19 @@ def test_no_completed_iteration_still_returns_a_legal_move() -> None:
     assert result.action in state.legal_actions()
 
 
-def test_time_limit_is_honoured() -> None:
+@pytest.mark.parametrize(("seconds", "cost"), [(0.05, 3e-3), (0.5, 3e-3), (0.2, 1e-4)])
+def test_time_limit_is_honoured_within_one_evaluation(seconds: float, cost: float) -> None:
+    """Leaves cost `cost` seconds each (a random playout on chess costs milliseconds), inner
+    nodes nothing: the search overruns by less than one evaluation. With a clock read every 16
+    nodes it overran 0.05 s by up to 14 evaluations."""
     game = pyspiel.load_game("connect_four")
+    clock = FakeClock()
+    evaluator = ClockedEvaluator(HashEvaluator(game), clock, cost)
     result = bounded_ab(
-        game.new_initial_state(), evaluator=HashEvaluator(game), limits=Limits(seconds=0.2)
+        game.new_initial_state(), evaluator=evaluator, limits=Limits(seconds=seconds), clock=clock
     )
     assert result.stats.stopped_by == "seconds"
-    assert result.stats.seconds < 0.2 * 1.5 + 0.05
+    assert seconds - cost <= result.stats.seconds <= seconds + cost
 
 
 @pytest.mark.parametrize(

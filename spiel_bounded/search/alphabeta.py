@@ -40,6 +40,8 @@ minimax; for n-player games it is the paranoid assumption (a coalition of MIN pl
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pyspiel
@@ -494,6 +496,7 @@ def bounded_ab(
     evaluator: Evaluator,
     limits: Limits | None = None,
     settings: AlphaBetaSettings | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """Bounded alpha-beta from `state` for the player to move.
 
@@ -504,6 +507,7 @@ def bounded_ab(
         limits: Depth / nodes / seconds. With iterative deepening the last completed iteration
             is returned when a node or time limit stops the search.
         settings: Engine settings (epsilon, transpositions, ordering, ...).
+        clock: Seconds for the time limit (tests inject a fake clock).
 
     Returns:
         A `SearchResult` whose `[lower, upper]` contains the depth-limited minimax value of the
@@ -513,7 +517,9 @@ def bounded_ab(
         ValueError: The game is unsupported (games with chance nodes: use `bounded_star1` or
             `bounded_star2`), or the state is terminal or a chance node.
     """
-    return _search(state, evaluator, limits, settings, algorithm="bounded_ab", probing=False)
+    return _search(
+        state, evaluator, limits, settings, algorithm="bounded_ab", probing=False, clock=clock
+    )
 
 
 def bounded_star1(
@@ -522,6 +528,7 @@ def bounded_star1(
     evaluator: Evaluator,
     limits: Limits | None = None,
     settings: AlphaBetaSettings | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """Bounded Star-1 (Ballard 1983) from `state`: bounded alpha-beta with chance nodes.
 
@@ -529,7 +536,9 @@ def bounded_star1(
     decision plies only, as in OpenSpiel's `minimax.expectiminimax`). Accepts deterministic
     games too, where it is `bounded_ab`.
     """
-    return _search(state, evaluator, limits, settings, algorithm="bounded_star1", probing=False)
+    return _search(
+        state, evaluator, limits, settings, algorithm="bounded_star1", probing=False, clock=clock
+    )
 
 
 def bounded_star2(
@@ -538,6 +547,7 @@ def bounded_star2(
     evaluator: Evaluator,
     limits: Limits | None = None,
     settings: AlphaBetaSettings | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """Bounded Star-2 (Ballard 1983; Hauk, Buro & Schaeffer 2004): Star-1 plus probing.
 
@@ -545,7 +555,9 @@ def bounded_star2(
     move ordering) for cheap bounds and cuts as soon as they allow. Same contract as
     `bounded_star1`.
     """
-    return _search(state, evaluator, limits, settings, algorithm="bounded_star2", probing=True)
+    return _search(
+        state, evaluator, limits, settings, algorithm="bounded_star2", probing=True, clock=clock
+    )
 
 
 def _search(
@@ -556,8 +568,10 @@ def _search(
     *,
     algorithm: str,
     probing: bool,
+    clock: Callable[[], float],
 ) -> SearchResult:
     limits = limits or Limits()
+    budget = Budget(limits, clock=clock)  # from here on, setting up counts against the limit
     settings = settings or AlphaBetaSettings()
     game = state.get_game()
     chance = algorithm != "bounded_ab"
@@ -565,7 +579,6 @@ def _search(
     info = require(game, algorithm, chance=chance, hint=hint)
     if state.is_terminal() or state.is_chance_node():
         raise ValueError(f"{algorithm} needs a decision state of {info.description}, got:\n{state}")
-    budget = Budget(limits)
     max_player = state.current_player()
     engine = _Engine(game, info, max_player, evaluator, settings, budget, probing, state)
 
