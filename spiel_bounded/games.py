@@ -30,6 +30,10 @@ class GameInfo:
         zero_sum: True when the returns always sum to zero.
         python_game: True when the game is implemented in Python (registered from Python, like
             `bounded_random_tree`) rather than in OpenSpiel's C++ core.
+        terminal_rewards: True when rewards come only at the end of the game (OpenSpiel's
+            `RewardModel.TERMINAL`); False for games like 2048 that reward along the way.
+        integer_actions: False when the game takes action structs only (crossword), which no
+            bot here can play.
     """
 
     name: str
@@ -42,6 +46,8 @@ class GameInfo:
     sequential: bool
     zero_sum: bool
     python_game: bool
+    terminal_rewards: bool
+    integer_actions: bool
 
     @property
     def value_range(self) -> float:
@@ -62,6 +68,8 @@ def game_info(game: pyspiel.Game) -> GameInfo:
         sequential=game_type.dynamics == _Type.Dynamics.SEQUENTIAL,
         zero_sum=game_type.utility == _Type.Utility.ZERO_SUM,
         python_game=not type(game).__module__.startswith("pyspiel"),
+        terminal_rewards=game_type.reward_model == _Type.RewardModel.TERMINAL,
+        integer_actions=not game_type.action_structs_only,
     )
 
 
@@ -136,6 +144,8 @@ def unsupported_reasons(
     chance: bool = False,
     zero_sum: bool = True,
     python_games: bool = True,
+    imperfect_information: bool = False,
+    intermediate_rewards: bool = True,
 ) -> list[str]:
     """Lists why a search with these requirements cannot play the game (empty: it can).
 
@@ -146,15 +156,20 @@ def unsupported_reasons(
         zero_sum: Whether the search needs a zero-sum game.
         python_games: Whether games implemented in Python are supported (OpenSpiel's C++
             MCTSBot crashes when stepped from Python on them).
+        imperfect_information: Whether imperfect-information games are supported.
+        intermediate_rewards: Whether games with rewards before the end are supported
+            (OpenSpiel's MCTS bots refuse them).
     """
     reasons = []
     low, high = players
     if info.num_players < low or (high is not None and info.num_players > high):
         wanted = f"{low}" if low == high else f"{low}..{high if high is not None else 'n'}"
         reasons.append(f"it has {info.num_players} players (supported: {wanted})")
+    if not info.integer_actions:
+        reasons.append("its actions are structs, not integers, which no bot here can play")
     if info.has_chance and not chance:
         reasons.append("it has chance nodes")
-    if not info.perfect_information:
+    if not info.perfect_information and not imperfect_information:
         reasons.append("it has imperfect information")
     if not info.sequential:
         reasons.append("it has simultaneous moves")
@@ -162,6 +177,8 @@ def unsupported_reasons(
         reasons.append("it is not zero-sum")
     if info.python_game and not python_games:
         reasons.append("it is implemented in Python, which this C++ bot cannot search")
+    if not info.terminal_rewards and not intermediate_rewards:
+        reasons.append("it gives rewards before the end of the game (MCTS needs terminal rewards)")
     return reasons
 
 

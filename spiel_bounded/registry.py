@@ -16,6 +16,7 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.bots import POLICIES, SearchBot
+from spiel_bounded.cpp_mcts import CppMCTSBot
 from spiel_bounded.evaluators import EVALUATOR_NAMES, Evaluator, make_evaluator
 from spiel_bounded.evaluators.base import player_value
 from spiel_bounded.evaluators.heuristics import has_heuristic
@@ -248,18 +249,15 @@ def _build_random(
 def _build_mcts(
     game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
 ) -> pyspiel.Bot:
-    evaluator = pyspiel.RandomRolloutEvaluator(params["rollouts"], params["seed"])
-    seconds = params["seconds"]
-    return pyspiel.MCTSBot(
+    return CppMCTSBot(
         game,
-        evaluator,
-        params["uct_c"],
-        params["simulations"],
-        params["max_memory_mb"],
-        params["solve"],
-        params["seed"],
-        False,
-        max_wall_clock_time=-1.0 if seconds is None else seconds,
+        pyspiel.RandomRolloutEvaluator(params["rollouts"], params["seed"]),
+        uct_c=params["uct_c"],
+        simulations=params["simulations"],
+        max_memory_mb=params["max_memory_mb"],
+        solve=params["solve"],
+        seed=params["seed"],
+        seconds=params["seconds"],
     )
 
 
@@ -312,8 +310,14 @@ _STAR_PARAMS = {
         _one_of(*CHANCE_EPSILON_POLICIES),
     ),
 }
-_ANY_SEQUENTIAL = {"players": (1, None), "chance": True, "zero_sum": False}
-_CPP_SEQUENTIAL = {**_ANY_SEQUENTIAL, "python_games": False}
+_ANY_SEQUENTIAL = {
+    "players": (1, None),
+    "chance": True,
+    "zero_sum": False,
+    "imperfect_information": True,
+}
+_MCTS_GAMES = {**_ANY_SEQUENTIAL, "imperfect_information": False, "intermediate_rewards": False}
+_CPP_MCTS_GAMES = {**_MCTS_GAMES, "python_games": False}
 
 _SPECS: tuple[BotSpec, ...] = (
     BotSpec(
@@ -360,19 +364,22 @@ _SPECS: tuple[BotSpec, ...] = (
         params={
             **_MCTS_PARAMS,
             "seconds": Param(
-                None, "wall-clock limit per move (None: simulations only)", _optional_positive
+                None,
+                "wall-clock limit per move; when set, simulations is ignored (as in OpenSpiel) "
+                "but at least the 2 a move needs are run (None: simulations only)",
+                _optional_positive,
             ),
             "max_memory_mb": Param(1000, "tree memory cap in MB", _positive_int),
             **_SEED_PARAM,
         },
-        requirements=_CPP_SEQUENTIAL,
+        requirements=_CPP_MCTS_GAMES,
         build=_build_mcts,
     ),
     BotSpec(
         name="python_mcts",
         description="OpenSpiel's Python MCTSBot (open_spiel.python.algorithms.mcts) with rollouts",
         params={**_MCTS_PARAMS, **_SEED_PARAM},
-        requirements=_ANY_SEQUENTIAL,
+        requirements=_MCTS_GAMES,
         build=_build_python_mcts,
     ),
     BotSpec(
