@@ -7,7 +7,6 @@ the reason and the bots that can play it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +22,17 @@ from spiel_bounded.evaluators.heuristics import has_heuristic
 from spiel_bounded.games import GameInfo, game_info, load_game, unsupported_reasons
 from spiel_bounded.limits import DEFAULT_SECONDS, Limits
 from spiel_bounded.mcts_bot import BOT_POLICIES, build_babmcts
+from spiel_bounded.params import (
+    FLAG,
+    NON_NEGATIVE,
+    OPTIONAL_POSITIVE,
+    OPTIONAL_POSITIVE_INT,
+    POSITIVE,
+    POSITIVE_INT,
+    SEED,
+    OneOf,
+    Param,
+)
 from spiel_bounded.result import Interval, SearchResult, SearchStats
 from spiel_bounded.search.alphabeta import (
     CHANCE_EPSILON_POLICIES,
@@ -35,79 +45,9 @@ from spiel_bounded.search.alphabeta import (
 # -- parameter declarations ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Param:
-    """One bot parameter: its default, what it means, and what values it accepts.
-
-    Attributes:
-        default: Value used when the parameter is not given.
-        doc: One line for `list_bots()` and error messages.
-        check: Returns the accepted (possibly normalised) value or raises `ValueError` saying
-            what is accepted.
-    """
-
-    default: Any
-    doc: str
-    check: Callable[[Any], Any] = field(repr=False, default=lambda value: value)
-
-
-def _number(value: Any, *, minimum: float, strict: bool, integer: bool, allow_none: bool) -> Any:
-    if value is None and allow_none:
-        return None
-    kind = "an integer" if integer else "a number"
-    bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
-    accepted = f"{kind} {bound}" + (" or None" if allow_none else "")
-    ok_type = (int,) if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, ok_type) or not math.isfinite(value):
-        raise ValueError(f"must be {accepted}, got {value!r}")
-    if value < minimum or (strict and value == minimum):
-        raise ValueError(f"must be {accepted}, got {value!r}")
-    return value
-
-
-def _non_negative(value: Any) -> float:
-    return float(_number(value, minimum=0, strict=False, integer=False, allow_none=False))
-
-
-def _positive(value: Any) -> float:
-    return float(_number(value, minimum=0, strict=True, integer=False, allow_none=False))
-
-
-def _positive_int(value: Any) -> int:
-    return int(_number(value, minimum=1, strict=False, integer=True, allow_none=False))
-
-
-def _optional_positive_int(value: Any) -> int | None:
-    return _number(value, minimum=1, strict=False, integer=True, allow_none=True)
-
-
-def _optional_positive(value: Any) -> float | None:
-    checked = _number(value, minimum=0, strict=True, integer=False, allow_none=True)
-    return None if checked is None else float(checked)
-
-
-def _seed(value: Any) -> int:
-    return int(_number(value, minimum=0, strict=False, integer=True, allow_none=False))
-
-
-def _flag(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"must be True or False, got {value!r}")
-    return value
-
-
-def _one_of(*options: str) -> Callable[[Any], str]:
-    def check(value: Any) -> str:
-        if value not in options:
-            raise ValueError(f"must be one of {', '.join(options)}; got {value!r}")
-        return str(value)
-
-    return check
-
-
 def _evaluator_spec(value: Any) -> Any:
     if isinstance(value, str):
-        return _one_of("auto", *EVALUATOR_NAMES)(value)
+        return OneOf(("auto", *EVALUATOR_NAMES))(value)
     if isinstance(value, Evaluator):
         return value
     raise ValueError(
@@ -116,13 +56,13 @@ def _evaluator_spec(value: Any) -> Any:
 
 
 _LIMIT_PARAMS = {
-    "depth": Param(None, "depth limit in plies (None: unlimited)", _optional_positive_int),
-    "nodes": Param(None, "node limit per move (None: unlimited)", _optional_positive_int),
+    "depth": Param(None, "depth limit in plies (None: unlimited)", OPTIONAL_POSITIVE_INT),
+    "nodes": Param(None, "node limit per move (None: unlimited)", OPTIONAL_POSITIVE_INT),
     "seconds": Param(
         None,
         f"time limit per move in seconds (None: unlimited; {DEFAULT_SECONDS:g} s when no limit "
         "is given)",
-        _optional_positive,
+        OPTIONAL_POSITIVE,
     ),
 }
 _EVALUATOR_PARAMS = {
@@ -133,9 +73,9 @@ _EVALUATOR_PARAMS = {
         + ", or an Evaluator object",
         _evaluator_spec,
     ),
-    "rollouts": Param(1, "random playouts per evaluation (rollout evaluator)", _positive_int),
+    "rollouts": Param(1, "random playouts per evaluation (rollout evaluator)", POSITIVE_INT),
 }
-_SEED_PARAM = {"seed": Param(0, "seed of all the bot's randomness", _seed)}
+_SEED_PARAM = {"seed": Param(0, "seed of all the bot's randomness", SEED)}
 
 
 # -- bot specifications ----------------------------------------------------------------------
@@ -279,27 +219,27 @@ def _build_python_mcts(
 
 
 _MCTS_PARAMS = {
-    "simulations": Param(1000, "simulations per move", _positive_int),
-    "uct_c": Param(2.0, "UCT exploration constant", _positive),
-    "rollouts": Param(1, "random playouts per leaf", _positive_int),
-    "solve": Param(False, "back up proven wins and losses (MCTS-Solver)", _flag),
+    "simulations": Param(1000, "simulations per move", POSITIVE_INT),
+    "uct_c": Param(2.0, "UCT exploration constant", POSITIVE),
+    "rollouts": Param(1, "random playouts per leaf", POSITIVE_INT),
+    "solve": Param(False, "back up proven wins and losses (MCTS-Solver)", FLAG),
 }
 
 _TWO_PLAYER_ZERO_SUM = {"players": (2, 2), "chance": False, "zero_sum": True}
 _TWO_PLAYER_ZERO_SUM_CHANCE = {**_TWO_PLAYER_ZERO_SUM, "chance": True}
 
 _ALPHA_BETA_PARAMS = {
-    "epsilon": Param(0.0, "tolerance in utility units (0: exact alpha-beta)", _non_negative),
+    "epsilon": Param(0.0, "tolerance in utility units (0: exact alpha-beta)", NON_NEGATIVE),
     **_LIMIT_PARAMS,
     **_EVALUATOR_PARAMS,
     "policy": Param(
         "pessimistic",
         "move choice from root bounds: " + ", ".join(POLICIES),
-        _one_of(*POLICIES),
+        OneOf(POLICIES),
     ),
-    "transpositions": Param(True, "use a transposition table", _flag),
-    "move_ordering": Param(True, "TT move, killer moves and history heuristic", _flag),
-    "iterative_deepening": Param(True, "search depth 1, 2, ... up to the limit", _flag),
+    "transpositions": Param(True, "use a transposition table", FLAG),
+    "move_ordering": Param(True, "TT move, killer moves and history heuristic", FLAG),
+    "iterative_deepening": Param(True, "search depth 1, 2, ... up to the limit", FLAG),
     **_SEED_PARAM,
 }
 _STAR_PARAMS = {
@@ -307,7 +247,7 @@ _STAR_PARAMS = {
     "chance_epsilon": Param(
         "uniform",
         "how a chance node shares epsilon among outcomes: " + ", ".join(CHANCE_EPSILON_POLICIES),
-        _one_of(*CHANCE_EPSILON_POLICIES),
+        OneOf(CHANCE_EPSILON_POLICIES),
     ),
 }
 _ANY_SEQUENTIAL = {
@@ -351,7 +291,7 @@ _SPECS: tuple[BotSpec, ...] = (
         name="openspiel_ab",
         description="OpenSpiel's minimax.alpha_beta_search at a fixed depth with our evaluator",
         params={
-            "depth": Param(4, "search depth in plies", _positive_int),
+            "depth": Param(4, "search depth in plies", POSITIVE_INT),
             **_EVALUATOR_PARAMS,
             **_SEED_PARAM,
         },
@@ -367,9 +307,9 @@ _SPECS: tuple[BotSpec, ...] = (
                 None,
                 "wall-clock limit per move; when set, simulations is ignored (as in OpenSpiel) "
                 "but at least the 2 a move needs are run (None: simulations only)",
-                _optional_positive,
+                OPTIONAL_POSITIVE,
             ),
-            "max_memory_mb": Param(1000, "tree memory cap in MB", _positive_int),
+            "max_memory_mb": Param(1000, "tree memory cap in MB", POSITIVE_INT),
             **_SEED_PARAM,
         },
         requirements=_CPP_MCTS_GAMES,
@@ -397,21 +337,21 @@ _SPECS: tuple[BotSpec, ...] = (
         ),
         params={
             "epsilon": Param(
-                0.0, "tolerance in utility units (0: prove the exact value)", _non_negative
+                0.0, "tolerance in utility units (0: prove the exact value)", NON_NEGATIVE
             ),
             "simulations": Param(
-                1000, "simulations per move (None: unlimited)", _optional_positive_int
+                1000, "simulations per move (None: unlimited)", OPTIONAL_POSITIVE_INT
             ),
             "seconds": Param(
                 None,
                 f"time limit per move (None: unlimited; {DEFAULT_SECONDS:g} s when simulations, "
                 "seconds and nodes are all None)",
-                _optional_positive,
+                OPTIONAL_POSITIVE,
             ),
             "nodes": Param(
-                None, "tree nodes created per move (None: unlimited)", _optional_positive_int
+                None, "tree nodes created per move (None: unlimited)", OPTIONAL_POSITIVE_INT
             ),
-            "uct_c": Param(2.0, "UCT exploration constant", _non_negative),
+            "uct_c": Param(2.0, "UCT exploration constant", NON_NEGATIVE),
             "evaluator": Param(
                 "auto",
                 "leaf evaluator: auto (rollout), "
@@ -420,19 +360,19 @@ _SPECS: tuple[BotSpec, ...] = (
                 _evaluator_spec,
             ),
             "rollouts": Param(
-                1, "random playouts per evaluation (rollout evaluator)", _positive_int
+                1, "random playouts per evaluation (rollout evaluator)", POSITIVE_INT
             ),
             "policy": Param(
                 "auto",
                 "move choice: auto (best lower bound once proved, else most visited unpruned "
                 "child), or from root bounds: " + ", ".join(POLICIES),
-                _one_of(*BOT_POLICIES),
+                OneOf(BOT_POLICIES),
             ),
             "reuse_tree": Param(
-                True, "keep the subtree below the new position between moves", _flag
+                True, "keep the subtree below the new position between moves", FLAG
             ),
             "max_nodes": Param(
-                1_000_000, "memory cap in tree nodes (about 270 bytes each)", _positive_int
+                1_000_000, "memory cap in tree nodes (about 270 bytes each)", POSITIVE_INT
             ),
             **_SEED_PARAM,
         },
