@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from spiel_bounded.params import OPTIONAL_POSITIVE, OPTIONAL_POSITIVE_INT, check_fields, setting
+
 STOPPED_BY_NODES: Final = "nodes"
 STOPPED_BY_SECONDS: Final = "seconds"
 DEFAULT_SECONDS: Final = 1.0
@@ -24,25 +26,18 @@ class Limits:
         seconds: Maximum wall-clock seconds for one search call.
     """
 
-    depth: int | None = None
-    nodes: int | None = None
-    seconds: float | None = None
+    depth: int | None = setting(
+        None, "depth limit in decision plies (None: unlimited)", OPTIONAL_POSITIVE_INT
+    )
+    nodes: int | None = setting(
+        None, "node limit per move (None: unlimited)", OPTIONAL_POSITIVE_INT
+    )
+    seconds: float | None = setting(
+        None, "time limit per move in seconds (None: unlimited)", OPTIONAL_POSITIVE
+    )
 
     def __post_init__(self) -> None:
-        for name in ("depth", "nodes"):
-            value = getattr(self, name)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 1
-            ):
-                raise ValueError(f"Limits.{name} must be a positive integer or None, got {value!r}")
-        seconds = self.seconds
-        if seconds is not None and (
-            isinstance(seconds, bool)
-            or not isinstance(seconds, int | float)
-            or not math.isfinite(seconds)
-            or seconds <= 0
-        ):
-            raise ValueError(f"Limits.seconds must be a positive number or None, got {seconds!r}")
+        check_fields(self)
 
     @property
     def unbounded(self) -> bool:

@@ -199,7 +199,8 @@ def test_time_limit_is_honoured() -> None:
     [
         ({"epsilon": -0.1}, "epsilon must be a number >= 0"),
         ({"epsilon": float("nan")}, "epsilon must be a number >= 0"),
-        ({"tt_capacity": 0}, "tt_capacity must be >= 1"),
+        ({"tt_capacity": 0}, "AlphaBetaSettings.tt_capacity must be an integer >= 1, got 0"),
+        ({"transpositions": 1}, "AlphaBetaSettings.transpositions must be True or False"),
     ],
 )
 def test_bad_settings(kwargs: dict, message: str) -> None:

@@ -194,7 +194,10 @@ def test_bounded_ab_refuses_chance_games_and_points_to_star() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"chance_epsilon": "greedy"}, "unknown chance_epsilon 'greedy'; accepted: uniform, carry"),
+        (
+            {"chance_epsilon": "greedy"},
+            "chance_epsilon must be one of uniform, carry; got 'greedy'",
+        ),
         ({"epsilon": -1}, "epsilon must be a number >= 0"),
         ({"epsilon": True}, "epsilon must be a number >= 0"),
     ],

@@ -47,6 +47,7 @@ import pyspiel
 from spiel_bounded.evaluators.base import Evaluator, player_value
 from spiel_bounded.games import GameInfo, position_key, require
 from spiel_bounded.limits import Budget, Limits, SearchStopped
+from spiel_bounded.params import FLAG, NON_NEGATIVE, POSITIVE_INT, OneOf, check_fields, setting
 from spiel_bounded.result import Interval, SearchResult, SearchStats
 from spiel_bounded.search.tt import TranspositionTable
 
@@ -77,27 +78,19 @@ class AlphaBetaSettings:
             exact outcome did not use flows to the outcomes after it.
     """
 
-    epsilon: float = 0.0
-    transpositions: bool = True
-    move_ordering: bool = True
-    iterative_deepening: bool = True
-    tt_capacity: int = 2_000_000
-    chance_epsilon: str = "uniform"
+    epsilon: float = setting(0.0, "tolerance in utility units (0: exact alpha-beta)", NON_NEGATIVE)
+    transpositions: bool = setting(True, "use a transposition table", FLAG)
+    move_ordering: bool = setting(True, "TT move, killer moves and history heuristic", FLAG)
+    iterative_deepening: bool = setting(True, "search depth 1, 2, ... up to the limit", FLAG)
+    tt_capacity: int = setting(2_000_000, "transposition-table entries at most", POSITIVE_INT)
+    chance_epsilon: str = setting(
+        "uniform",
+        "how a chance node shares epsilon among outcomes: " + ", ".join(CHANCE_EPSILON_POLICIES),
+        OneOf(CHANCE_EPSILON_POLICIES),
+    )
 
     def __post_init__(self) -> None:
-        if (
-            isinstance(self.epsilon, bool)
-            or not isinstance(self.epsilon, int | float)
-            or not 0 <= self.epsilon < math.inf
-        ):
-            raise ValueError(f"epsilon must be a number >= 0, got {self.epsilon!r}")
-        if self.chance_epsilon not in CHANCE_EPSILON_POLICIES:
-            raise ValueError(
-                f"unknown chance_epsilon {self.chance_epsilon!r}; accepted: "
-                + ", ".join(CHANCE_EPSILON_POLICIES)
-            )
-        if self.tt_capacity < 1:
-            raise ValueError(f"tt_capacity must be >= 1, got {self.tt_capacity!r}")
+        check_fields(self)
 
 
 def _weighted(outcomes: list[tuple[int, float]], values: list[float]) -> float:
