@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from spiel_bounded.params import OPTIONAL_POSITIVE, OPTIONAL_POSITIVE_INT, check_fields, setting
+from spiel_bounded.result import StopReason
 
-STOPPED_BY_NODES: Final = "nodes"
-STOPPED_BY_SECONDS: Final = "seconds"
+STOPPED_BY_NODES: Final[StopReason] = "nodes"
+STOPPED_BY_SECONDS: Final[StopReason] = "seconds"
 DEFAULT_SECONDS: Final = 1.0
 """Seconds per move a registered bot takes when it is given no limit at all."""
 
@@ -48,7 +49,7 @@ class Limits:
 class SearchStopped(Exception):
     """Raised inside a search when its budget runs out; carries the reason."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: StopReason) -> None:
         super().__init__(reason)
         self.reason = reason
 

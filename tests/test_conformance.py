@@ -107,7 +107,7 @@ def test_every_bot_is_covered() -> None:
 def test_bot_plays_the_game(name: str, game_string: str) -> None:
     game = pyspiel.load_game(game_string)
     spec = next(spec for spec in list_bots() if spec.name == name)
-    reasons = spec.reasons_against_game(game)
+    reasons = spec.reasons_against(game_info(game))
     if reasons:
         # A bot may decline only for the documented reasons.
         expected = {

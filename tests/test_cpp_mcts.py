@@ -12,7 +12,7 @@ import pyspiel
 import pytest
 
 from spiel_bounded import load_bot
-from spiel_bounded.cpp_mcts import MIN_SIMULATIONS, CppMCTSBot
+from spiel_bounded.bots.cpp_mcts import MIN_SIMULATIONS, CppMCTSBot, CppMCTSSettings
 
 GAMES = [
     "tic_tac_toe",
@@ -61,15 +61,8 @@ def test_a_long_enough_limit_searches_and_finds_the_win() -> None:
     state = game.new_initial_state()
     for action in (0, 3, 1, 4):  # x to move wins with 2
         state.apply_action(action)
-    bot = CppMCTSBot(
-        game,
-        pyspiel.RandomRolloutEvaluator(1, 0),
-        uct_c=2.0,
-        simulations=1,  # ignored when seconds is set, as in OpenSpiel
-        max_memory_mb=100,
-        solve=True,
-        seed=0,
-        seconds=0.2,
-    )
+    # simulations=1 is ignored when seconds is set, as in OpenSpiel.
+    settings = CppMCTSSettings(simulations=1, max_memory_mb=100, solve=True, seconds=0.2)
+    bot = CppMCTSBot(game, settings, seed=0)
     assert bot.step(state) == 2
     assert MIN_SIMULATIONS == 2

@@ -14,9 +14,9 @@ from open_spiel.python.algorithms import evaluate_bots as python_evaluate_bots
 from open_spiel.python.algorithms import minimax
 
 from spiel_bounded import load_bot, make_evaluator, synthetic
+from spiel_bounded.bots.babmcts import BABMCTSBot
 from spiel_bounded.evaluators.base import ZeroEvaluator
 from spiel_bounded.limits import Limits
-from spiel_bounded.mcts_bot import BABMCTSBot
 from spiel_bounded.search.mcts import (
     BABMCTSSettings,
     BABMCTSTree,

@@ -18,10 +18,15 @@ import pyspiel
 from absl import flags
 from open_spiel.python.algorithms import minimax
 
-from spiel_bounded import AlphaBetaSettings, Limits, make_evaluator
+from spiel_bounded import (
+    AlphaBetaSettings,
+    Limits,
+    SearchResult,
+    bounded_star1,
+    bounded_star2,
+    make_evaluator,
+)
 from spiel_bounded.evaluators import Evaluator
-from spiel_bounded.result import SearchResult
-from spiel_bounded.search.alphabeta import bounded_star1, bounded_star2
 
 _BACKGAMMON_DEPTHS = flags.DEFINE_list(
     "chance_backgammon_depths", ["1", "2", "3"], "Backgammon depths."

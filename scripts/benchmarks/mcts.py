@@ -19,9 +19,16 @@ from open_spiel.python.algorithms import mcts as python_mcts
 from open_spiel.python.algorithms import minimax
 
 from benchmarks.positions import random_positions
-from spiel_bounded import Limits, bounded_ab, make_evaluator, synthetic
+from spiel_bounded import (
+    BABMCTSSettings,
+    Limits,
+    MCTSStats,
+    babmcts,
+    bounded_ab,
+    make_evaluator,
+    synthetic,
+)
 from spiel_bounded.evaluators import RolloutEvaluator
-from spiel_bounded.search.mcts import BABMCTSSettings, MCTSStats, babmcts
 
 _SIMULATIONS = flags.DEFINE_integer(
     "mcts_simulations",

@@ -211,10 +211,9 @@ def _sample_chance(state: pyspiel.State, rng: np.random.Generator) -> int:
 
 
 def _nodes(bot: pyspiel.Bot) -> int | None:
-    # Our bots say whether they count nodes and expose their last SearchResult. A count of 0 is
-    # real: BABMCTS creates no node on a move whose position its kept tree already proved.
-    if not getattr(bot, "counts_nodes", False):
-        return None
+    # Our bots expose their last SearchResult, whose node count is None when the search does
+    # not count nodes. A count of 0 is real: BABMCTS creates no node on a move whose position
+    # its kept tree already proved.
     result = getattr(bot, "last_result", None)
     count = getattr(getattr(result, "stats", None), "nodes", None)
     return int(count) if isinstance(count, int) else None

@@ -45,10 +45,17 @@ from dataclasses import dataclass
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, player_value
-from spiel_bounded.games import GameInfo, position_key, require
+from spiel_bounded.games import (
+    TWO_PLAYER_ZERO_SUM,
+    TWO_PLAYER_ZERO_SUM_CHANCE,
+    GameInfo,
+    Requirements,
+    position_key,
+    require,
+)
 from spiel_bounded.limits import Budget, Limits, SearchStopped
 from spiel_bounded.params import FLAG, NON_NEGATIVE, POSITIVE_INT, OneOf, check_fields, setting
-from spiel_bounded.result import Interval, SearchResult, SearchStats
+from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
 from spiel_bounded.search.tt import TranspositionTable
 
 _HISTORY_LIMIT = 1 << 30
@@ -498,7 +505,16 @@ def bounded_ab(
         ValueError: The game is unsupported (games with chance nodes: use `bounded_star1` or
             `bounded_star2`), or the state is terminal or a chance node.
     """
-    return _search(state, evaluator, limits, settings, algorithm="bounded_ab", probing=False)
+    return _search(
+        state,
+        evaluator,
+        limits,
+        settings,
+        algorithm="bounded_ab",
+        requirements=TWO_PLAYER_ZERO_SUM,
+        probing=False,
+        hint="; for games with chance nodes use bounded_star1 or bounded_star2",
+    )
 
 
 def bounded_star1(
@@ -514,7 +530,15 @@ def bounded_star1(
     decision plies only, as in OpenSpiel's `minimax.expectiminimax`). Accepts deterministic
     games too, where it is `bounded_ab`.
     """
-    return _search(state, evaluator, limits, settings, algorithm="bounded_star1", probing=False)
+    return _search(
+        state,
+        evaluator,
+        limits,
+        settings,
+        algorithm="bounded_star1",
+        requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
+        probing=False,
+    )
 
 
 def bounded_star2(
@@ -530,7 +554,15 @@ def bounded_star2(
     move ordering) for cheap bounds and cuts as soon as they allow. Same contract as
     `bounded_star1`.
     """
-    return _search(state, evaluator, limits, settings, algorithm="bounded_star2", probing=True)
+    return _search(
+        state,
+        evaluator,
+        limits,
+        settings,
+        algorithm="bounded_star2",
+        requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
+        probing=True,
+    )
 
 
 def _search(
@@ -540,14 +572,14 @@ def _search(
     settings: AlphaBetaSettings | None,
     *,
     algorithm: str,
+    requirements: Requirements,
     probing: bool,
+    hint: str = "",
 ) -> SearchResult:
     limits = limits or Limits()
     settings = settings or AlphaBetaSettings()
     game = state.get_game()
-    chance = algorithm != "bounded_ab"
-    hint = "" if chance else "; for games with chance nodes use bounded_star1 or bounded_star2"
-    info = require(game, algorithm, chance=chance, hint=hint)
+    info = require(game, algorithm, requirements, hint=hint)
     if state.is_terminal() or state.is_chance_node():
         raise ValueError(f"{algorithm} needs a decision state of {info.description}, got:\n{state}")
     budget = Budget(limits)
@@ -557,7 +589,7 @@ def _search(
     final_depth = limits.depth if limits.depth is not None else game.max_game_length()
     first_depth = 1 if settings.iterative_deepening else final_depth
     best: _Iteration | None = None
-    stopped_by = "depth"
+    stopped_by: StopReason = "depth"
     try:
         for depth in range(first_depth, final_depth + 1):
             best = engine.root(state, depth, best)

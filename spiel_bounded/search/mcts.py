@@ -82,7 +82,12 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, player_value
-from spiel_bounded.games import GameInfo, game_description, require
+from spiel_bounded.games import (
+    TWO_PLAYER_ZERO_SUM_CHANCE,
+    GameInfo,
+    game_description,
+    require,
+)
 from spiel_bounded.limits import STOPPED_BY_NODES, Budget, Limits, SearchStopped
 from spiel_bounded.params import (
     FLAG,
@@ -92,11 +97,11 @@ from spiel_bounded.params import (
     check_fields,
     setting,
 )
-from spiel_bounded.result import Interval, SearchResult, SearchStats
+from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
 
 ALGORITHM: Final = "babmcts"
-STOPPED_BY_SOLVED: Final = "solved"
-STOPPED_BY_SIMULATIONS: Final = "simulations"
+STOPPED_BY_SOLVED: Final[StopReason] = "solved"
+STOPPED_BY_SIMULATIONS: Final[StopReason] = "simulations"
 
 _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL: Final = int(pyspiel.PlayerId.TERMINAL)
@@ -287,7 +292,7 @@ class BABMCTSTree:
         """
         self.settings = settings or BABMCTSSettings()
         game = state.get_game()
-        self.info: GameInfo = require(game, ALGORITHM, chance=True)
+        self.info: GameInfo = require(game, ALGORITHM, TWO_PLAYER_ZERO_SUM_CHANCE)
         if state.is_terminal():
             raise ValueError(f"{ALGORITHM} needs a non-terminal state of {self.info.description}")
         self.evaluator = evaluator

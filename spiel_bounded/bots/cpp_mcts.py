@@ -11,11 +11,49 @@ simulations a move needs (no clock). Without a time limit it is the C++ bot's ow
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Final
+
 import pyspiel
 
-MIN_SIMULATIONS = 2
+from spiel_bounded.params import (
+    FLAG,
+    OPTIONAL_POSITIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    check_fields,
+    setting,
+)
+
+MIN_SIMULATIONS: Final = 2
 """Simulations the C++ bot needs for its root to have children: the first evaluates the root,
 the second expands it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class MCTSSettings:
+    """Settings of OpenSpiel's MCTS bots (`mcts`, `python_mcts`) with random rollouts."""
+
+    simulations: int = setting(1000, "simulations per move", POSITIVE_INT)
+    uct_c: float = setting(2.0, "UCT exploration constant", POSITIVE)
+    rollouts: int = setting(1, "random playouts per leaf", POSITIVE_INT)
+    solve: bool = setting(False, "back up proven wins and losses (MCTS-Solver)", FLAG)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CppMCTSSettings(MCTSSettings):
+    """Settings of the C++ `mcts` bot: those of `MCTSSettings` plus a clock and a memory cap."""
+
+    seconds: float | None = setting(
+        None,
+        "wall-clock limit per move; when set, simulations is ignored (as in OpenSpiel) but at "
+        "least the 2 a move needs are run (None: simulations only)",
+        OPTIONAL_POSITIVE,
+    )
+    max_memory_mb: int = setting(1000, "tree memory cap in MB", POSITIVE_INT)
 
 
 class CppMCTSBot(pyspiel.Bot):
@@ -28,33 +66,29 @@ class CppMCTSBot(pyspiel.Bot):
     def __init__(
         self,
         game: pyspiel.Game,
-        evaluator: pyspiel.Evaluator,
+        settings: CppMCTSSettings,
         *,
-        uct_c: float,
-        simulations: int,
-        max_memory_mb: int,
-        solve: bool,
-        seed: int,
-        seconds: float | None,
+        seed: int = 0,
     ) -> None:
         pyspiel.Bot.__init__(self)
+        evaluator = pyspiel.RandomRolloutEvaluator(settings.rollouts, seed)
 
         def make(max_simulations: int, clock: float) -> pyspiel.MCTSBot:
             return pyspiel.MCTSBot(
                 game,
                 evaluator,
-                uct_c,
+                settings.uct_c,
                 max_simulations,
-                max_memory_mb,
-                solve,
+                settings.max_memory_mb,
+                settings.solve,
                 seed,
                 False,  # verbose
                 max_wall_clock_time=clock,
             )
 
-        self._timed = seconds is not None
-        self._bot = make(simulations, -1.0 if seconds is None else seconds)
-        self._fallback = make(MIN_SIMULATIONS, -1.0) if self._timed else None
+        seconds = settings.seconds
+        self._bot = make(settings.simulations, -1.0 if seconds is None else seconds)
+        self._fallback = None if seconds is None else make(MIN_SIMULATIONS, -1.0)
 
     def step(self, state: pyspiel.State) -> int:
         if self._fallback is None:
