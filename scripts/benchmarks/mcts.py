@@ -26,6 +26,7 @@ from spiel_bounded import (
     babmcts,
     bounded_ab,
     make_evaluator,
+    oracles,
     synthetic,
 )
 from spiel_bounded.evaluators import RolloutEvaluator
@@ -209,7 +210,7 @@ def _exact(state: pyspiel.State) -> float:
     """The exact value for the player to move: brute force, expectiminimax or alpha-beta."""
     player = state.current_player()
     if isinstance(state, synthetic.SyntheticState):
-        return float(synthetic.solve(state)[player])
+        return float(oracles.solve(state)[player])
     if state.get_game().get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC:
         return float(minimax.expectiminimax(state, 1000, None, player)[0])
     zero = make_evaluator("zero", state.get_game())
