@@ -18,7 +18,6 @@ from absl import flags
 from open_spiel.python.algorithms import mcts as python_mcts
 from open_spiel.python.algorithms import minimax
 
-from benchmarks.positions import random_positions
 from spiel_bounded import (
     BABMCTSSettings,
     Limits,
@@ -30,6 +29,7 @@ from spiel_bounded import (
     synthetic,
 )
 from spiel_bounded.evaluators import RolloutEvaluator
+from spiel_bounded.testing import random_positions
 
 _SIMULATIONS = flags.DEFINE_integer(
     "mcts_simulations",
@@ -135,7 +135,7 @@ def _rate_section(repeats: int) -> list[str]:
     ]
     for name, plies, scale in RATE_GAMES:
         game = pyspiel.load_game(name)
-        states = random_positions(game, _POSITIONS.value, plies, _SEED.value)
+        states = random_positions(game, _POSITIONS.value, plies=plies, seed=_SEED.value)
         simulations = max(20, int(_SIMULATIONS.value * scale))
         ours = _babmcts_rate(states, simulations, repeats)
         python = _python_rate(states, max(10, simulations // 4), repeats)
@@ -224,7 +224,7 @@ def _prove_positions() -> list[tuple[str, pyspiel.State]]:
     positions = [("tic_tac_toe, start", ttt.new_initial_state())]
     positions += [
         (f"tic_tac_toe, 2 plies #{i}", s)
-        for i, s in enumerate(random_positions(ttt, 3, 2, _SEED.value), 1)
+        for i, s in enumerate(random_positions(ttt, 3, plies=2, seed=_SEED.value), 1)
     ]
     positions += _connect_four_positions(6)
     for seed in range(3):
