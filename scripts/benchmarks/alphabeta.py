@@ -16,7 +16,7 @@ import pyspiel
 from absl import flags
 from open_spiel.python.algorithms import minimax
 
-from spiel_bounded import AlphaBetaSettings, Limits, bounded_ab, make_evaluator
+from spiel_bounded import AlphaBetaSettings, Limits, SearchResult, bounded_ab, make_evaluator
 from spiel_bounded.evaluators import Evaluator
 from spiel_bounded.testing import random_positions
 
@@ -121,7 +121,7 @@ def _ours_row(
     settings: AlphaBetaSettings,
     repeats: int,
 ) -> Row:
-    results = []
+    results: list[SearchResult] = []
 
     def run() -> None:
         results.clear()
@@ -137,7 +137,7 @@ def _ours_row(
         assert result.lower == result.upper, "epsilon 0 must give an exact value"
     return Row(
         name,
-        sum(r.stats.nodes for r in results),
+        sum(r.stats.nodes or 0 for r in results),  # our searches count nodes
         seconds,
         tuple(r.lower for r in results),
         sum(r.stats.evaluations for r in results),

@@ -121,7 +121,7 @@ def _ours(
     return Measurement(
         name,
         sum(r.stats.evaluations for r in results),
-        sum(r.stats.nodes for r in results),
+        sum(r.stats.nodes or 0 for r in results),  # our searches count nodes
         statistics.median(times),
         tuple(r.lower for r in results),
     )
