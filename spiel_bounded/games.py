@@ -203,14 +203,3 @@ def require(
     if reasons:
         raise ValueError(f"{algorithm} cannot play {info.description}: {'; '.join(reasons)}{hint}")
     return info
-
-
-def position_key(state: pyspiel.State) -> tuple[int, str]:
-    """A transposition key: the player to move and the state's string.
-
-    The player is part of the key because `str(state)` does not always name the player to move
-    (breakthrough prints only the board), so two different positions could share a string. Games
-    whose string omits part of the state (move counters, repetition history) must be searched
-    with transpositions off.
-    """
-    return (state.current_player(), str(state))

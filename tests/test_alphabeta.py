@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyspiel
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -297,3 +298,37 @@ def test_bounds_on_synthetic_trees(
         assert result.lower - 1e-9 <= oracles.solve(state)[0] <= result.upper + 1e-9
     chosen = oracles.solve_depth_limited(state.child(result.action), limit - 1, evaluator.evaluate)
     assert chosen[0] >= exact - epsilon - 1e-9
+
+
+QUORIDOR = pyspiel.load_game("quoridor(board_size=5,wall_count=0)")
+
+
+def near_the_move_limit(seed: int, left: int) -> pyspiel.State | None:
+    """A quoridor position `left` moves before the move limit (None if the game ended)."""
+    rng = np.random.default_rng(seed)
+    state = QUORIDOR.new_initial_state()
+    while state.move_number() < QUORIDOR.max_game_length() - left:
+        # Pawns wander without reaching their goal row, so that the limit comes near.
+        moves = [m for m in state.legal_actions() if not state.child(m).is_terminal()]
+        state.apply_action(int(rng.choice(moves or state.legal_actions())))
+        if state.is_terminal():
+            return None
+    return state
+
+
+def test_transpositions_keep_solved_values_near_a_move_limit() -> None:
+    """quoridor is drawn at a move limit its string does not show: the same board reached at two
+    move numbers must not share a table entry. With the key (player, str(state)) this search got
+    7 of these 80 values wrong (with iterative deepening, none)."""
+    settings = AlphaBetaSettings(iterative_deepening=False)
+    for seed in range(20):
+        for left in (8, 10, 12, 14):
+            state = near_the_move_limit(seed, left)
+            if state is None:
+                continue
+            exact, _ = minimax.alpha_beta_search(
+                QUORIDOR, state, maximizing_player_id=state.current_player()
+            )
+            result = bounded_ab(state, evaluator=ZeroEvaluator(QUORIDOR), settings=settings)
+            assert result.stats.stopped_by == "solved"
+            assert result.lower == result.upper == exact, (seed, left)

@@ -268,3 +268,22 @@ def test_every_node_keeps_the_contract_for_any_window(
         or lo >= beta - epsilon - TOLERANCE
         or (hi - lo <= epsilon + TOLERANCE)
     )
+
+
+PIG = pyspiel.load_game("pig(horizon=6,winscore=12)")
+
+
+@settings(max_examples=15, deadline=None)
+@given(choices=move_lists(8), search=st.sampled_from(sorted(SEARCHES)))
+def test_transpositions_keep_values_near_the_pig_horizon(choices: list[int], search: str) -> None:
+    """pig ends after `horizon` decisions, a counter its string does not show: equal strings
+    after different numbers of decisions must not share a table entry (they did with the key
+    (player, str(state)))."""
+    state = _decision_state(PIG.new_initial_state(), choices)
+    if state is None:
+        return
+    depth = PIG.max_game_length()  # the horizon: the game ends within the depth
+    exact = _expectiminimax(state, depth, HashEvaluator(PIG))
+    result = SEARCHES[search](state, evaluator=HashEvaluator(PIG), limits=Limits(depth=depth))
+    assert result.lower - TOLERANCE <= exact <= result.upper + TOLERANCE
+    assert result.upper - result.lower <= TOLERANCE

@@ -50,12 +50,12 @@ from spiel_bounded.games import (
     TWO_PLAYER_ZERO_SUM_CHANCE,
     GameInfo,
     Requirements,
-    position_key,
     require,
 )
 from spiel_bounded.limits import Budget, Limits, SearchStopped
 from spiel_bounded.params import FLAG, NON_NEGATIVE, POSITIVE_INT, OneOf, check_fields, setting
 from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+from spiel_bounded.search.keys import key_function, key_rule
 from spiel_bounded.search.tt import TranspositionTable
 
 _HISTORY_LIMIT = 1 << 30
@@ -71,8 +71,11 @@ class AlphaBetaSettings:
     Attributes:
         epsilon: Absolute tolerance in utility units (>= 0). The root interval is at most this
             wide when an iteration completes; 0 is exact alpha-beta.
-        transpositions: Use a transposition table keyed by (player to move, str(state)). Turn it
-            off for games whose string omits part of the state (move counters, repetitions).
+        transpositions: Use a transposition table. Its key is chosen per game
+            (`spiel_bounded.search.keys`): the player to move and the state's string where that
+            is the whole state, plus what the string omits (move counters, ...) where that can be
+            read, else the history of actions (then only iterative deepening and move ordering
+            benefit: different move orders never share an entry).
         move_ordering: Order moves by transposition-table move, killer moves and the history
             heuristic. Off searches in `legal_actions()` order.
         iterative_deepening: Search depth 1, 2, ... up to the depth limit, keeping the last
@@ -142,6 +145,7 @@ class _Engine:
         settings: AlphaBetaSettings,
         budget: Budget,
         probing: bool,
+        root: pyspiel.State | None = None,
     ) -> None:
         self.info = info
         self.eps = float(settings.epsilon)
@@ -154,6 +158,9 @@ class _Engine:
         self.vmax = info.max_utility
         self.ordering = settings.move_ordering
         self.tt = TranspositionTable(settings.tt_capacity) if settings.transpositions else None
+        self.key = key_function(game, root)
+        # `string_key`, inlined on the hot path where it is the game's key.
+        self.string_keys = key_rule(game).kind == "string"
         self.budget = budget
         num_actions = game.num_distinct_actions()
         self.history = [[0] * num_actions for _ in range(info.num_players)]
@@ -237,7 +244,7 @@ class _Engine:
         tt_hi = self.vmax
         player = state.current_player()
         if tt is not None:
-            key = (player, str(state))  # position_key, inlined on the hot path
+            key = (player, str(state)) if self.string_keys else self.key(state)
             entry = tt.get(key)
             if entry is not None:
                 tt_move = entry.move
@@ -317,7 +324,7 @@ class _Engine:
         outer_horizon = self.horizon
         self.horizon = False
         if tt is not None:
-            key = (_CHANCE, str(state))
+            key = (_CHANCE, str(state)) if self.string_keys else self.key(state)
             entry = tt.get(key)
             if entry is not None and entry.usable_at(depth):
                 lo, hi = entry.lower, entry.upper
@@ -418,7 +425,7 @@ class _Engine:
             player = child.current_player()
             tt_move = None
             if self.tt is not None:
-                entry = self.tt.get((player, str(child)))
+                entry = self.tt.get(self.key(child))
                 tt_move = None if entry is None else entry.move
             move = self._ordered(child, player, ply + 1, tt_move)[0]
             a_j = max(vmin, (alpha - hi + p * c_hi) / p)
@@ -468,7 +475,7 @@ class _Engine:
         seen = set()
         current = state.child(first)
         while len(pv) < depth and not current.is_terminal():
-            key = position_key(current)
+            key = self.key(current)
             entry = self.tt.get(key)
             if entry is None or entry.move is None or key in seen:
                 break
@@ -584,7 +591,7 @@ def _search(
         raise ValueError(f"{algorithm} needs a decision state of {info.description}, got:\n{state}")
     budget = Budget(limits)
     max_player = state.current_player()
-    engine = _Engine(game, info, max_player, evaluator, settings, budget, probing)
+    engine = _Engine(game, info, max_player, evaluator, settings, budget, probing, state)
 
     final_depth = limits.depth if limits.depth is not None else game.max_game_length()
     first_depth = 1 if settings.iterative_deepening else final_depth
