@@ -179,6 +179,11 @@ def main(argv: Sequence[str]) -> None:
             "to resume\n"
         )
         sys.exit(130)
+    if result.stale_lock is not None:
+        sys.stderr.write(
+            f"took over the lock of a run that ended without releasing it "
+            f"({result.stale_lock.describe()}: killed?)\n"
+        )
     if result.archived is not None:
         sys.stderr.write(f"earlier results moved to {result.archived}\n")
     sys.stderr.write(

@@ -22,12 +22,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Protocol
 
 from spiel_bounded.arena.config import BotFactory, Config
+from spiel_bounded.arena.lock import LockHolder, locked
 from spiel_bounded.arena.play import error_record, play_match
 from spiel_bounded.arena.records import CRASH, RUNNER, GameRecord, latest
 from spiel_bounded.arena.schedule import Match, make_schedule
@@ -88,6 +89,8 @@ class RunResult:
         errors: Games of this run that ended in an error.
         seconds: Wall-clock seconds of this run.
         archived: Where `force_new` moved earlier results, if it did.
+        stale_lock: The run whose lock on the output directory this run took over (a run that
+            was killed), if any.
     """
 
     output: Path
@@ -97,6 +100,7 @@ class RunResult:
     errors: int
     seconds: float
     archived: Path | None = None
+    stale_lock: LockHolder | None = None
 
 
 class InlineExecutor:
@@ -278,6 +282,9 @@ def run_tournament(
     but games of another config (e.g. all of them failed because of a config error since fixed),
     those are archived as `force_new` would.
 
+    Only one run at a time may use an output directory: the run holds a lock on it (see
+    `lock`), and a second run is refused with an error naming the first.
+
     Args:
         config: A validated config.
         executor: Where games are played (default: `make_executor(config)`).
@@ -292,10 +299,34 @@ def run_tournament(
         clock: Seconds clock for progress (injectable for tests).
 
     Raises:
+        RunLockedError: Another run is using the output directory.
         ConfigChangedError: The output directory holds games of another config (and not
             `force_new`).
         StoreError: games.csv or run.json is unreadable.
     """
+    with locked(config.run.output) as lock:
+        result = _run(
+            config,
+            executor=executor,
+            force_new=force_new,
+            retry_errors=retry_errors,
+            extra_bots=extra_bots,
+            on_progress=on_progress,
+            clock=clock,
+        )
+    return replace(result, stale_lock=lock.stale)
+
+
+def _run(
+    config: Config,
+    *,
+    executor: Executor | None,
+    force_new: bool,
+    retry_errors: bool,
+    extra_bots: Mapping[str, BotFactory] | None,
+    on_progress: Callable[[GameRecord, Progress], Any] | None,
+    clock: Callable[[], float],
+) -> RunResult:
     schedule = make_schedule(config.tournament, extra_bots)
     store = GameStore(config.run.output)
     archived = store.archive(REPORT_PATTERNS) if force_new else None
