@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -10,10 +13,12 @@ import pytest
 from spiel_bounded.arena import (
     ConfigChangedError,
     DaskExecutor,
+    GameRecord,
     GameStore,
     InlineExecutor,
     ProcessExecutor,
     Progress,
+    Terminated,
     make_schedule,
     parse_config,
     report_from_directory,
@@ -171,7 +176,8 @@ def test_a_game_that_kills_its_worker_is_recorded_and_the_others_finish(tmp_path
     assert result.played == len(records) == 6
     for record in records:
         if "crash" in record.seats:
-            assert "worker process died while playing this game alone" in record.error
+            assert "the game killed its worker process twice" in record.error
+            assert record.error_kind == "crash"
         else:
             assert record.ok, record.error
 
@@ -204,3 +210,25 @@ def test_progress_rate_and_time_left() -> None:
     assert progress.rate == 0.5
     assert progress.seconds_left == 60.0
     assert Progress(done=0, total=4, resumed=0, errors=0, elapsed=0.0).seconds_left is None
+
+
+def test_sigterm_raises_terminated_keeps_finished_games_and_releases_the_lock(
+    tmp_path: Path,
+) -> None:
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can only be set in the main thread")
+    tournament = config(tmp_path)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+    def progress(record: GameRecord, progress: Progress) -> None:
+        if progress.done == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    with pytest.raises(Terminated, match="stopped by SIGTERM") as stopped:
+        run_tournament(tournament, executor=InlineExecutor(), on_progress=progress)
+    assert stopped.value.signum == signal.SIGTERM
+    assert isinstance(stopped.value, KeyboardInterrupt)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    assert len(GameStore(tmp_path).read_records()) == 2
+    resumed = run_tournament(tournament, executor=InlineExecutor())  # not locked any more
+    assert (resumed.resumed, resumed.played) == (2, 2)

@@ -11,6 +11,7 @@ arena that writes to the terminal: progress to stderr, the summary to stdout.
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -22,7 +23,7 @@ from absl import app, flags
 from spiel_bounded.arena.config import ConfigError, ReportSettings, load_config
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.report import report_from_directory, write_report
-from spiel_bounded.arena.runner import Progress, run_tournament
+from spiel_bounded.arena.runner import Progress, Terminated, run_tournament
 from spiel_bounded.arena.store import GameStore, StoreError
 
 _CONFIG = flags.DEFINE_string("config", None, "Tournament config (TOML).")
@@ -173,12 +174,14 @@ def main(argv: Sequence[str]) -> None:
     except (ConfigError, StoreError) as error:
         sys.stderr.write(f"error: {error}\n")
         sys.exit(2)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
+        signum = error.signum if isinstance(error, Terminated) else signal.SIGINT
+        name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
         sys.stderr.write(
-            "\ninterrupted: every finished game is in games.csv; run the same command again "
-            "to resume\n"
+            f"\nstopped by {name}: every finished game is in games.csv; run the same command "
+            "again to resume\n"
         )
-        sys.exit(130)
+        sys.exit(128 + signum)
     if result.stale_lock is not None:
         sys.stderr.write(
             f"took over the lock of a run that ended without releasing it "

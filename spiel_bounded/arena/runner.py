@@ -1,49 +1,73 @@
-"""Runs a tournament: resume or refuse, then play the missing games on an executor.
-
-Executors play `Match`es and hand back `GameRecord`s one by one, in the order they finish:
-
-- `ProcessExecutor`: local worker processes (`concurrent.futures`, spawn start method). A game
-  that kills its worker process (a crash in C++) is replayed alone in a fresh process; if it
-  kills that one too it is recorded as an error, and the tournament goes on.
-- `DaskExecutor`: a Dask distributed cluster at an address, or a local one (`cluster` extra).
-- `InlineExecutor`: one game at a time in this process (debugging, tests).
+"""Runs a tournament: lock the output directory, resume or refuse, then play the missing games
+on an executor (see `executors`).
 
 Every record is appended to games.csv (and on disk) before the next one is accepted, and progress
-is reported through a callback; nothing here prints.
+is reported through a callback; nothing here prints. SIGTERM stops a run as Ctrl-C does (see
+`Terminated`): the workers are killed, every finished game stays in games.csv, and running again
+resumes.
 """
 
 from __future__ import annotations
 
 import signal
+import threading
 import time
-import traceback
-from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Protocol
+from types import FrameType
+from typing import Any
 
 from spiel_bounded.arena.config import BotFactory, Config
+from spiel_bounded.arena.executors import Executor, make_executor
 from spiel_bounded.arena.lock import LockHolder, locked
-from spiel_bounded.arena.play import error_record, play_match
-from spiel_bounded.arena.records import CRASH, RUNNER, GameRecord, latest
-from spiel_bounded.arena.schedule import Match, make_schedule
+from spiel_bounded.arena.records import GameRecord, latest
+from spiel_bounded.arena.schedule import make_schedule
 from spiel_bounded.arena.store import GameStore, Manifest, utc_now
 
 REPORT_PATTERNS = ("summary.md", "*.csv", "*.png")
 """Files of a results directory that `--force_new` archives along with games.csv and run.json."""
 
-Done = Callable[[GameRecord], None]
+
+class Terminated(KeyboardInterrupt):
+    """The run received SIGTERM (from `timeout`, SLURM, `docker stop`, `kill`).
+
+    A `KeyboardInterrupt`, so that whatever stops a run on Ctrl-C stops it on SIGTERM too.
+
+    Attributes:
+        signum: The signal's number.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
 
 
-class Executor(Protocol):
-    """Plays matches and calls `done` with each record, in the order games finish."""
+@contextmanager
+def _sigterm_stops_the_run() -> Iterator[None]:
+    """Turns SIGTERM into `Terminated` while the block runs.
 
-    def run(self, matches: Sequence[Match], done: Done) -> None: ...
+    Only in the main thread (the only one that may set handlers), and only when SIGTERM still
+    has its default action: a handler the application set is left alone. A second SIGTERM
+    while the run is stopping is ignored, so that it cannot cut the clean-up short.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated(signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,148 +127,6 @@ class RunResult:
     stale_lock: LockHolder | None = None
 
 
-class InlineExecutor:
-    """Plays each game in this process, one after the other."""
-
-    def run(self, matches: Sequence[Match], done: Done) -> None:
-        for match in matches:
-            done(play_match(match))
-
-
-class ProcessExecutor:
-    """Plays games in local worker processes, at most `workers` at a time."""
-
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
-
-    @contextmanager
-    def _pool(self, workers: int) -> Iterator[ProcessPoolExecutor]:
-        pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=get_context("spawn"), initializer=_ignore_interrupts
-        )
-        try:
-            yield pool
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
-
-    def run(self, matches: Sequence[Match], done: Done) -> None:
-        queue = deque(matches)
-        while queue:
-            suspects = self._run_until_broken(queue, done)
-            # A worker died: each game that was in flight is replayed alone, so that a game
-            # that kills its process is identified and recorded, and the others are not lost.
-            for match in suspects:
-                with self._pool(1) as pool:
-                    future = pool.submit(play_match, match)
-                    wait([future])
-                    done(_record_of(future, match, alone=True))
-
-    def _run_until_broken(self, queue: deque[Match], done: Done) -> list[Match]:
-        inflight: dict[Future[GameRecord], Match] = {}
-        with self._pool(self.workers) as pool:
-            while queue or inflight:
-                while queue and len(inflight) < 2 * self.workers:
-                    match = queue.popleft()
-                    try:
-                        inflight[pool.submit(play_match, match)] = match
-                    except BrokenProcessPool:  # a worker died since the last wait
-                        return [match, *inflight.values()]
-                finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
-                broken = []
-                for future in sorted(finished, key=lambda item: inflight[item].game_id):
-                    match = inflight.pop(future)
-                    if isinstance(future.exception(), BrokenProcessPool):
-                        broken.append(match)
-                    else:
-                        done(_record_of(future, match, alone=False))
-                if broken:
-                    return broken + list(inflight.values())
-        return []
-
-
-def _ignore_interrupts() -> None:
-    # Ctrl-C is for the main process, which stops handing out games; a worker finishes its
-    # game (already accepted results are safe either way) instead of printing a traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _record_of(future: Future[GameRecord], match: Match, *, alone: bool) -> GameRecord:
-    error = future.exception()
-    if error is None:
-        return future.result()
-    if isinstance(error, BrokenProcessPool):
-        return error_record(
-            match,
-            "the worker process died while playing this game alone (a crash in native code, "
-            f"or killed): {error!r}",
-            kind=CRASH,
-        )
-    text = "".join(traceback.format_exception(error))
-    return error_record(
-        match, f"the game could not be run in a worker process:\n{text}", kind=RUNNER
-    )
-
-
-class DaskExecutor:
-    """Plays games on a Dask distributed cluster (`pip install 'spiel-bounded[cluster]'`).
-
-    Args:
-        workers: Worker processes of the local cluster started when `scheduler` is None.
-        scheduler: Address of a running scheduler, e.g. "tcp://10.0.0.5:8786".
-    """
-
-    def __init__(self, workers: int, scheduler: str | None = None) -> None:
-        self.workers = workers
-        self.scheduler = scheduler
-
-    def run(self, matches: Sequence[Match], done: Done) -> None:
-        try:
-            from distributed import Client, LocalCluster, as_completed
-        except ImportError:
-            raise RuntimeError(
-                "the dask executor needs the cluster extra: pip install 'spiel-bounded[cluster]'"
-            ) from None
-        cluster = None
-        if self.scheduler is None:
-            cluster = LocalCluster(
-                n_workers=self.workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-            )
-        client = Client(self.scheduler if cluster is None else cluster)
-        try:
-            futures = client.map(play_match, list(matches), pure=False)
-            by_key = {future.key: match for future, match in zip(futures, matches, strict=True)}
-            for future in as_completed(futures):
-                match = by_key[future.key]
-                if future.status == "finished":
-                    done(future.result())
-                else:
-                    error = future.exception()
-                    text = "".join(traceback.format_exception(error))
-                    # KilledWorker: the task killed the workers that ran it (a crash, a result);
-                    # anything else is the cluster's failure and the game is replayed on resume.
-                    kind = CRASH if type(error).__name__ == "KilledWorker" else RUNNER
-                    done(error_record(match, f"the Dask task failed:\n{text}", kind=kind))
-                future.release()
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
-
-
-def make_executor(config: Config) -> Executor:
-    """The executor the config's [run] section asks for."""
-    if config.run.executor == "inline":
-        return InlineExecutor()
-    if config.run.executor == "dask":
-        return DaskExecutor(config.run.workers, config.run.scheduler)
-    return ProcessExecutor(config.run.workers)
-
-
 def manifest_of(config: Config, scheduled: int, created: str | None = None) -> Manifest:
     """The run.json contents for `config`."""
     settings = config.tournament
@@ -298,13 +180,18 @@ def run_tournament(
         on_progress: Called after each game is stored, with its record and the progress.
         clock: Seconds clock for progress (injectable for tests).
 
+    SIGTERM stops the run as Ctrl-C does: `Terminated` (a `KeyboardInterrupt`) is raised, the
+    executor's workers are killed, and every finished game stays in games.csv.
+
     Raises:
+        Terminated: The process received SIGTERM (unless the application handles SIGTERM).
+        KeyboardInterrupt: Ctrl-C.
         RunLockedError: Another run is using the output directory.
         ConfigChangedError: The output directory holds games of another config (and not
             `force_new`).
         StoreError: games.csv or run.json is unreadable.
     """
-    with locked(config.run.output) as lock:
+    with _sigterm_stops_the_run(), locked(config.run.output) as lock:
         result = _run(
             config,
             executor=executor,
