@@ -65,6 +65,11 @@ class _CrashingBot(_RandomBot):
         raise AssertionError("unreachable")
 
 
+class _ExitingBot(_RandomBot):
+    def step(self, state: pyspiel.State) -> int:
+        os._exit(3)  # what a worker that fails by itself (not by a signal) looks like
+
+
 class _BlockingBot(_RandomBot):
     """Random moves, but waits forever on its first move while BLOCK_ENV is set; then it
     creates a file named by its pid in the directory BLOCKED_DIR_ENV names, if any."""
@@ -93,6 +98,15 @@ def crashing_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], see
     return _CrashingBot(seed)
 
 
+def exiting_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
+    return _ExitingBot(seed)
+
+
+def crashing_factory(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
+    os.kill(os.getpid(), signal.SIGKILL)  # a crash while the bot is being built
+    raise AssertionError("unreachable")
+
+
 def blocking_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
     return _BlockingBot(seed)
 
@@ -113,6 +127,8 @@ EXTRA_BOTS = {
     "test_raising": raising_bot,
     "test_illegal": illegal_bot,
     "test_crashing": crashing_bot,
+    "test_crashing_factory": crashing_factory,
+    "test_exiting": exiting_bot,
     "test_blocking": blocking_bot,
     "test_failing_factory": failing_factory,
     "test_flaky_factory": flaky_factory,

@@ -165,21 +165,57 @@ def test_a_changed_config_is_accepted_when_no_game_was_finished(
     assert all(record.ok for record in GameStore(tmp_path).read_records())
 
 
-def test_a_game_that_kills_its_worker_is_recorded_and_the_others_finish(tmp_path: Path) -> None:
+def test_a_game_that_kills_its_worker_is_recorded_with_the_signal_and_seat(
+    tmp_path: Path,
+) -> None:
     bots = '[[bots]]\nlabel = "crash"\nbot = "test_crashing"\n'
+    bots += '[[bots]]\nlabel = "build"\nbot = "test_crashing_factory"\n'
     tournament = config(tmp_path, bots=bots)
     tournament = parse_config(
         tournament.text.replace(f', "{TREE}"', ""), source="t", extra_bots=EXTRA_BOTS
     )
-    result = run_tournament(tournament, executor=ProcessExecutor(1), extra_bots=EXTRA_BOTS)
+    result = run_tournament(tournament, executor=ProcessExecutor(2), extra_bots=EXTRA_BOTS)
     records = GameStore(tmp_path).read_records()
-    assert result.played == len(records) == 6
+    assert result.played == len(records) == 12
     for record in records:
-        if "crash" in record.seats:
-            assert "the game killed its worker process twice" in record.error
-            assert record.error_kind == "crash"
-        else:
+        crashing = [seat for seat, label in enumerate(record.seats) if label in ("crash", "build")]
+        if not crashing:
             assert record.ok, record.error
+            continue
+        assert record.error_kind == "crash"
+        assert record.error.startswith("the game killed its worker process twice")
+        # Every bot is built before the first move: the crash while building comes first.
+        label = "build" if "build" in record.seats else "crash"
+        seat = record.seats.index(label)
+        assert record.error_seat == seat
+        if label == "build":
+            expected = f"killed by SIGKILL while seat {seat} (build) was being built"
+        else:
+            assert record.moves == seat  # seat 0 moves at ply 0, seat 1 at ply 1
+            expected = (
+                f"killed by SIGKILL while seat {seat} (crash) was choosing a move at ply {seat}"
+            )
+        assert expected in record.error
+        assert record.error.count(expected) == 2  # the second death, then the first
+
+
+def test_a_worker_that_exits_by_itself_is_a_runner_error_replayed_on_resume(
+    tmp_path: Path,
+) -> None:
+    bots = '[[bots]]\nlabel = "exit"\nbot = "test_exiting"\n'
+    tournament = config(tmp_path, bots=bots)
+    tournament = parse_config(
+        tournament.text.replace(f', "{TREE}"', ""), source="t", extra_bots=EXTRA_BOTS
+    )
+    first = run_tournament(tournament, executor=ProcessExecutor(1), extra_bots=EXTRA_BOTS)
+    assert (first.played, first.errors) == (6, 4)
+    failed = [record for record in GameStore(tmp_path).read_records() if not record.ok]
+    for record in failed:
+        assert record.error_kind == "runner"
+        assert "exited with status 3 while seat" in record.error
+        assert record.seats[record.error_seat] == "exit"
+    again = run_tournament(tournament, executor=ProcessExecutor(1), extra_bots=EXTRA_BOTS)
+    assert (again.resumed, again.played) == (2, 4)
 
 
 @pytest.mark.skipif(

@@ -2,9 +2,12 @@
 
 - `ProcessExecutor`: local worker processes (spawn start method), one game at a time each. A
   game that kills its worker process (a crash in native code) is played again in a fresh
-  process; if it kills that one too it is recorded as a `crash` error, and the tournament goes
-  on. When the run is stopped (Ctrl-C, SIGTERM: any exception while games are in flight) the
-  workers are killed at once: a game in flight is lost (and played on resume), never waited for.
+  process; if it kills that one too it is recorded as a `crash` error naming the signal and the
+  seat that was acting (kept by the game loop in shared memory, `play.WATCH_SIZE`), and the
+  tournament goes on. A worker that exits with a status instead (a failure of the worker
+  itself, e.g. it cannot import the package) gives a `runner` error: replayed on resume. When
+  the run is stopped (Ctrl-C, SIGTERM: any exception while games are in flight) the workers are
+  killed at once: a game in flight is lost (and played on resume), never waited for.
 - `DaskExecutor`: a Dask distributed cluster at an address, or a local one (`cluster` extra).
 - `InlineExecutor`: one game at a time in this process (debugging, tests).
 """
@@ -23,7 +26,14 @@ from multiprocessing.context import SpawnProcess
 from typing import Any, Protocol
 
 from spiel_bounded.arena.config import Config
-from spiel_bounded.arena.play import error_record, play_match
+from spiel_bounded.arena.play import (
+    BUILDING,
+    IDLE,
+    STEPPING,
+    WATCH_SIZE,
+    error_record,
+    play_match,
+)
 from spiel_bounded.arena.records import CRASH, RUNNER, GameRecord
 from spiel_bounded.arena.schedule import Match
 
@@ -57,6 +67,7 @@ class _Worker:
 
     process: SpawnProcess
     connection: Connection
+    watch: Any
     match: Match | None = None
 
     def start(self, match: Match) -> bool:
@@ -108,7 +119,7 @@ class ProcessExecutor:
 
     def run(self, matches: Sequence[Match], done: Done) -> None:
         queue = deque(matches)
-        died_once: set[str] = set()
+        first_deaths: dict[str, str] = {}
         workers: list[_Worker] = []
         try:
             while queue or workers:
@@ -130,11 +141,13 @@ class ProcessExecutor:
                         # fresh process, and recorded as a crash if that one dies too.
                         worker.kill()
                         workers.remove(worker)
-                        if match.game_id in died_once:
-                            done(_crash_record(match))
-                        else:
-                            died_once.add(match.game_id)
+                        death = _Death.of(worker, match)
+                        first = first_deaths.pop(match.game_id, None)
+                        if first is None:
+                            first_deaths[match.game_id] = death.describe()
                             queue.appendleft(match)
+                        else:
+                            done(death.record(first))
                         continue
                     worker.match = None
                     if isinstance(answer, _Failure):
@@ -170,13 +183,16 @@ class ProcessExecutor:
 def _spawn() -> _Worker:
     context = get_context("spawn")
     mine, theirs = context.Pipe()
-    process = context.Process(target=_serve, args=(theirs,), daemon=True)
+    # Plain shared memory, no lock: the game loop writes the phase last (see `play._marker`),
+    # and it is read only once the worker is dead.
+    watch = context.Array("i", [-1, IDLE, 0], lock=False)
+    process = context.Process(target=_serve, args=(theirs, watch), daemon=True)
     process.start()
     theirs.close()  # so that the parent sees the pipe close when the worker dies
-    return _Worker(process=process, connection=mine)
+    return _Worker(process=process, connection=mine, watch=watch)
 
 
-def _serve(connection: Connection) -> None:
+def _serve(connection: Connection, watch: Any) -> None:
     """A worker's loop: receive a match, send back its record, until told to stop (None)."""
     # Ctrl-C at a terminal reaches the whole process group: the main process decides what
     # happens to the games in flight (it kills this process), so no traceback is printed here.
@@ -191,15 +207,79 @@ def _serve(connection: Connection) -> None:
             continue
         if match is None:
             return
-        connection.send(play_match(match))
+        connection.send(play_match(match, watch=watch))
 
 
-def _crash_record(match: Match) -> GameRecord:
-    return error_record(
-        match,
-        "the game killed its worker process twice (a crash in native code, or killed)",
-        kind=CRASH,
-    )
+@dataclass(frozen=True, kw_only=True)
+class _Death:
+    """How a worker process ended while playing `match`, and what its game was doing."""
+
+    match: Match
+    exitcode: int
+    seat: int
+    phase: int
+    moves: int
+
+    @classmethod
+    def of(cls, worker: _Worker, match: Match) -> _Death:
+        seat, phase, moves = worker.watch[:WATCH_SIZE]
+        exitcode = worker.process.exitcode
+        return cls(
+            match=match,
+            exitcode=exitcode if exitcode is not None else 0,
+            seat=seat,
+            phase=phase,
+            moves=moves,
+        )
+
+    @property
+    def signal_name(self) -> str | None:
+        """E.g. "SIGSEGV" when the process was killed by a signal, else None."""
+        if self.exitcode >= 0:
+            return None
+        try:
+            return signal.Signals(-self.exitcode).name
+        except ValueError:
+            return f"signal {-self.exitcode}"
+
+    @property
+    def acting(self) -> int | None:
+        """The seat whose bot was being built or choosing a move, None when none was."""
+        return self.seat if self.phase in (BUILDING, STEPPING) and self.seat >= 0 else None
+
+    def describe(self) -> str:
+        how = (
+            f"killed by {self.signal_name}"
+            if self.signal_name is not None
+            else f"exited with status {self.exitcode}"
+        )
+        if self.acting is not None:
+            who = f"seat {self.acting} ({self.match.labels[self.acting]})"
+            doing = (
+                f"was choosing a move at ply {self.moves}"
+                if self.phase == STEPPING
+                else "was being built"
+            )
+            return f"{how} while {who} {doing}"
+        return f"{how} while no bot was acting (ply {self.moves})"
+
+    def record(self, first: str) -> GameRecord:
+        """The error record of the game, `first` describing its first worker's death."""
+        if self.signal_name is not None:
+            message = (
+                f"the game killed its worker process twice (a crash in native code, or "
+                f"killed from outside): {self.describe()}; the first time: {first}"
+            )
+            kind = CRASH
+        else:
+            message = (
+                f"the worker process ended without a result, twice (a failure of the worker, "
+                f"not of the game): {self.describe()}; the first time: {first}"
+            )
+            kind = RUNNER
+        return error_record(
+            self.match, message, kind=kind, seat=self.acting, moves=max(self.moves, 0)
+        )
 
 
 class DaskExecutor:
