@@ -69,3 +69,36 @@ def test_sigterm_and_ctrl_c_exit_with_the_signal_code_and_say_how_to_resume(
         f"stopped by {name}: every finished game is in games.csv; run the same command"
         in (result[2])
     )
+
+
+def test_games_are_split_on_commas_outside_parentheses_only() -> None:
+    assert cli.split_games("go(board_size=9,komi=7.5)") == ["go(board_size=9,komi=7.5)"]
+    assert cli.split_games(" tic_tac_toe, go(board_size=9,komi=7.5) ,hex") == [
+        "tic_tac_toe",
+        "go(board_size=9,komi=7.5)",
+        "hex",
+    ]
+    assert cli.split_games("a(b=c(d=1,e=2),f=3),g") == ["a(b=c(d=1,e=2),f=3)", "g"]
+    with pytest.raises(
+        ValueError, match=r"'go\(board_size=9': 1 '\(' not closed; accepted: game strings"
+    ):
+        cli.split_games("go(board_size=9")
+    with pytest.raises(ValueError, match=r"the '\)' at position 2 closes no '\('"):
+        cli.split_games("go)(")
+    with flagsaver.flagsaver():
+        flags.FLAGS(["prog", "--games=tic_tac_toe,go(board_size=9,komi=7.5)"])
+        assert flags.FLAGS.games == ["tic_tac_toe", "go(board_size=9,komi=7.5)"]
+    with flagsaver.flagsaver(), pytest.raises(flags.IllegalFlagValueError, match="not closed"):
+        flags.FLAGS(["prog", "--games=go(board_size=9"])
+
+
+def test_a_game_with_several_parameters_plays_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = write_config(tmp_path / "t.toml", tmp_path / "out", games='["tic_tac_toe"]')
+    code, out, err = run_cli(
+        [f"--config={config}", f"--games={TREE},tic_tac_toe"], capsys, monkeypatch
+    )
+    assert code == 0, err
+    assert f"## {TREE}" in out and "## tic_tac_toe" in out
+    assert "4 games played" in err

@@ -26,6 +26,45 @@ from spiel_bounded.arena.report import report_from_directory, write_report
 from spiel_bounded.arena.runner import Progress, Terminated, run_tournament
 from spiel_bounded.arena.store import GameStore, StoreError
 
+_GAMES = "; accepted: game strings separated by commas, e.g. tic_tac_toe,go(board_size=9,komi=7.5)"
+
+
+def split_games(text: str) -> list[str]:
+    """Splits a comma-separated list of game strings on the commas outside parentheses.
+
+    `"go(board_size=9,komi=7.5),tic_tac_toe"` -> `["go(board_size=9,komi=7.5)", "tic_tac_toe"]`.
+
+    Raises:
+        ValueError: The parentheses do not balance.
+    """
+    items = []
+    depth = 0
+    start = 0
+    for index, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"{text!r}: the ')' at position {index} closes no '('{_GAMES}")
+        elif char == "," and depth == 0:
+            items.append(text[start:index])
+            start = index + 1
+    if depth:
+        raise ValueError(f"{text!r}: {depth} '(' not closed{_GAMES}")
+    items.append(text[start:])
+    return [item.strip() for item in items if item.strip()]
+
+
+class _GameListParser(flags.ListParser):
+    """absl's list parser, splitting with `split_games`."""
+
+    def parse(self, argument: Any) -> list[str]:
+        if isinstance(argument, list):
+            return argument
+        return split_games(str(argument))
+
+
 _CONFIG = flags.DEFINE_string("config", None, "Tournament config (TOML).")
 _REPORT_ONLY = flags.DEFINE_bool(
     "report_only", False, "Rebuild the report of --output from its games.csv; play nothing."
@@ -40,7 +79,14 @@ _BOTS = flags.DEFINE_list("bots", None, "Keep only these bot labels of the confi
 _QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
 
 _OVERRIDES: dict[str, Any] = {
-    "games": flags.DEFINE_list("games", None, "[tournament] games: OpenSpiel game strings."),
+    "games": flags.DEFINE(
+        _GameListParser(),
+        "games",
+        None,
+        "[tournament] games: OpenSpiel game strings, comma-separated (commas inside a game's "
+        "parentheses are its own), e.g. --games='tic_tac_toe,go(board_size=9,komi=7.5)'.",
+        serializer=flags.CsvListSerializer(","),
+    ),
     "games_per_pairing": flags.DEFINE_integer(
         "games_per_pairing", None, "[tournament] games_per_pairing."
     ),
