@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 from collections.abc import Callable
@@ -102,3 +103,100 @@ def test_a_game_with_several_parameters_plays_from_the_command_line(
     assert code == 0, err
     assert f"## {TREE}" in out and "## tic_tac_toe" in out
     assert "4 games played" in err
+
+
+def test_an_unusable_output_directory_is_an_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "out").write_text("a file")
+    config = write_config(tmp_path / "t.toml", tmp_path / "out")
+    code, _, err = run_cli([f"--config={config}"], capsys, monkeypatch)
+    assert code == 2
+    assert err == (
+        f"error: {tmp_path / 'out'}: cannot be used as the output directory: "
+        f"{tmp_path / 'out'} is a file, not a directory; accepted: a directory (created if "
+        "missing)\n"
+    )
+
+
+def played(tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A finished run's config (its results in tmp_path/out)."""
+    config = write_config(tmp_path / "t.toml", tmp_path / "out")
+    code, _, err = run_cli([f"--config={config}"], capsys, monkeypatch)
+    assert code == 0, err
+    return config
+
+
+def test_report_only_reads_run_json_and_never_writes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played(tmp_path, capsys, monkeypatch)
+    manifest = tmp_path / "out" / "run.json"
+    before = (manifest.read_bytes(), manifest.stat().st_mtime_ns)
+    (tmp_path / "out" / "summary.md").unlink()
+    code, out, err = run_cli(["--report_only", f"--output={tmp_path / 'out'}"], capsys, monkeypatch)
+    assert code == 0, err
+    assert "| a | b | 2 |" in out and (tmp_path / "out" / "summary.md").exists()
+    assert (manifest.read_bytes(), manifest.stat().st_mtime_ns) == before
+
+
+def test_report_only_in_a_directory_it_cannot_write_prints_the_report_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played(tmp_path, capsys, monkeypatch)
+
+    def read_only(report: Any, directory: Path) -> list[Path]:
+        path = directory / "pairings.csv"
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(cli, "write_report", read_only)
+    code, out, err = run_cli(["--report_only", f"--output={tmp_path / 'out'}"], capsys, monkeypatch)
+    assert code == 1
+    assert "| a | b | 2 |" in out
+    assert err == (
+        f"error: cannot write the report files into {tmp_path / 'out'} (Permission denied: "
+        f"{tmp_path / 'out' / 'pairings.csv'}); the report above was printed only\n"
+    )
+
+
+def test_a_damaged_run_json_says_how_to_recover_and_the_config_recovers_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = played(tmp_path, capsys, monkeypatch)
+    manifest = tmp_path / "out" / "run.json"
+    manifest.write_text(manifest.read_text()[:100])
+    code, _, err = run_cli(["--report_only", f"--output={tmp_path / 'out'}"], capsys, monkeypatch)
+    assert code == 2
+    assert err.startswith(f"error: {manifest}: unreadable (not JSON: ")
+    assert "rebuilt from the config that played them: run that config again (--config FILE" in err
+    assert "or report with --report_only --config FILE, which does not need it" in err
+
+    # --report_only --config: the config stands in for run.json, which is left as it is;
+    # the output directory is the config's.
+    damaged = manifest.read_bytes()
+    code, out, err = run_cli(["--report_only", f"--config={config}"], capsys, monkeypatch)
+    assert code == 0, err
+    assert "| a | b | 2 |" in out
+    assert f"--report_only --config {config}" in out
+    assert manifest.read_bytes() == damaged
+
+    # Running the config again rebuilds run.json and plays nothing.
+    code, out, err = run_cli([f"--config={config}"], capsys, monkeypatch)
+    assert code == 0, err
+    assert "run.json was missing or damaged: rebuilt from" in err
+    assert "0 games played" in err
+    assert json.loads(manifest.read_text())["scheduled"] == 2
+    (kept,) = (tmp_path / "out").glob("run.json.damaged-*")
+    assert kept.read_bytes() == damaged
+
+
+def test_report_only_with_a_config_that_did_not_play_the_games_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = played(tmp_path, capsys, monkeypatch)
+    config.write_text(
+        config.read_text().replace("games_per_pairing = 2", "seed = 7\ngames_per_pairing = 2")
+    )
+    code, _, err = run_cli(["--report_only", f"--config={config}"], capsys, monkeypatch)
+    assert code == 2
+    assert "holds 2 game(s) that" in err and "another seed" in err

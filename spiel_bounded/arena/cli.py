@@ -20,11 +20,18 @@ from typing import Any, TextIO
 
 from absl import app, flags
 
-from spiel_bounded.arena.config import ConfigError, ReportSettings, load_config
+from spiel_bounded.arena.config import Config, ConfigError, ReportSettings, load_config
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.report import report_from_directory, write_report
-from spiel_bounded.arena.runner import Progress, Terminated, run_tournament
-from spiel_bounded.arena.store import GameStore, StoreError
+from spiel_bounded.arena.runner import (
+    Progress,
+    RunResult,
+    Terminated,
+    manifest_of,
+    run_tournament,
+)
+from spiel_bounded.arena.schedule import make_schedule, unscheduled
+from spiel_bounded.arena.store import GameStore, Manifest, StoreError
 
 _GAMES = "; accepted: game strings separated by commas, e.g. tic_tac_toe,go(board_size=9,komi=7.5)"
 
@@ -176,11 +183,76 @@ def _program() -> str:
     return "python scripts/round_robin.py" if name == "round_robin.py" else "spiel-bounded-arena"
 
 
-def _report(directory: Path, settings: ReportSettings | None, provenance: str) -> None:
-    report = report_from_directory(directory, settings, command=provenance)
-    written = write_report(report, directory)
+def _report(
+    directory: Path,
+    settings: ReportSettings | None,
+    provenance: str,
+    manifest: Manifest | None = None,
+) -> None:
+    report = report_from_directory(directory, settings, command=provenance, manifest=manifest)
     sys.stdout.write(report.markdown + "\n")
+    try:
+        written = write_report(report, directory)
+    except OSError as error:
+        where = error.filename or directory
+        sys.stderr.write(
+            f"error: cannot write the report files into {directory} ({error.strerror}: "
+            f"{where}); the report above was printed only\n"
+        )
+        sys.exit(1)
     sys.stdout.write(f"\nWrote {', '.join(str(path) for path in written)}\n")
+
+
+def _report_only(program: str, overrides: dict[str, Any]) -> None:
+    """--report_only: the report of a results directory from its games.csv; plays nothing and
+    never writes run.json (a finished run may sit in a read-only directory)."""
+    config = None
+    if _CONFIG.value is not None:
+        config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
+    output = overrides["output"] or (config.run.output if config is not None else None)
+    if output is None:
+        raise app.UsageError(
+            "--report_only needs --output DIR (a results directory) or --config FILE (its "
+            "[run] output)"
+        )
+    directory = Path(output)
+    store = GameStore(directory)
+    if not store.games_path.exists():
+        raise app.UsageError(f"{store.games_path} does not exist")
+    settings = None  # the [report] settings stored in run.json
+    manifest = None
+    if config is not None:
+        # The config stands in for run.json (which may be damaged): it must be the one that
+        # played these games.
+        schedule = make_schedule(config.tournament)
+        problems = unscheduled(store.read_records(), schedule)
+        if problems:
+            raise StoreError(
+                f"{store.games_path} holds {len(problems)} game(s) that {config.source} does "
+                f"not schedule (e.g. {problems[0]}); report with the config that played them, "
+                "or without --config (from run.json)"
+            )
+        manifest = manifest_of(config, len(schedule))
+        settings = config.report
+    elif overrides["anchor"] is not None or overrides["bootstrap"] is not None:
+        stored = store.read_manifest()
+        base = stored.report if stored is not None else {}
+        settings = ReportSettings(
+            anchor=overrides["anchor"] or base.get("anchor"),
+            bootstrap=(
+                overrides["bootstrap"]
+                if overrides["bootstrap"] is not None
+                else int(base.get("bootstrap", 1000))
+            ),
+            seed=int(base.get("seed", 0)),
+        )
+    source = (
+        f"--config {shlex.quote(_CONFIG.value)}"
+        if _CONFIG.value is not None
+        else f"--output {shlex.quote(str(directory))}"
+    )
+    command = f"{program} --report_only {source}"
+    _report(directory, settings, f"Report rebuilt with `{command}`.", manifest)
 
 
 def main(argv: Sequence[str]) -> None:
@@ -190,27 +262,7 @@ def main(argv: Sequence[str]) -> None:
     overrides = {name: flag.value for name, flag in _OVERRIDES.items()}
     try:
         if _REPORT_ONLY.value:
-            output = _OVERRIDES["output"].value
-            if output is None:
-                raise app.UsageError("--report_only needs --output DIR (a results directory)")
-            directory = Path(output)
-            if not GameStore(directory).games_path.exists():
-                raise app.UsageError(f"{directory / 'games.csv'} does not exist")
-            settings = None  # the [report] settings stored in run.json
-            if overrides["anchor"] is not None or overrides["bootstrap"] is not None:
-                manifest = GameStore(directory).read_manifest()
-                base = manifest.report if manifest is not None else {}
-                settings = ReportSettings(
-                    anchor=overrides["anchor"] or base.get("anchor"),
-                    bootstrap=(
-                        overrides["bootstrap"]
-                        if overrides["bootstrap"] is not None
-                        else int(base.get("bootstrap", 1000))
-                    ),
-                    seed=int(base.get("seed", 0)),
-                )
-            command = f"{program} --report_only --output {shlex.quote(str(directory))}"
-            _report(directory, settings, f"Report rebuilt with `{command}`.")
+            _report_only(program, overrides)
             return
         if _CONFIG.value is None:
             raise app.UsageError("--config FILE is required (or --report_only --output DIR)")
@@ -228,17 +280,8 @@ def main(argv: Sequence[str]) -> None:
             "again to resume\n"
         )
         sys.exit(128 + signum)
-    if result.stale_lock is not None:
-        sys.stderr.write(
-            f"took over the lock of a run that ended without releasing it "
-            f"({result.stale_lock.describe()}: killed?)\n"
-        )
-    if result.archived is not None:
-        sys.stderr.write(f"earlier results moved to {result.archived}\n")
-    sys.stderr.write(
-        f"{result.played} games played in {_clock(result.seconds)} ({result.resumed} already "
-        f"done, {result.errors} errors); results in {result.output}\n"
-    )
+    for note in _notes(result, config):
+        sys.stderr.write(note + "\n")
     played = " ".join(shlex.quote(arg) for arg in sys.argv[1:])
     rebuild = f"{program} --report_only --output {shlex.quote(str(result.output))}"
     _report(
@@ -246,6 +289,33 @@ def main(argv: Sequence[str]) -> None:
         None,
         f"Games played with `{program} {played}`; report rebuilt with `{rebuild}`.",
     )
+
+
+def _notes(result: RunResult, config: Config) -> list[str]:
+    """What the run did, for stderr."""
+    notes = []
+    if result.stale_lock is not None:
+        notes.append(
+            "took over the lock of a run that ended without releasing it "
+            f"({result.stale_lock.describe()}: killed?)"
+        )
+    if result.archived is not None:
+        notes.append(f"earlier results moved to {result.archived}")
+    if result.manifest_rebuilt:
+        kept = (
+            f"; the damaged file is kept as {result.damaged_manifest}"
+            if result.damaged_manifest is not None
+            else ""
+        )
+        notes.append(
+            f"run.json was missing or damaged: rebuilt from {config.source}, whose schedule "
+            f"holds every game of games.csv{kept}"
+        )
+    notes.append(
+        f"{result.played} games played in {_clock(result.seconds)} ({result.resumed} already "
+        f"done, {result.errors} errors); results in {result.output}"
+    )
+    return notes
 
 
 def run() -> None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from spiel_bounded.arena.store import StoreError, utc_now
+from spiel_bounded.arena.store import StoreError, usable_directory, utc_now
 
 LOCK_FILE: Final = "run.lock"
 
@@ -77,15 +77,14 @@ def locked(directory: str | Path) -> Iterator[RunLock]:
         RunLockedError: Another run holds the lock; the message names it.
         StoreError: The directory cannot be created or written (a file, read-only, ...).
     """
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = usable_directory(directory)
     path = directory / LOCK_FILE
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as error:
         raise StoreError(
-            f"{directory}: cannot create the lock file {LOCK_FILE} ({error.strerror}); "
-            "accepted: a writable directory"
+            f"{directory}: cannot be used as the output directory: cannot create {LOCK_FILE} "
+            f"there ({error.strerror}); accepted: a directory this user can write"
         ) from None
     try:
         try:

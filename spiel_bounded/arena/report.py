@@ -29,7 +29,7 @@ from spiel_bounded.arena.config import ReportSettings
 from spiel_bounded.arena.ratings import outcome_counts, pairwise_outcomes, rate
 from spiel_bounded.arena.records import GameRecord, latest
 from spiel_bounded.arena.stats import wilson
-from spiel_bounded.arena.store import GameStore
+from spiel_bounded.arena.store import GameStore, Manifest
 
 ALL_GAMES = "all games"
 
@@ -280,14 +280,25 @@ def report_from_directory(
     settings: ReportSettings | None = None,
     *,
     command: str | None = None,
+    manifest: Manifest | None = None,
 ) -> Report:
     """Builds the report of a results directory from games.csv (and run.json when present).
 
-    `settings` default to the [report] settings stored in run.json.
+    Reads only: nothing in the directory is written.
+
+    Args:
+        directory: The results directory.
+        settings: Elo anchor and bootstrap (default: the [report] settings in the manifest).
+        command: How the results were produced (markdown), for summary.md.
+        manifest: What run.json would say (e.g. rebuilt from the config); None: run.json.
+
+    Raises:
+        StoreError: games.csv or (when `manifest` is None) run.json is unreadable.
     """
     store = GameStore(directory)
     records = store.read_records()
-    manifest = store.read_manifest()
+    if manifest is None:
+        manifest = store.read_manifest()
     if settings is None:
         stored = manifest.report if manifest is not None else {}
         settings = ReportSettings(

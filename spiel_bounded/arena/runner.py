@@ -23,8 +23,14 @@ from spiel_bounded.arena.config import BotFactory, Config
 from spiel_bounded.arena.executors import Executor, make_executor
 from spiel_bounded.arena.lock import LockHolder, locked
 from spiel_bounded.arena.records import GameRecord, latest
-from spiel_bounded.arena.schedule import make_schedule
-from spiel_bounded.arena.store import GameStore, Manifest, utc_now
+from spiel_bounded.arena.schedule import make_schedule, unscheduled
+from spiel_bounded.arena.store import (
+    ConfigChangedError,
+    GameStore,
+    Manifest,
+    ManifestError,
+    utc_now,
+)
 
 REPORT_PATTERNS = ("summary.md", "*.csv", "*.png")
 """Files of a results directory that `--force_new` archives along with games.csv and run.json."""
@@ -115,6 +121,9 @@ class RunResult:
         archived: Where `force_new` moved earlier results, if it did.
         stale_lock: The run whose lock on the output directory this run took over (a run that
             was killed), if any.
+        manifest_rebuilt: run.json was missing or damaged, and was rebuilt from the config
+            after every game in games.csv was found in its schedule.
+        damaged_manifest: Where the damaged run.json was kept, if it was.
     """
 
     output: Path
@@ -125,6 +134,8 @@ class RunResult:
     seconds: float
     archived: Path | None = None
     stale_lock: LockHolder | None = None
+    manifest_rebuilt: bool = False
+    damaged_manifest: Path | None = None
 
 
 def manifest_of(config: Config, scheduled: int, created: str | None = None) -> Manifest:
@@ -162,7 +173,9 @@ def run_tournament(
     raised, an illegal move, a crash: `GameRecord.finished`); a game whose bot could not be built
     or whose executor failed is played again. When the output directory holds no finished game
     but games of another config (e.g. all of them failed because of a config error since fixed),
-    those are archived as `force_new` would.
+    those are archived as `force_new` would. When run.json is missing or damaged, it is rebuilt
+    from `config` if every game in games.csv is one that `config` schedules (the damaged file is
+    kept as run.json.damaged-<time>); otherwise the run is refused.
 
     Only one run at a time may use an output directory: the run holds a lock on it (see
     `lock`), and a second run is refused with an error naming the first.
@@ -188,8 +201,9 @@ def run_tournament(
         KeyboardInterrupt: Ctrl-C.
         RunLockedError: Another run is using the output directory.
         ConfigChangedError: The output directory holds games of another config (and not
-            `force_new`).
-        StoreError: games.csv or run.json is unreadable.
+            `force_new`), or run.json is missing or damaged and games.csv holds games that
+            `config` does not schedule.
+        StoreError: games.csv is unreadable, or the output directory cannot be used.
     """
     with _sigterm_stops_the_run(), locked(config.run.output) as lock:
         result = _run(
@@ -218,18 +232,43 @@ def _run(
     store = GameStore(config.run.output)
     archived = store.archive(REPORT_PATTERNS) if force_new else None
     manifest = manifest_of(config, len(schedule))
-    records = latest(store.read_records())
-    if records and not any(record.finished for record in records):
+    every_record = store.read_records()
+    records = latest(every_record)
+    try:
         stored = store.read_manifest()
-        if stored is None or stored.fingerprint != manifest.fingerprint:
-            # Nothing here is a result: the other config's leftovers are archived, not mixed
-            # with this config's games.
-            archived = store.archive(REPORT_PATTERNS)
-            records = []
-    store.check_same_tournament(manifest)
-    stored = store.read_manifest()
+        damage = None
+    except ManifestError as error:
+        stored, damage = None, error
+    if (
+        records
+        and not any(record.finished for record in records)
+        and (stored is None or stored.fingerprint != manifest.fingerprint)
+    ):
+        # Nothing here is a result: the other config's leftovers are archived, not mixed
+        # with this config's games.
+        archived = store.archive(REPORT_PATTERNS)
+        every_record, records, stored, damage = [], [], None, None
+    rebuilt = False
+    damaged = None
     if stored is not None:
+        store.check_same_tournament(manifest)
         manifest = manifest_of(config, len(schedule), created=stored.created)
+    elif every_record:
+        # run.json is missing or damaged: it is rebuilt from this config, provided that every
+        # game in games.csv is one this config schedules (same id, seed, bots, parameters).
+        problems = unscheduled(every_record, schedule)
+        if problems:
+            state = f"unreadable ({damage.reason})" if damage is not None else "missing"
+            raise ConfigChangedError(
+                f"{store.manifest_path} is {state}, and games.csv holds {len(problems)} "
+                f"game(s) that {config.source} does not schedule (e.g. {problems[0]}), so "
+                "run.json cannot be rebuilt from it. Run the config that played these games, "
+                "use another output directory, or pass --force_new to archive the old results "
+                f"under {store.directory / 'previous'}/ and start over"
+            )
+        rebuilt = True
+    if damage is not None:
+        damaged = store.set_aside_manifest()
     store.write_manifest(manifest)
 
     finished = {
@@ -265,6 +304,8 @@ def _run(
 
     return RunResult(
         output=store.directory,
+        manifest_rebuilt=rebuilt,
+        damaged_manifest=damaged,
         scheduled=len(schedule),
         resumed=resumed,
         played=counts["done"],

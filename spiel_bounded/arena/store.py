@@ -36,6 +36,24 @@ class ConfigChangedError(StoreError):
     """The output directory holds games of a different tournament config."""
 
 
+class ManifestError(StoreError):
+    """run.json is partial or corrupt.
+
+    Attributes:
+        reason: What is wrong with it, e.g. "missing key 'tournament'".
+    """
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(
+            f"{path}: unreadable ({reason}): the file is partial or corrupt. It records which "
+            "tournament the games in games.csv belong to, and can be rebuilt from the config "
+            "that played them: run that config again (--config FILE; games.csv is checked "
+            f"against its schedule, the damaged file kept as {path.name}.damaged-<time>, nothing "
+            "is replayed), or report with --report_only --config FILE, which does not need it"
+        )
+        self.reason = reason
+
+
 @dataclass(frozen=True, kw_only=True)
 class Manifest:
     """What run.json records about the tournament whose games are in games.csv.
@@ -67,6 +85,8 @@ class Manifest:
     @classmethod
     def from_json(cls, text: str) -> Manifest:
         data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError(f"a JSON {type(data).__name__}, not an object")
         if data.get("format") != FORMAT:
             raise ValueError(f"format {data.get('format')!r}, expected {FORMAT}")
         return cls(
@@ -161,13 +181,40 @@ class GameStore:
             os.close(fd)
 
     def read_manifest(self) -> Manifest | None:
-        """run.json, or None when there is none."""
+        """run.json, or None when there is none.
+
+        Raises:
+            ManifestError: run.json is partial or corrupt (the message says how to rebuild it).
+        """
         if not self.manifest_path.exists():
             return None
         try:
-            return Manifest.from_json(self.manifest_path.read_text())
-        except (ValueError, KeyError, TypeError) as error:
-            raise StoreError(f"{self.manifest_path}: unreadable ({error})") from None
+            text = self.manifest_path.read_text()
+        except (OSError, UnicodeDecodeError) as error:
+            raise ManifestError(self.manifest_path, str(error)) from None
+        try:
+            return Manifest.from_json(text)
+        except json.JSONDecodeError as error:
+            raise ManifestError(self.manifest_path, f"not JSON: {error}") from None
+        except KeyError as error:
+            raise ManifestError(self.manifest_path, f"missing key {error}") from None
+        except (ValueError, TypeError, AttributeError) as error:
+            raise ManifestError(self.manifest_path, str(error)) from None
+
+    def set_aside_manifest(self) -> Path | None:
+        """Renames run.json to run.json.damaged-<UTC time> (before it is rebuilt); returns the
+        new path, or None when there is no run.json."""
+        if not self.manifest_path.exists():
+            return None
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        target = self.manifest_path.with_name(f"{MANIFEST}.damaged-{stamp}")
+        suffix = 0
+        while target.exists():
+            suffix += 1
+            target = self.manifest_path.with_name(f"{MANIFEST}.damaged-{stamp}.{suffix}")
+        os.replace(self.manifest_path, target)
+        _fsync_directory(self.directory)
+        return target
 
     def write_manifest(self, manifest: Manifest) -> None:
         """Writes run.json atomically (a temporary file renamed over it)."""
@@ -227,6 +274,30 @@ class GameStore:
             os.replace(path, target / path.name)
         _fsync_directory(self.directory)
         return target
+
+
+def usable_directory(directory: str | Path) -> Path:
+    """`directory`, created if missing; `StoreError` saying why when it cannot be.
+
+    Whether it can be written is found out by the first file written into it.
+    """
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        in_the_way = next(
+            (path for path in (directory, *directory.parents) if path.exists()), directory
+        )
+        raise StoreError(
+            f"{directory}: cannot be used as the output directory: {in_the_way} is a file, not "
+            "a directory; accepted: a directory (created if missing)"
+        ) from None
+    except OSError as error:
+        raise StoreError(
+            f"{directory}: cannot create the output directory ({error.strerror}); accepted: a "
+            "directory that exists or can be created"
+        ) from None
+    return directory
 
 
 def utc_now() -> str:
