@@ -200,3 +200,48 @@ def test_report_only_with_a_config_that_did_not_play_the_games_is_refused(
     code, _, err = run_cli(["--report_only", f"--config={config}"], capsys, monkeypatch)
     assert code == 2
     assert "holds 2 game(s) that" in err and "another seed" in err
+
+
+def test_the_commands_that_played_the_games_survive_a_rebuilt_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = played(tmp_path, capsys, monkeypatch)
+    first = f"python scripts/round_robin.py --config={config}"
+    again = f"python scripts/round_robin.py --config={config} --workers=1"
+    code, _, err = run_cli([f"--config={config}", "--workers=1"], capsys, monkeypatch)
+    assert code == 0, err
+    summary = tmp_path / "out" / "summary.md"
+    (tmp_path / "out" / "summary.md").unlink()
+    code, out, err = run_cli(["--report_only", f"--output={tmp_path / 'out'}"], capsys, monkeypatch)
+    assert code == 0, err
+    rebuild = f"python scripts/round_robin.py --report_only --output {tmp_path / 'out'}"
+    line = f"Games played with `{first}`, then `{again}`; report rebuilt with `{rebuild}`."
+    assert line in out and line in summary.read_text()
+
+
+def test_results_whose_run_json_names_no_command_keep_the_one_in_summary_md(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Committed results were written before run.json kept the commands.
+    played(tmp_path, capsys, monkeypatch)
+    manifest = tmp_path / "out" / "run.json"
+    data = json.loads(manifest.read_text())
+    del data["commands"]
+    manifest.write_text(json.dumps(data))
+    summary = tmp_path / "out" / "summary.md"
+    original = "python scripts/round_robin.py --config configs/default.toml"
+    text = summary.read_text()
+    start = text.index("Games played with")
+    text = (
+        text[:start]
+        + f"Games played with `{original}`; report rebuilt with `old`."
+        + (text[text.index("\n", start) :])
+    )
+    summary.write_text(text)
+    code, out, err = run_cli(["--report_only", f"--output={tmp_path / 'out'}"], capsys, monkeypatch)
+    assert code == 0, err
+    line = f"Games played with `{original}`; report rebuilt with `python scripts/round_robin.py "
+    assert line in out and line in summary.read_text()
+    # And a second rebuild keeps it again.
+    code, out, err = run_cli(["--report_only", f"--output={tmp_path / 'out'}"], capsys, monkeypatch)
+    assert line in summary.read_text()

@@ -22,7 +22,12 @@ from absl import app, flags
 
 from spiel_bounded.arena.config import Config, ConfigError, ReportSettings, load_config
 from spiel_bounded.arena.records import GameRecord
-from spiel_bounded.arena.report import report_from_directory, write_report
+from spiel_bounded.arena.report import (
+    commands_in_summary,
+    provenance,
+    report_from_directory,
+    write_report,
+)
 from spiel_bounded.arena.runner import (
     Progress,
     RunResult,
@@ -252,7 +257,7 @@ def _report_only(program: str, overrides: dict[str, Any]) -> None:
         else f"--output {shlex.quote(str(directory))}"
     )
     command = f"{program} --report_only {source}"
-    _report(directory, settings, f"Report rebuilt with `{command}`.", manifest)
+    _report(directory, settings, provenance(_played(store), command), manifest)
 
 
 def main(argv: Sequence[str]) -> None:
@@ -268,7 +273,10 @@ def main(argv: Sequence[str]) -> None:
             raise app.UsageError("--config FILE is required (or --report_only --output DIR)")
         config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
         display = None if _QUIET.value else ProgressDisplay(sys.stderr)
-        result = run_tournament(config, force_new=_FORCE_NEW.value, on_progress=display)
+        played = " ".join([program, *(shlex.quote(arg) for arg in sys.argv[1:])])
+        result = run_tournament(
+            config, force_new=_FORCE_NEW.value, on_progress=display, command=played
+        )
     except (ConfigError, StoreError) as error:
         sys.stderr.write(f"error: {error}\n")
         sys.exit(2)
@@ -282,13 +290,20 @@ def main(argv: Sequence[str]) -> None:
         sys.exit(128 + signum)
     for note in _notes(result, config):
         sys.stderr.write(note + "\n")
-    played = " ".join(shlex.quote(arg) for arg in sys.argv[1:])
     rebuild = f"{program} --report_only --output {shlex.quote(str(result.output))}"
-    _report(
-        result.output,
-        None,
-        f"Games played with `{program} {played}`; report rebuilt with `{rebuild}`.",
-    )
+    _report(result.output, None, provenance(_played(GameStore(result.output)), rebuild))
+
+
+def _played(store: GameStore) -> tuple[str, ...]:
+    """The commands that played the games: from run.json, else (results from before run.json
+    kept them) from the summary.md being replaced."""
+    try:
+        manifest = store.read_manifest()
+    except StoreError:
+        manifest = None
+    if manifest is not None and manifest.commands:
+        return manifest.commands
+    return commands_in_summary(store.directory / "summary.md")
 
 
 def _notes(result: RunResult, config: Config) -> list[str]:

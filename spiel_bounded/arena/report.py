@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 import pandas as pd
@@ -317,6 +318,34 @@ def report_from_directory(
         title=title,
         command=command,
     )
+
+
+def provenance(played: Sequence[str], rebuilt: str) -> str:
+    """The summary.md sentence saying how the games were played and the report made, e.g.
+    "Games played with `A`, then `B`; report rebuilt with `C`." (`played` may be empty)."""
+    rebuilt_with = f"report rebuilt with `{rebuilt}`."
+    if not played:
+        return rebuilt_with[0].upper() + rebuilt_with[1:]
+    return (
+        f"Games played with {', then '.join(f'`{command}`' for command in played)}; {rebuilt_with}"
+    )
+
+
+_PLAYED: Final = re.compile(r"^Games played with (.+?); report rebuilt with ", re.MULTILINE)
+
+
+def commands_in_summary(path: str | Path) -> tuple[str, ...]:
+    """The commands that `provenance` wrote into an existing summary.md (none if it has none).
+
+    For results whose run.json predates `Manifest.commands` (committed results): the line
+    naming the command that played them survives a rebuilt report.
+    """
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError):
+        return ()
+    found = _PLAYED.search(text)
+    return tuple(re.findall(r"`([^`]+)`", found.group(1))) if found else ()
 
 
 def slug(game: str) -> str:

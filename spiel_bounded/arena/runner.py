@@ -138,7 +138,12 @@ class RunResult:
     damaged_manifest: Path | None = None
 
 
-def manifest_of(config: Config, scheduled: int, created: str | None = None) -> Manifest:
+def manifest_of(
+    config: Config,
+    scheduled: int,
+    created: str | None = None,
+    commands: tuple[str, ...] = (),
+) -> Manifest:
     """The run.json contents for `config`."""
     settings = config.tournament
     return Manifest(
@@ -154,6 +159,7 @@ def manifest_of(config: Config, scheduled: int, created: str | None = None) -> M
             "seed": config.report.seed,
         },
         created=created or utc_now(),
+        commands=commands,
     )
 
 
@@ -166,6 +172,7 @@ def run_tournament(
     extra_bots: Mapping[str, BotFactory] | None = None,
     on_progress: Callable[[GameRecord, Progress], Any] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    command: str | None = None,
 ) -> RunResult:
     """Plays every game of the config's schedule that games.csv does not hold finished yet.
 
@@ -192,6 +199,9 @@ def run_tournament(
             `load_config`).
         on_progress: Called after each game is stored, with its record and the progress.
         clock: Seconds clock for progress (injectable for tests).
+        command: How this run was started (the command line), kept in run.json
+            (`Manifest.commands`) so that a report rebuilt later can say how the games were
+            played.
 
     SIGTERM stops the run as Ctrl-C does: `Terminated` (a `KeyboardInterrupt`) is raised, the
     executor's workers are killed, and every finished game stays in games.csv.
@@ -214,6 +224,7 @@ def run_tournament(
             extra_bots=extra_bots,
             on_progress=on_progress,
             clock=clock,
+            command=command,
         )
     return replace(result, stale_lock=lock.stale)
 
@@ -227,6 +238,7 @@ def _run(
     extra_bots: Mapping[str, BotFactory] | None,
     on_progress: Callable[[GameRecord, Progress], Any] | None,
     clock: Callable[[], float],
+    command: str | None,
 ) -> RunResult:
     schedule = make_schedule(config.tournament, extra_bots)
     store = GameStore(config.run.output)
@@ -252,7 +264,9 @@ def _run(
     damaged = None
     if stored is not None:
         store.check_same_tournament(manifest)
-        manifest = manifest_of(config, len(schedule), created=stored.created)
+        manifest = manifest_of(
+            config, len(schedule), created=stored.created, commands=stored.commands
+        )
     elif every_record:
         # run.json is missing or damaged: it is rebuilt from this config, provided that every
         # game in games.csv is one this config schedules (same id, seed, bots, parameters).
@@ -269,6 +283,8 @@ def _run(
         rebuilt = True
     if damage is not None:
         damaged = store.set_aside_manifest()
+    if command and command not in manifest.commands:
+        manifest = replace(manifest, commands=(*manifest.commands, command))
     store.write_manifest(manifest)
 
     finished = {

@@ -67,6 +67,8 @@ class Manifest:
         config_text: The config file's text.
         report: The [report] settings (anchor, bootstrap, seed) for `--report_only`.
         created: UTC time the first run started.
+        commands: How the runs that played the games were started (command lines), oldest
+            first, each once; kept so that a report rebuilt later can still say it.
     """
 
     fingerprint: str
@@ -77,9 +79,15 @@ class Manifest:
     config_text: str
     report: Mapping[str, Any]
     created: str
+    commands: tuple[str, ...] = ()
 
     def to_json(self) -> str:
-        data = {"format": FORMAT, **self.__dict__, "labels": list(self.labels)}
+        data = {
+            "format": FORMAT,
+            **self.__dict__,
+            "labels": list(self.labels),
+            "commands": list(self.commands),
+        }
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     @classmethod
@@ -98,6 +106,7 @@ class Manifest:
             config_text=data["config_text"],
             report=data.get("report", {}),
             created=data["created"],
+            commands=tuple(str(command) for command in data.get("commands", [])),
         )
 
 
