@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -245,3 +246,80 @@ def test_results_whose_run_json_names_no_command_keep_the_one_in_summary_md(
     # And a second rebuild keeps it again.
     code, out, err = run_cli(["--report_only", f"--output={tmp_path / 'out'}"], capsys, monkeypatch)
     assert line in summary.read_text()
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["scripts/round_robin.py"],
+        # What the installed `spiel-bounded-arena` wrapper does: __main__ has no docstring.
+        ["-c", "import sys; from spiel_bounded.arena.cli import run; sys.exit(run())"],
+    ],
+    ids=["round_robin.py", "spiel-bounded-arena"],
+)
+def test_both_programs_print_the_same_usage_with_help(command: list[str]) -> None:
+    result = subprocess.run(
+        [sys.executable, *command, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.stdout.startswith(cli.USAGE), result.stdout[:400]
+    assert "--[no]retry_errors: Also play again the games whose result is an error" in (
+        result.stdout
+    )
+
+
+def test_a_usage_error_prints_a_short_usage_and_the_message_not_the_whole_help(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run_cli([], capsys, monkeypatch)
+    assert (code, out) == (2, "")
+    program = "python scripts/round_robin.py"
+    assert err == (
+        f"usage: {program} --config FILE [--FIELD=VALUE ...] [--force_new | --retry_errors]\n"
+        f"       {program} --report_only (--output DIR | --config FILE)\n"
+        "error: --config FILE is required (or --report_only --output DIR)\n"
+        f"({program} --help describes the flags)\n"
+    )
+
+
+@pytest.mark.parametrize("flag", ["force_new", "retry_errors"])
+def test_report_only_refuses_flags_that_only_a_run_uses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, flag: str
+) -> None:
+    code, _, err = run_cli(
+        ["--report_only", f"--output={tmp_path}", f"--{flag}"], capsys, monkeypatch
+    )
+    assert code == 2
+    assert (
+        f"error: --report_only plays nothing, so --{flag} would do nothing; use one or the other"
+        in err
+    )
+
+
+def test_report_only_with_a_config_uses_its_output_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = played(tmp_path, capsys, monkeypatch)
+    (tmp_path / "out" / "summary.md").unlink()
+    code, _, err = run_cli(["--report_only", f"--config={config}"], capsys, monkeypatch)
+    assert code == 0, err
+    assert (tmp_path / "out" / "summary.md").exists()
+
+
+def test_retry_errors_reaches_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = write_config(tmp_path / "t.toml", tmp_path / "out")
+    seen: dict[str, Any] = {}
+
+    def record(*args: Any, **kwargs: Any) -> Any:
+        seen.update(kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "run_tournament", record)
+    run_cli([f"--config={config}", "--retry_errors"], capsys, monkeypatch)
+    assert seen["retry_errors"] is True
+    run_cli([f"--config={config}"], capsys, monkeypatch)
+    assert seen["retry_errors"] is False

@@ -38,6 +38,31 @@ from spiel_bounded.arena.runner import (
 from spiel_bounded.arena.schedule import make_schedule, unscheduled
 from spiel_bounded.arena.store import GameStore, Manifest, StoreError
 
+USAGE = """Round-robin tournaments between registered bots.
+
+    spiel-bounded-arena --config configs/quick.toml     (or: python scripts/round_robin.py ...)
+    spiel-bounded-arena --config configs/default.toml --games=connect_four
+    spiel-bounded-arena --report_only --output results/round_robin
+
+Plays every scheduled game that OUTPUT/games.csv does not hold yet (so rerunning resumes: a run
+stopped by Ctrl-C, SIGTERM or a kill loses no finished game), shows progress on stderr, then
+writes the report (summary.md, csv tables, PNG plots) and prints it. Every field of the config's
+[tournament], [run] and [report] sections has a flag of the same name that overrides it.
+--report_only rebuilds the report from games.csv and plays nothing. `--helpfull` lists every
+flag. See README.md, "Tournaments".
+"""
+"""What `--help` prints above the flags, whichever way the program was started."""
+
+SHORT_USAGE = (
+    "usage: {program} --config FILE [--FIELD=VALUE ...] [--force_new | --retry_errors]\n"
+    "       {program} --report_only (--output DIR | --config FILE)"
+)
+
+
+class _UsageError(Exception):
+    """The command line itself is wrong (not the config): short usage, then the message."""
+
+
 _GAMES = "; accepted: game strings separated by commas, e.g. tic_tac_toe,go(board_size=9,komi=7.5)"
 
 
@@ -86,6 +111,14 @@ _FORCE_NEW = flags.DEFINE_bool(
     False,
     "Start over: archive earlier results of the output directory (under previous/) instead of "
     "resuming; needed when the tournament config changed since the first run.",
+)
+_RETRY_ERRORS = flags.DEFINE_bool(
+    "retry_errors",
+    False,
+    "Also play again the games whose result is an error (a bot raised or chose an illegal "
+    "move, or crashed its worker), e.g. after fixing a bot. Games that could not start (setup "
+    "and runner errors) are always played again; their old rows stay in games.csv and the "
+    "report counts the last row of each game.",
 )
 _BOTS = flags.DEFINE_list("bots", None, "Keep only these bot labels of the config.")
 _QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
@@ -216,14 +249,14 @@ def _report_only(program: str, overrides: dict[str, Any]) -> None:
         config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
     output = overrides["output"] or (config.run.output if config is not None else None)
     if output is None:
-        raise app.UsageError(
+        raise _UsageError(
             "--report_only needs --output DIR (a results directory) or --config FILE (its "
             "[run] output)"
         )
     directory = Path(output)
     store = GameStore(directory)
     if not store.games_path.exists():
-        raise app.UsageError(f"{store.games_path} does not exist")
+        raise _UsageError(f"{store.games_path} does not exist")
     settings = None  # the [report] settings stored in run.json
     manifest = None
     if config is not None:
@@ -261,21 +294,43 @@ def _report_only(program: str, overrides: dict[str, Any]) -> None:
 
 
 def main(argv: Sequence[str]) -> None:
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
     program = _program()
+    try:
+        _main(argv, program)
+    except _UsageError as error:
+        sys.stderr.write(
+            f"{SHORT_USAGE.format(program=program)}\nerror: {error}\n"
+            f"({program} --help describes the flags)\n"
+        )
+        sys.exit(2)
+
+
+def _main(argv: Sequence[str], program: str) -> None:
+    if len(argv) > 1:
+        raise _UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
     overrides = {name: flag.value for name, flag in _OVERRIDES.items()}
+    if _REPORT_ONLY.value:
+        for name, flag in (("force_new", _FORCE_NEW), ("retry_errors", _RETRY_ERRORS)):
+            if flag.value:
+                raise _UsageError(
+                    f"--report_only plays nothing, so --{name} would do nothing; use one or "
+                    "the other"
+                )
     try:
         if _REPORT_ONLY.value:
             _report_only(program, overrides)
             return
         if _CONFIG.value is None:
-            raise app.UsageError("--config FILE is required (or --report_only --output DIR)")
+            raise _UsageError("--config FILE is required (or --report_only --output DIR)")
         config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
         display = None if _QUIET.value else ProgressDisplay(sys.stderr)
         played = " ".join([program, *(shlex.quote(arg) for arg in sys.argv[1:])])
         result = run_tournament(
-            config, force_new=_FORCE_NEW.value, on_progress=display, command=played
+            config,
+            force_new=_FORCE_NEW.value,
+            retry_errors=_RETRY_ERRORS.value,
+            on_progress=display,
+            command=played,
         )
     except (ConfigError, StoreError) as error:
         sys.stderr.write(f"error: {error}\n")
@@ -335,7 +390,10 @@ def _notes(result: RunResult, config: Config) -> list[str]:
 
 def run() -> None:
     """Entry point of `spiel-bounded-arena` and `scripts/round_robin.py`."""
-    # --help lists the key flags of the program that runs (sys.argv[0]); make them ours.
+    # absl's --help prints the docstring of __main__: the script's, or none at all for the
+    # installed entry point's wrapper; both print USAGE. It lists the key flags of the
+    # program that runs (sys.argv[0]); make them ours.
+    sys.modules["__main__"].__doc__ = USAGE
     for flag in flags.FLAGS.get_flags_for_module(__name__):
         flags.FLAGS.register_key_flag_for_module(sys.argv[0], flag)
     app.run(main)
