@@ -302,3 +302,23 @@ def test_bots_selection_drops_focus_and_anchor_bots_left_out() -> None:
     config = parse_config(text, bots=["rand", "rand2"])
     assert config.tournament.focus == ("rand2",)
     assert config.report.anchor == "rand"
+
+
+def test_a_bot_that_cannot_be_built_for_a_game_is_refused_naming_label_game_and_error() -> None:
+    # Each parameter is valid alone; hex has no heuristic evaluator, so the bot cannot be built.
+    tournament = 'games = ["tic_tac_toe", "hex(board_size=5)"]\ngames_per_pairing = 2'
+    bots = BOTS.replace("depth = 2", 'depth = 2, evaluator = "heuristic"')
+    with pytest.raises(ConfigError) as error:
+        parse_config(config_text(tournament=tournament, bots=bots), source="t.toml")
+    message = str(error.value)
+    assert message.startswith(
+        "t.toml: [[bots]] label 'ab' (bot 'bounded_ab') cannot be built for 'hex(board_size=5)'"
+    )
+    assert "ValueError: no heuristic for hex(board_size=5)" in message
+    assert 'per_game = { "hex(board_size=5)" = { ... } }' in message
+    fixed = bots.replace(
+        '"heuristic" }',
+        '"heuristic" }\nper_game = { "hex(board_size=5)" = { evaluator = "zero" } }',
+    )
+    settings = parse_config(config_text(tournament=tournament, bots=fixed)).tournament
+    assert settings.params_for(settings.bots[0], "hex(board_size=5)", {})["evaluator"] == "zero"

@@ -31,7 +31,10 @@ A config has four parts::
     per_game = { connect_four = { depth = 6 } }   # overrides `params` for one game
 
 Every error is a `ConfigError` naming the file (or the command-line flag), the key and what is
-accepted. Command-line overrides are applied before validation, keyed by field name.
+accepted. Command-line overrides are applied before validation, keyed by field name. Validation
+builds every registry bot once for every game it plays, so that parameters that are valid one by
+one but do not make a bot for a game are refused before anything runs (bots given as
+`extra_bots` factories are not built).
 """
 
 from __future__ import annotations
@@ -635,12 +638,28 @@ def _check_bots_on_game(
                 "to leave the bot out of that game only"
             )
         params = settings.params_for(entry, name, extra)
+        origin = "per_game." + name if name in entry.per_game else "params"
         try:
             registry.check_params(spec, params)
         except ValueError as error:
-            origin = "per_game." + name if name in entry.per_game else "params"
             raise ConfigError(f"{where}: {origin} (for {name!r}): {error}") from None
+        # Parameters can be valid one by one and still not make a bot for this game (a
+        # heuristic evaluator for a game without a heuristic, a value net for another game):
+        # building the bot once is the only complete check.
+        try:
+            registry.load_bot(entry.bot, game, 0, **params, seed=0)
+        except Exception as error:
+            raise ConfigError(
+                f"{where} (bot {entry.bot!r}) cannot be built for {name!r} with {origin} "
+                f"{params}: {type(error).__name__}: {error}. Accepted: parameters that build "
+                f"for every game (per_game = {{ {_toml_key(name)} = {{ ... }} }} sets them for "
+                "one game), or remove the bot or the game"
+            ) from None
     return exclusions
+
+
+def _toml_key(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
 
 
 def _check_tables(
