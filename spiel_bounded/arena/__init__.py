@@ -19,23 +19,21 @@ do not pay for importing pandas and matplotlib.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from spiel_bounded.arena.config import (
-    BotEntry,
-    BotFactory,
-    Config,
-    ConfigError,
-    ReportSettings,
-    RunSettings,
-    TournamentSettings,
-    load_config,
-    parse_config,
-)
+from spiel_bounded.arena.config import ConfigError, load_config, parse_config
 from spiel_bounded.arena.executors import DaskExecutor, InlineExecutor, ProcessExecutor
 from spiel_bounded.arena.lock import LockHolder, RunLockedError
 from spiel_bounded.arena.play import play_match
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.runner import Progress, RunResult, Terminated, run_tournament
 from spiel_bounded.arena.schedule import Match, SeatBot, make_schedule
+from spiel_bounded.arena.settings import (
+    BotEntry,
+    BotFactory,
+    Config,
+    ReportSettings,
+    RunSettings,
+    TournamentSettings,
+)
 from spiel_bounded.arena.store import ConfigChangedError, GameStore, StoreError
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from absl import app, flags
 
-from spiel_bounded.arena.config import Config, ConfigError, ReportSettings, load_config
+from spiel_bounded.arena.config import ConfigError, load_config
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.report import (
     commands_in_summary,
@@ -36,6 +36,7 @@ from spiel_bounded.arena.runner import (
     run_tournament,
 )
 from spiel_bounded.arena.schedule import make_schedule, unscheduled
+from spiel_bounded.arena.settings import Config, ReportSettings
 from spiel_bounded.arena.store import GameStore, Manifest, StoreError
 
 USAGE = """Round-robin tournaments between registered bots.

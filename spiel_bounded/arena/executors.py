@@ -25,7 +25,6 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.context import SpawnProcess
 from typing import Any, Protocol
 
-from spiel_bounded.arena.config import Config
 from spiel_bounded.arena.play import (
     BUILDING,
     IDLE,
@@ -36,6 +35,7 @@ from spiel_bounded.arena.play import (
 )
 from spiel_bounded.arena.records import CRASH, RUNNER, GameRecord
 from spiel_bounded.arena.schedule import Match
+from spiel_bounded.arena.settings import Config
 
 Done = Callable[[GameRecord], None]
 

@@ -26,6 +26,7 @@ import spiel_bounded  # noqa: F401  (registers the synthetic game in worker proc
 from spiel_bounded import registry
 from spiel_bounded.arena.records import PLAY, SETUP, GameRecord
 from spiel_bounded.arena.schedule import Match, SeatBot, bot_seed
+from spiel_bounded.games import load_game
 
 IDLE: Final = 0
 BUILDING: Final = 1
@@ -68,7 +69,7 @@ def play_match(match: Match, *, watch: MutableSequence[int] | None = None) -> Ga
     acting: int | None = None
     mark = _marker(watch)
     try:
-        game = pyspiel.load_game(match.game)
+        game = load_game(match.game)
         if game.num_players() != players:
             raise ValueError(f"{match.game} has {game.num_players()} players, not {players}")
         bots = []

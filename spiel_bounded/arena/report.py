@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from spiel_bounded.arena import plots
-from spiel_bounded.arena.config import ReportSettings
 from spiel_bounded.arena.ratings import outcome_counts, pairwise_outcomes, rate
 from spiel_bounded.arena.records import GameRecord, latest
+from spiel_bounded.arena.settings import ReportSettings
 from spiel_bounded.arena.stats import wilson
 from spiel_bounded.arena.store import GameStore, Manifest
 

@@ -19,11 +19,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from spiel_bounded.arena.config import BotFactory, Config
 from spiel_bounded.arena.executors import Executor, make_executor
 from spiel_bounded.arena.lock import LockHolder, locked
 from spiel_bounded.arena.records import GameRecord, latest
 from spiel_bounded.arena.schedule import make_schedule, unscheduled
+from spiel_bounded.arena.settings import BotFactory, Config
 from spiel_bounded.arena.store import (
     ConfigChangedError,
     GameStore,

@@ -17,15 +17,12 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
-from typing import TYPE_CHECKING, Any
-
-import pyspiel
+from typing import Any
 
 from spiel_bounded import registry
-
-if TYPE_CHECKING:
-    from spiel_bounded.arena.config import BotFactory, TournamentSettings
-    from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.settings import BotFactory, TournamentSettings
+from spiel_bounded.games import load_game
 
 SEED_BITS = 31  # seeds stay below 2**31: C++ bots take them as a signed int
 
@@ -133,7 +130,7 @@ def make_schedule(
         extra_bots: Factories of bots outside the registry, by name.
     """
     extra = dict(extra_bots or {})
-    num_players = {game: pyspiel.load_game(game).num_players() for game in settings.games}
+    num_players = {game: load_game(game).num_players() for game in settings.games}
     seat_bots: dict[tuple[str, str], SeatBot] = {}
     for game in settings.games:
         for entry in settings.lineup(game):
