@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Final
 
+import numpy as np
+
 Checker = Callable[[Any], Any]
 
 _PARAM_KEY: Final = "spiel_bounded.param"
@@ -26,48 +28,85 @@ class Number:
 
     Attributes:
         minimum: Smallest value accepted (None: no lower bound).
+        maximum: Largest value accepted (None: no upper bound).
         strict: The minimum itself is refused.
-        integer: Only integers are accepted (floats are refused, even 3.0).
+        integer: Only integers are accepted (floats are refused, even 3.0, unless `lenient`).
         optional: None is accepted (and kept).
+        lenient: Also accepts numpy numbers and, for an integer, a float with an integral value
+            (game parameters arrive from OpenSpiel and numpy in those forms).
     """
 
     minimum: float | None = None
+    maximum: float | None = None
     strict: bool = False
     integer: bool = False
     optional: bool = False
+    lenient: bool = False
 
     @property
     def accepted(self) -> str:
         text = "an integer" if self.integer else "a number"
-        if self.minimum is not None:
-            text += f" {'>' if self.strict else '>='} {self.minimum:g}"
+        if self.minimum is not None and self.maximum is not None and not self.strict:
+            text += f" in [{self.minimum:g}, {self.maximum:g}]"
+        else:
+            if self.minimum is not None:
+                text += f" {'>' if self.strict else '>='} {self.minimum:g}"
+            if self.maximum is not None:
+                text += f" <= {self.maximum:g}"
         return text + (" or None" if self.optional else "")
 
     def __call__(self, value: Any) -> Any:
         if value is None and self.optional:
             return None
-        kinds = (int,) if self.integer else (int, float)
+        number = self._number(value)
         if (
-            isinstance(value, bool)
-            or not isinstance(value, kinds)
-            or not math.isfinite(value)
-            or (self.minimum is not None and value < self.minimum)
-            or (self.strict and value == self.minimum)
+            number is None
+            or not math.isfinite(number)
+            or (self.minimum is not None and number < self.minimum)
+            or (self.strict and number == self.minimum)
+            or (self.maximum is not None and number > self.maximum)
         ):
             raise ValueError(f"must be {self.accepted}, got {value!r}")
-        return int(value) if self.integer else float(value)
+        return int(number) if self.integer else float(number)
+
+    def _number(self, value: Any) -> int | float | None:
+        if isinstance(value, bool | np.bool_):
+            return None
+        if self.lenient and isinstance(value, np.integer | np.floating):
+            value = value.item()
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float):
+            if not self.integer:
+                return value
+            if self.lenient and value.is_integer():
+                return int(value)
+        return None
 
 
 @dataclass(frozen=True)
 class Flag:
-    """Accepts True or False only (not 0, 1 or strings)."""
+    """Accepts True or False only (not 0, 1 or strings); with `zero_one`, 0 or 1 instead (the
+    flags of OpenSpiel game parameters), returned as a bool."""
 
-    accepted: str = "True or False"
+    zero_one: bool = False
+
+    @property
+    def accepted(self) -> str:
+        return "0 or 1" if self.zero_one else "True or False"
 
     def __call__(self, value: Any) -> bool:
-        if not isinstance(value, bool):
-            raise ValueError(f"must be {self.accepted}, got {value!r}")
-        return value
+        if isinstance(value, bool):
+            return value
+        if self.zero_one:
+            number = Number(integer=True, lenient=True)
+            try:
+                flag = number(value)
+            except ValueError:
+                flag = None
+            if flag in (0, 1):
+                return bool(flag)
+        raise ValueError(f"must be {self.accepted}, got {value!r}")
 
 
 @dataclass(frozen=True)

@@ -53,10 +53,12 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import pyspiel
+
+from spiel_bounded.params import Checker, Flag, Number
 
 __all__ = [
     "DEFAULT_PARAMETERS",
@@ -162,27 +164,27 @@ def _fail(name: str, value: object, accepted: str) -> ValueError:
     return ValueError(f"{SHORT_NAME}: parameter '{name}' must be {accepted}; got {value!r}")
 
 
-def _as_int(name: str, value: object, accepted: str) -> int:
-    if isinstance(value, bool | int | np.integer):
-        return int(value)
-    if isinstance(value, float | np.floating) and float(value).is_integer():
-        return int(value)
-    raise _fail(name, value, accepted)
+_CHECKS: Final[dict[str, Checker]] = {
+    "branching": Number(minimum=1, integer=True, lenient=True),
+    "depth": Number(minimum=1, integer=True, lenient=True),
+    "seed": Number(integer=True, lenient=True),
+    "players": Number(minimum=2, maximum=MAX_PLAYERS, integer=True, lenient=True),
+    "chance": Number(minimum=0, maximum=1, lenient=True),
+    "chance_outcomes": Number(minimum=1, maximum=MAX_CHANCE_OUTCOMES, integer=True, lenient=True),
+    "min_value": Number(lenient=True),
+    "max_value": Number(lenient=True),
+    "zero_sum": Flag(zero_one=True),
+    "integer_values": Flag(zero_one=True),
+    "transpositions": Flag(zero_one=True),
+}
+"""The check of every parameter (the one set of checkers in `spiel_bounded.params`)."""
 
 
-def _as_float(name: str, value: object, accepted: str) -> float:
-    if isinstance(value, bool | int | float | np.integer | np.floating):
-        result = float(value)
-        if math.isfinite(result):
-            return result
-    raise _fail(name, value, accepted)
-
-
-def _as_flag(name: str, value: object) -> bool:
-    flag = _as_int(name, value, "0 or 1")
-    if flag not in (0, 1):
-        raise _fail(name, value, "0 or 1")
-    return bool(flag)
+def _checked(name: str, value: object) -> Any:
+    try:
+        return _CHECKS[name](value)
+    except ValueError as error:
+        raise ValueError(f"{SHORT_NAME}: parameter '{name}' {error}") from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -227,57 +229,24 @@ class TreeParams:
             )
         p = {**DEFAULT_PARAMETERS, **given}
 
-        branching = _as_int("branching", p["branching"], "an integer >= 1")
-        if branching < 1:
-            raise _fail("branching", p["branching"], "an integer >= 1")
-        depth = _as_int("depth", p["depth"], "an integer >= 1")
-        if depth < 1:
-            raise _fail("depth", p["depth"], "an integer >= 1")
-        seed = _as_int("seed", p["seed"], "an integer")
-        players_ok = f"an integer in [2, {MAX_PLAYERS}]"
-        players = _as_int("players", p["players"], players_ok)
-        if not 2 <= players <= MAX_PLAYERS:
-            raise _fail("players", p["players"], players_ok)
-        chance = _as_float("chance", p["chance"], "a probability in [0, 1]")
-        if not 0.0 <= chance <= 1.0:
-            raise _fail("chance", p["chance"], "a probability in [0, 1]")
-        outcomes_ok = f"an integer in [1, {MAX_CHANCE_OUTCOMES}]"
-        chance_outcomes = _as_int("chance_outcomes", p["chance_outcomes"], outcomes_ok)
-        if not 1 <= chance_outcomes <= MAX_CHANCE_OUTCOMES:
-            raise _fail("chance_outcomes", p["chance_outcomes"], outcomes_ok)
-        min_value = _as_float("min_value", p["min_value"], "a finite number")
-        max_value = _as_float("max_value", p["max_value"], "a finite number")
+        v = {name: _checked(name, value) for name, value in p.items()}
+        min_value, max_value = v["min_value"], v["max_value"]
         if not min_value < max_value:
             raise _fail("max_value", p["max_value"], f"a number > min_value ({min_value})")
-        zero_sum = _as_flag("zero_sum", p["zero_sum"])
-        if zero_sum and min_value != -max_value:
+        if v["zero_sum"] and min_value != -max_value:
             raise _fail(
                 "zero_sum",
                 p["zero_sum"],
                 f"0 when the value range [{min_value}, {max_value}] is not symmetric "
                 "(zero_sum=1 needs min_value == -max_value)",
             )
-        integer_values = _as_flag("integer_values", p["integer_values"])
-        if integer_values and math.ceil(min_value) > math.floor(max_value):
+        if v["integer_values"] and math.ceil(min_value) > math.floor(max_value):
             raise _fail(
                 "integer_values",
                 p["integer_values"],
                 f"0 when no integer lies in [{min_value}, {max_value}]",
             )
-        transpositions = _as_flag("transpositions", p["transpositions"])
-        return cls(
-            branching=branching,
-            depth=depth,
-            seed=seed,
-            players=players,
-            chance=chance,
-            chance_outcomes=chance_outcomes,
-            min_value=min_value,
-            max_value=max_value,
-            zero_sum=zero_sum,
-            integer_values=integer_values,
-            transpositions=transpositions,
-        )
+        return cls(**v)
 
     def to_dict(self) -> dict[str, int | float]:
         """The parameters with OpenSpiel's types (ints, and floats for the float parameters)."""

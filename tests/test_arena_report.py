@@ -239,7 +239,7 @@ def test_the_command_line_names_config_errors(tmp_path: Path) -> None:
         timeout=120,
     )
     assert result.returncode == 2
-    assert f"error: {config}: [tournament] games_per_pairing: must be a positive integer" in (
+    assert f"error: {config}: [tournament] games_per_pairing: must be an integer >= 1" in (
         result.stderr
     )
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -66,6 +65,15 @@ from spiel_bounded.arena.settings import (
     TournamentSettings,
 )
 from spiel_bounded.games import game_info, load_game
+from spiel_bounded.params import (
+    FLAG,
+    NON_NEGATIVE_INT,
+    OPTIONAL_POSITIVE,
+    POSITIVE_INT,
+    SEED,
+    Checker,
+    OneOf,
+)
 
 _LABEL: Final = re.compile(r"^[A-Za-z0-9_.+-]+$")
 
@@ -122,39 +130,16 @@ class _Reader:
     def get(self, section: str, key: str, default: Any = None) -> Any:
         return self.raw.get(section, {}).get(key, default)
 
-    def integer(self, section: str, key: str, default: int | None, *, minimum: int) -> int:
+    def checked(self, section: str, key: str, default: Any, check: Checker) -> Any:
+        """The value of `key` (or `default`) accepted by `check`; required when no default."""
         value = self.get(section, key, default)
-        if value is None:
-            raise self.fail(section, key, "is required; accepted: an integer")
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-            raise self.fail(section, key, f"must be {kind}; got {value!r}")
-        return value
-
-    def number(self, section: str, key: str) -> float | None:
-        value = self.get(section, key)
-        if value is None:
-            return None
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-            or value <= 0
-        ):
-            raise self.fail(section, key, f"must be a positive number of seconds; got {value!r}")
-        return float(value)
-
-    def choice(self, section: str, key: str, default: str, options: Sequence[str]) -> str:
-        value = self.get(section, key, default)
-        if value not in options:
-            raise self.fail(section, key, f"must be one of {', '.join(options)}; got {value!r}")
-        return str(value)
-
-    def flag(self, section: str, key: str, default: bool) -> bool:
-        value = self.get(section, key, default)
-        if not isinstance(value, bool):
-            raise self.fail(section, key, f"must be true or false; got {value!r}")
-        return value
+        if value is None and default is None and not getattr(check, "optional", False):
+            accepted = getattr(check, "accepted", "a value")
+            raise self.fail(section, key, f"is required; accepted: {accepted}")
+        try:
+            return check(value)
+        except ValueError as error:
+            raise self.fail(section, key, str(error)) from None
 
     def text(self, section: str, key: str, default: str | None) -> str | None:
         value = self.get(section, key, default)
@@ -242,8 +227,8 @@ def parse_config(
     labels = [entry.label for entry in tournament.bots]
     run = RunSettings(
         output=Path(reader.text("run", "output", None) or "arena_output"),
-        workers=reader.integer("run", "workers", 2, minimum=1),
-        executor=reader.choice("run", "executor", "process", EXECUTORS),
+        workers=reader.checked("run", "workers", 2, POSITIVE_INT),
+        executor=reader.checked("run", "executor", "process", OneOf(EXECUTORS)),
         scheduler=reader.text("run", "scheduler", None),
     )
     if run.executor == "dask" and importlib.util.find_spec("distributed") is None:
@@ -263,8 +248,8 @@ def parse_config(
         )
     report = ReportSettings(
         anchor=anchor,
-        bootstrap=reader.integer("report", "bootstrap", 1000, minimum=0),
-        seed=reader.integer("report", "seed", 0, minimum=0),
+        bootstrap=reader.checked("report", "bootstrap", 1000, NON_NEGATIVE_INT),
+        seed=reader.checked("report", "seed", 0, SEED),
     )
     return Config(source=source, text=text, tournament=tournament, run=run, report=report)
 
@@ -313,7 +298,7 @@ def _tournament(
         entries = tuple(entry for entry in entries if entry.label in keep)
     labels = [entry.label for entry in entries]
 
-    pairing = reader.choice("tournament", "pairing", "all", PAIRINGS)
+    pairing = reader.checked("tournament", "pairing", "all", OneOf(PAIRINGS))
     focus = reader.strings("tournament", "focus", required=False)
     # Focus bots left out by --bots are dropped; unknown ones are errors.
     focus = tuple(label for label in focus if label in labels or label not in all_labels)
@@ -331,20 +316,20 @@ def _tournament(
         )
     if pairing == "baseline" and baseline is None:
         raise reader.fail("tournament", "baseline", 'must name a bot for pairing "baseline"')
-    seating = reader.choice("tournament", "seating", "rotate", SEATINGS)
-    skip = reader.flag("tournament", "skip_unsupported", False)
+    seating = reader.checked("tournament", "seating", "rotate", OneOf(SEATINGS))
+    skip = reader.checked("tournament", "skip_unsupported", False, FLAG)
 
     settings = TournamentSettings(
         games=games,
         bots=entries,
-        games_per_pairing=reader.integer("tournament", "games_per_pairing", None, minimum=1),
+        games_per_pairing=reader.checked("tournament", "games_per_pairing", None, POSITIVE_INT),
         pairing=pairing,
         focus=focus,
         baseline=baseline,
         seating=seating,
-        seconds_per_move=reader.number("tournament", "seconds_per_move"),
-        opening_moves=reader.integer("tournament", "opening_moves", 0, minimum=0),
-        seed=reader.integer("tournament", "seed", 0, minimum=0),
+        seconds_per_move=reader.checked("tournament", "seconds_per_move", None, OPTIONAL_POSITIVE),
+        opening_moves=reader.checked("tournament", "opening_moves", 0, NON_NEGATIVE_INT),
+        seed=reader.checked("tournament", "seed", 0, SEED),
         skip_unsupported=skip,
     )
     exclusions = []
