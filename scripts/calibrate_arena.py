@@ -34,6 +34,7 @@ import pyspiel
 from absl import app, flags
 
 from spiel_bounded import load_bot
+from spiel_bounded.testing import random_positions
 
 _GAMES = flags.DEFINE_list(
     "games", ["tic_tac_toe", "connect_four", "breakthrough"], "Game strings."
@@ -54,17 +55,7 @@ def sample_positions(
     their moves in a tournament; random play later on reaches positions no strong player would.
     """
     horizon = max(2, min(game.max_game_length() // 4, 20))
-    positions: list[pyspiel.State] = []
-    while len(positions) < count:
-        state = game.new_initial_state()
-        for _ in range(int(rng.integers(0, horizon))):
-            if state.is_terminal():
-                break
-            legal = state.legal_actions()
-            state.apply_action(int(legal[rng.integers(len(legal))]))
-        if not state.is_terminal():
-            positions.append(state)
-    return positions
+    return random_positions(game, count, plies=(0, horizon), seed=rng)
 
 
 def mean_seconds(game: pyspiel.Game, name: str, positions: list, **params: object) -> float:

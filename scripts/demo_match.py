@@ -1,7 +1,8 @@
 """Demonstration match: bounded alpha-beta against OpenSpiel's C++ MCTS.
 
 Plays tic_tac_toe and connect_four, both seatings, prints each game's returns and the search
-statistics of bounded alpha-beta's first move. Run with `make run`.
+statistics of bounded alpha-beta's first move. Run with `.venv/bin/python scripts/demo_match.py`
+(`make run` or `make test` builds .venv first).
 """
 
 from __future__ import annotations

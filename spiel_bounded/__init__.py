@@ -6,27 +6,40 @@ Importing the package also registers the synthetic game `bounded_random_tree` wi
 
 from spiel_bounded import synthetic as _synthetic  # noqa: F401  (registers the game)
 from spiel_bounded.bots import SearchBot
+from spiel_bounded.bots.babmcts import BABMCTSBot
 from spiel_bounded.evaluators import Evaluator, make_evaluator
+from spiel_bounded.games import load_game
 from spiel_bounded.limits import Limits
 from spiel_bounded.registry import bots_for, list_bots, load_bot
-from spiel_bounded.result import Interval, SearchResult, SearchStats
-from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab
-from spiel_bounded.search.mcts import BABMCTSSettings, BABMCTSTree, babmcts
+from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+from spiel_bounded.search.alphabeta import (
+    AlphaBetaSettings,
+    bounded_ab,
+    bounded_star1,
+    bounded_star2,
+)
+from spiel_bounded.search.mcts import BABMCTSSettings, BABMCTSTree, MCTSStats, babmcts
 
 __all__ = [
     "AlphaBetaSettings",
+    "BABMCTSBot",
     "BABMCTSSettings",
     "BABMCTSTree",
     "Evaluator",
     "Interval",
     "Limits",
+    "MCTSStats",
     "SearchBot",
     "SearchResult",
     "SearchStats",
+    "StopReason",
     "babmcts",
     "bots_for",
     "bounded_ab",
+    "bounded_star1",
+    "bounded_star2",
     "list_bots",
     "load_bot",
+    "load_game",
     "make_evaluator",
 ]

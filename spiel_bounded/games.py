@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import Final
 
 import pyspiel
 
@@ -30,6 +31,10 @@ class GameInfo:
         zero_sum: True when the returns always sum to zero.
         python_game: True when the game is implemented in Python (registered from Python, like
             `bounded_random_tree`) rather than in OpenSpiel's C++ core.
+        terminal_rewards: True when rewards come only at the end of the game (OpenSpiel's
+            `RewardModel.TERMINAL`); False for games like 2048 that reward along the way.
+        integer_actions: False when the game takes action structs only (crossword), which no
+            bot here can play.
     """
 
     name: str
@@ -42,6 +47,8 @@ class GameInfo:
     sequential: bool
     zero_sum: bool
     python_game: bool
+    terminal_rewards: bool
+    integer_actions: bool
 
     @property
     def value_range(self) -> float:
@@ -62,6 +69,8 @@ def game_info(game: pyspiel.Game) -> GameInfo:
         sequential=game_type.dynamics == _Type.Dynamics.SEQUENTIAL,
         zero_sum=game_type.utility == _Type.Utility.ZERO_SUM,
         python_game=not type(game).__module__.startswith("pyspiel"),
+        terminal_rewards=game_type.reward_model == _Type.RewardModel.TERMINAL,
+        integer_actions=not game_type.action_structs_only,
     )
 
 
@@ -129,57 +138,68 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0] if text else "OpenSpiel gave no reason"
 
 
-def unsupported_reasons(
-    info: GameInfo,
-    *,
-    players: tuple[int, int | None] = (2, 2),
-    chance: bool = False,
-    zero_sum: bool = True,
-    python_games: bool = True,
-) -> list[str]:
-    """Lists why a search with these requirements cannot play the game (empty: it can).
+@dataclass(frozen=True, kw_only=True)
+class Requirements:
+    """The games an algorithm can play, stated once for its search and its registered bot.
 
-    Args:
-        info: The game.
-        players: Inclusive (min, max) player counts the search handles; max None is unbounded.
-        chance: Whether the search handles chance nodes.
-        zero_sum: Whether the search needs a zero-sum game.
-        python_games: Whether games implemented in Python are supported (OpenSpiel's C++
-            MCTSBot crashes when stepped from Python on them).
+    Attributes:
+        players: Inclusive (min, max) player counts; max None is unbounded.
+        chance: Chance nodes are handled.
+        zero_sum: Only zero-sum games are handled.
+        python_games: Games implemented in Python are handled (OpenSpiel's C++ MCTSBot crashes
+            when stepped from Python on them).
+        imperfect_information: Imperfect-information games are handled.
+        intermediate_rewards: Games that reward before the end are handled (OpenSpiel's MCTS
+            bots refuse them).
     """
+
+    players: tuple[int, int | None] = (2, 2)
+    chance: bool = False
+    zero_sum: bool = True
+    python_games: bool = True
+    imperfect_information: bool = False
+    intermediate_rewards: bool = True
+
+
+TWO_PLAYER_ZERO_SUM: Final = Requirements()
+"""Two-player zero-sum deterministic perfect-information games (alpha-beta)."""
+TWO_PLAYER_ZERO_SUM_CHANCE: Final = Requirements(chance=True)
+"""The same with chance nodes (Star-1, Star-2, BABMCTS)."""
+
+
+def unsupported_reasons(info: GameInfo, requirements: Requirements) -> list[str]:
+    """Lists why an algorithm with these requirements cannot play the game (empty: it can)."""
     reasons = []
-    low, high = players
+    low, high = requirements.players
     if info.num_players < low or (high is not None and info.num_players > high):
         wanted = f"{low}" if low == high else f"{low}..{high if high is not None else 'n'}"
         reasons.append(f"it has {info.num_players} players (supported: {wanted})")
-    if info.has_chance and not chance:
+    if not info.integer_actions:
+        reasons.append("its actions are structs, not integers, which no bot here can play")
+    if info.has_chance and not requirements.chance:
         reasons.append("it has chance nodes")
-    if not info.perfect_information:
+    if not info.perfect_information and not requirements.imperfect_information:
         reasons.append("it has imperfect information")
     if not info.sequential:
         reasons.append("it has simultaneous moves")
-    if zero_sum and not info.zero_sum:
+    if requirements.zero_sum and not info.zero_sum:
         reasons.append("it is not zero-sum")
-    if info.python_game and not python_games:
+    if info.python_game and not requirements.python_games:
         reasons.append("it is implemented in Python, which this C++ bot cannot search")
+    if not info.terminal_rewards and not requirements.intermediate_rewards:
+        reasons.append("it gives rewards before the end of the game (MCTS needs terminal rewards)")
     return reasons
 
 
 def require(
-    game: pyspiel.Game,
-    algorithm: str,
-    *,
-    players: tuple[int, int | None] = (2, 2),
-    chance: bool = False,
-    zero_sum: bool = True,
-    hint: str = "",
+    game: pyspiel.Game, algorithm: str, requirements: Requirements, *, hint: str = ""
 ) -> GameInfo:
     """Returns the game's info, or raises `ValueError` naming the game and what is unsupported.
 
     `hint` is appended to the message (e.g. which algorithm to use instead).
     """
     info = game_info(game)
-    reasons = unsupported_reasons(info, players=players, chance=chance, zero_sum=zero_sum)
+    reasons = unsupported_reasons(info, requirements)
     if reasons:
         raise ValueError(f"{algorithm} cannot play {info.description}: {'; '.join(reasons)}{hint}")
     return info

@@ -8,8 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-STOPPED_BY_NODES: Final = "nodes"
-STOPPED_BY_SECONDS: Final = "seconds"
+from spiel_bounded.params import OPTIONAL_POSITIVE, OPTIONAL_POSITIVE_INT, check_fields, setting
+from spiel_bounded.result import StopReason
+
+STOPPED_BY_NODES: Final[StopReason] = "nodes"
+STOPPED_BY_SECONDS: Final[StopReason] = "seconds"
 DEFAULT_SECONDS: Final = 1.0
 """Seconds per move a registered bot takes when it is given no limit at all."""
 
@@ -24,25 +27,18 @@ class Limits:
         seconds: Maximum wall-clock seconds for one search call.
     """
 
-    depth: int | None = None
-    nodes: int | None = None
-    seconds: float | None = None
+    depth: int | None = setting(
+        None, "depth limit in decision plies (None: unlimited)", OPTIONAL_POSITIVE_INT
+    )
+    nodes: int | None = setting(
+        None, "node limit per move (None: unlimited)", OPTIONAL_POSITIVE_INT
+    )
+    seconds: float | None = setting(
+        None, "time limit per move in seconds (None: unlimited)", OPTIONAL_POSITIVE
+    )
 
     def __post_init__(self) -> None:
-        for name in ("depth", "nodes"):
-            value = getattr(self, name)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 1
-            ):
-                raise ValueError(f"Limits.{name} must be a positive integer or None, got {value!r}")
-        seconds = self.seconds
-        if seconds is not None and (
-            isinstance(seconds, bool)
-            or not isinstance(seconds, int | float)
-            or not math.isfinite(seconds)
-            or seconds <= 0
-        ):
-            raise ValueError(f"Limits.seconds must be a positive number or None, got {seconds!r}")
+        check_fields(self)
 
     @property
     def unbounded(self) -> bool:
@@ -53,7 +49,7 @@ class Limits:
 class SearchStopped(Exception):
     """Raised inside a search when its budget runs out; carries the reason."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: StopReason) -> None:
         super().__init__(reason)
         self.reason = reason
 

@@ -44,20 +44,21 @@ Parameters (defaults in `DEFAULT_PARAMETERS`):
   identical subtrees.
 
 All randomness is a splitmix64-style integer hash of the seed and the node's path or position;
-no global random state is used. The module also provides exact brute-force solvers, `solve`
-and `solve_depth_limited`, meant as obviously-correct oracles for tests (plain recursion).
+no global random state is used. The exact brute-force solvers that serve as oracles for these
+trees (and any perfect-information game small enough) are in `spiel_bounded.oracles`.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import pyspiel
+
+from spiel_bounded.params import Checker, Flag, Number
 
 __all__ = [
     "DEFAULT_PARAMETERS",
@@ -66,11 +67,7 @@ __all__ = [
     "SyntheticGame",
     "SyntheticState",
     "TreeParams",
-    "action_values",
     "make_game",
-    "optimal_actions",
-    "solve",
-    "solve_depth_limited",
 ]
 
 SHORT_NAME = "bounded_random_tree"
@@ -167,27 +164,27 @@ def _fail(name: str, value: object, accepted: str) -> ValueError:
     return ValueError(f"{SHORT_NAME}: parameter '{name}' must be {accepted}; got {value!r}")
 
 
-def _as_int(name: str, value: object, accepted: str) -> int:
-    if isinstance(value, bool | int | np.integer):
-        return int(value)
-    if isinstance(value, float | np.floating) and float(value).is_integer():
-        return int(value)
-    raise _fail(name, value, accepted)
+_CHECKS: Final[dict[str, Checker]] = {
+    "branching": Number(minimum=1, integer=True, lenient=True),
+    "depth": Number(minimum=1, integer=True, lenient=True),
+    "seed": Number(integer=True, lenient=True),
+    "players": Number(minimum=2, maximum=MAX_PLAYERS, integer=True, lenient=True),
+    "chance": Number(minimum=0, maximum=1, lenient=True),
+    "chance_outcomes": Number(minimum=1, maximum=MAX_CHANCE_OUTCOMES, integer=True, lenient=True),
+    "min_value": Number(lenient=True),
+    "max_value": Number(lenient=True),
+    "zero_sum": Flag(zero_one=True),
+    "integer_values": Flag(zero_one=True),
+    "transpositions": Flag(zero_one=True),
+}
+"""The check of every parameter (the one set of checkers in `spiel_bounded.params`)."""
 
 
-def _as_float(name: str, value: object, accepted: str) -> float:
-    if isinstance(value, bool | int | float | np.integer | np.floating):
-        result = float(value)
-        if math.isfinite(result):
-            return result
-    raise _fail(name, value, accepted)
-
-
-def _as_flag(name: str, value: object) -> bool:
-    flag = _as_int(name, value, "0 or 1")
-    if flag not in (0, 1):
-        raise _fail(name, value, "0 or 1")
-    return bool(flag)
+def _checked(name: str, value: object) -> Any:
+    try:
+        return _CHECKS[name](value)
+    except ValueError as error:
+        raise ValueError(f"{SHORT_NAME}: parameter '{name}' {error}") from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -232,57 +229,24 @@ class TreeParams:
             )
         p = {**DEFAULT_PARAMETERS, **given}
 
-        branching = _as_int("branching", p["branching"], "an integer >= 1")
-        if branching < 1:
-            raise _fail("branching", p["branching"], "an integer >= 1")
-        depth = _as_int("depth", p["depth"], "an integer >= 1")
-        if depth < 1:
-            raise _fail("depth", p["depth"], "an integer >= 1")
-        seed = _as_int("seed", p["seed"], "an integer")
-        players_ok = f"an integer in [2, {MAX_PLAYERS}]"
-        players = _as_int("players", p["players"], players_ok)
-        if not 2 <= players <= MAX_PLAYERS:
-            raise _fail("players", p["players"], players_ok)
-        chance = _as_float("chance", p["chance"], "a probability in [0, 1]")
-        if not 0.0 <= chance <= 1.0:
-            raise _fail("chance", p["chance"], "a probability in [0, 1]")
-        outcomes_ok = f"an integer in [1, {MAX_CHANCE_OUTCOMES}]"
-        chance_outcomes = _as_int("chance_outcomes", p["chance_outcomes"], outcomes_ok)
-        if not 1 <= chance_outcomes <= MAX_CHANCE_OUTCOMES:
-            raise _fail("chance_outcomes", p["chance_outcomes"], outcomes_ok)
-        min_value = _as_float("min_value", p["min_value"], "a finite number")
-        max_value = _as_float("max_value", p["max_value"], "a finite number")
+        v = {name: _checked(name, value) for name, value in p.items()}
+        min_value, max_value = v["min_value"], v["max_value"]
         if not min_value < max_value:
             raise _fail("max_value", p["max_value"], f"a number > min_value ({min_value})")
-        zero_sum = _as_flag("zero_sum", p["zero_sum"])
-        if zero_sum and min_value != -max_value:
+        if v["zero_sum"] and min_value != -max_value:
             raise _fail(
                 "zero_sum",
                 p["zero_sum"],
                 f"0 when the value range [{min_value}, {max_value}] is not symmetric "
                 "(zero_sum=1 needs min_value == -max_value)",
             )
-        integer_values = _as_flag("integer_values", p["integer_values"])
-        if integer_values and math.ceil(min_value) > math.floor(max_value):
+        if v["integer_values"] and math.ceil(min_value) > math.floor(max_value):
             raise _fail(
                 "integer_values",
                 p["integer_values"],
                 f"0 when no integer lies in [{min_value}, {max_value}]",
             )
-        transpositions = _as_flag("transpositions", p["transpositions"])
-        return cls(
-            branching=branching,
-            depth=depth,
-            seed=seed,
-            players=players,
-            chance=chance,
-            chance_outcomes=chance_outcomes,
-            min_value=min_value,
-            max_value=max_value,
-            zero_sum=zero_sum,
-            integer_values=integer_values,
-            transpositions=transpositions,
-        )
+        return cls(**v)
 
     def to_dict(self) -> dict[str, int | float]:
         """The parameters with OpenSpiel's types (ints, and floats for the float parameters)."""
@@ -589,132 +553,3 @@ def make_game(**params: int | float) -> Any:
     tree = TreeParams.from_dict(params)
     given = {k: v for k, v in tree.to_dict().items() if k in params}
     return pyspiel.load_game(SHORT_NAME, given)
-
-
-# ---------------------------------------------------------------------------------------------
-# Oracles: exact solvers by plain recursion.
-
-
-def _memo_for(state: Any) -> dict[Any, np.ndarray] | None:
-    """A memo table when node strings identify subtrees shared by several paths, else None."""
-    if isinstance(state, SyntheticState) and state._node.tree.transpositions:
-        return {}
-    return None
-
-
-def solve(state: Any) -> np.ndarray:
-    """Exact value of `state` for every player, by brute force.
-
-    Chance nodes take the probability-weighted mean of their children (in outcome order).
-    A decision node takes the value vector of the child that maximises the mover's own value
-    (max^n); among ties, the first such child (lowest action). For two-player zero-sum games
-    this is minimax / expectiminimax. Positions are memoised by their string when the game has
-    transpositions (equal strings have identical subtrees there).
-
-    Args:
-        state: Any perfect-information OpenSpiel state (not modified).
-
-    Returns:
-        A float array with one value per player.
-    """
-    return _solve_limited(state, math.inf, _never_evaluated, _memo_for(state)).copy()
-
-
-def solve_depth_limited(
-    state: Any, depth: int, evaluate: Callable[[Any], Sequence[float]]
-) -> np.ndarray:
-    """Value of `state` for every player when searching `depth` decision plies.
-
-    Like `solve` (expectation at chance nodes, max^n with first-child tie-breaking), but a
-    non-terminal node reached after `depth` decision plies is valued by `evaluate`. Chance nodes
-    do not count towards the depth, and a chance node at the horizon is evaluated, not expanded -
-    as in OpenSpiel's `minimax.expectiminimax`.
-
-    Args:
-        state: Any perfect-information OpenSpiel state (not modified).
-        depth: Decision plies to search; 0 evaluates `state` itself unless it is terminal.
-        evaluate: Maps a non-terminal state to per-player values.
-
-    Returns:
-        A float array with one value per player.
-
-    Raises:
-        ValueError: `depth` is negative.
-    """
-    if depth < 0:
-        raise ValueError(f"solve_depth_limited: depth must be an integer >= 0; got {depth!r}")
-    return _solve_limited(state, depth, evaluate, _memo_for(state)).copy()
-
-
-def _never_evaluated(state: Any) -> Sequence[float]:
-    raise AssertionError("an unlimited solve never reaches a horizon")
-
-
-def _solve_limited(
-    state: Any,
-    depth: float,
-    evaluate: Callable[[Any], Sequence[float]],
-    memo: dict[Any, np.ndarray] | None,
-) -> np.ndarray:
-    if memo is not None:
-        key = (str(state), depth)
-        if key in memo:
-            return memo[key]
-    if state.is_terminal():
-        value = np.asarray(state.returns(), dtype=np.float64)
-    elif depth == 0:
-        value = np.asarray(evaluate(state), dtype=np.float64)
-    elif state.is_chance_node():
-        value = np.zeros(state.num_players())
-        for outcome, probability in state.chance_outcomes():
-            child_value = _solve_limited(state.child(outcome), depth, evaluate, memo)
-            value = value + probability * child_value
-    else:
-        player = state.current_player()
-        best: np.ndarray | None = None
-        for action in state.legal_actions():
-            child_value = _solve_limited(state.child(action), depth - 1, evaluate, memo)
-            if best is None or child_value[player] > best[player]:
-                best = child_value
-        assert best is not None, "a decision node without legal actions"
-        value = best
-    if memo is not None:
-        memo[key] = value
-    return value
-
-
-def action_values(state: Any) -> dict[int, np.ndarray]:
-    """Exact per-player value (`solve`) of each child of a decision node, by action.
-
-    Args:
-        state: A non-terminal, non-chance state.
-
-    Returns:
-        Action to the solved value vector of the child it leads to.
-
-    Raises:
-        ValueError: `state` is terminal or a chance node.
-    """
-    if state.is_terminal() or state.is_chance_node():
-        raise ValueError("action_values: state must be a decision node")
-    memo = _memo_for(state)
-    return {
-        a: _solve_limited(state.child(a), math.inf, _never_evaluated, memo).copy()
-        for a in state.legal_actions()
-    }
-
-
-def optimal_actions(state: Any, tolerance: float = 0.0) -> list[int]:
-    """The actions whose solved value for the mover is within `tolerance` of the best.
-
-    Args:
-        state: A non-terminal, non-chance state.
-        tolerance: Allowed shortfall from the best value (0.0: exact ties only).
-
-    Returns:
-        The optimal actions, ascending.
-    """
-    player = state.current_player()
-    values = action_values(state)
-    best = max(v[player] for v in values.values())
-    return [a for a, v in values.items() if v[player] >= best - tolerance]

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,11 +21,13 @@ import pyspiel
 from spiel_bounded.arena import (
     InlineExecutor,
     ProcessExecutor,
+    Terminated,
     load_config,
     run_tournament,
 )
 
 BLOCK_ENV = "SPIEL_BOUNDED_TEST_BLOCK"
+BLOCKED_DIR_ENV = "SPIEL_BOUNDED_TEST_BLOCKED_DIR"
 FAIL_BUILD_ENV = "SPIEL_BOUNDED_TEST_FAIL_BUILD"
 
 
@@ -61,10 +65,18 @@ class _CrashingBot(_RandomBot):
         raise AssertionError("unreachable")
 
 
+class _ExitingBot(_RandomBot):
+    def step(self, state: pyspiel.State) -> int:
+        os._exit(3)  # what a worker that fails by itself (not by a signal) looks like
+
+
 class _BlockingBot(_RandomBot):
-    """Random moves, but waits forever on its first move while BLOCK_ENV is set."""
+    """Random moves, but waits forever on its first move while BLOCK_ENV is set; then it
+    creates a file named by its pid in the directory BLOCKED_DIR_ENV names, if any."""
 
     def step(self, state: pyspiel.State) -> int:
+        if os.environ.get(BLOCK_ENV) == "1" and os.environ.get(BLOCKED_DIR_ENV):
+            (Path(os.environ[BLOCKED_DIR_ENV]) / str(os.getpid())).touch()
         while os.environ.get(BLOCK_ENV) == "1":
             time.sleep(0.05)
         return super().step(state)
@@ -84,6 +96,15 @@ def illegal_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed
 
 def crashing_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
     return _CrashingBot(seed)
+
+
+def exiting_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
+    return _ExitingBot(seed)
+
+
+def crashing_factory(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
+    os.kill(os.getpid(), signal.SIGKILL)  # a crash while the bot is being built
+    raise AssertionError("unreachable")
 
 
 def blocking_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
@@ -106,6 +127,8 @@ EXTRA_BOTS = {
     "test_raising": raising_bot,
     "test_illegal": illegal_bot,
     "test_crashing": crashing_bot,
+    "test_crashing_factory": crashing_factory,
+    "test_exiting": exiting_bot,
     "test_blocking": blocking_bot,
     "test_failing_factory": failing_factory,
     "test_flaky_factory": flaky_factory,
@@ -113,7 +136,14 @@ EXTRA_BOTS = {
 
 
 def drive(config_path: str, executor: str) -> None:
-    """Runs the tournament of `config_path` with the test bots ("inline" or "process")."""
+    """Runs the tournament of `config_path` with the test bots ("inline" or "process").
+
+    Stopped by Ctrl-C or SIGTERM, it exits as the command line does: 128 + the signal's number.
+    """
     config = load_config(config_path, extra_bots=EXTRA_BOTS)
     runner = InlineExecutor() if executor == "inline" else ProcessExecutor(1)
-    run_tournament(config, executor=runner, extra_bots=EXTRA_BOTS)
+    try:
+        run_tournament(config, executor=runner, extra_bots=EXTRA_BOTS)
+    except KeyboardInterrupt as error:
+        sys.stderr.write(f"stopped: {error!r}\n")
+        sys.exit(128 + (error.signum if isinstance(error, Terminated) else signal.SIGINT))

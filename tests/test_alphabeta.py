@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from open_spiel.python.algorithms import minimax
 
-from spiel_bounded import synthetic
+from spiel_bounded import oracles, synthetic
 from spiel_bounded.evaluators.base import ZeroEvaluator
 from spiel_bounded.limits import Limits
 from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab
@@ -206,7 +206,8 @@ def test_time_limit_is_honoured_within_one_evaluation(seconds: float, cost: floa
     [
         ({"epsilon": -0.1}, "epsilon must be a number >= 0"),
         ({"epsilon": float("nan")}, "epsilon must be a number >= 0"),
-        ({"tt_capacity": 0}, "tt_capacity must be >= 1"),
+        ({"tt_capacity": 0}, "AlphaBetaSettings.tt_capacity must be an integer >= 1, got 0"),
+        ({"transpositions": 1}, "AlphaBetaSettings.transpositions must be True or False"),
     ],
 )
 def test_bad_settings(kwargs: dict, message: str) -> None:
@@ -287,7 +288,7 @@ def test_bounds_on_synthetic_trees(
     )
     state = game.new_initial_state()
     evaluator = HashEvaluator(game, seed)
-    exact = synthetic.solve_depth_limited(state, limit, evaluator.evaluate)[0]
+    exact = oracles.solve_depth_limited(state, limit, evaluator.evaluate)[0]
     result = bounded_ab(
         state,
         evaluator=evaluator,
@@ -300,10 +301,8 @@ def test_bounds_on_synthetic_trees(
     assert result.upper - result.lower <= epsilon + 1e-9
     if limit >= depth:
         assert result.stats.stopped_by == "solved"
-        assert result.lower - 1e-9 <= synthetic.solve(state)[0] <= result.upper + 1e-9
-    chosen = synthetic.solve_depth_limited(
-        state.child(result.action), limit - 1, evaluator.evaluate
-    )
+        assert result.lower - 1e-9 <= oracles.solve(state)[0] <= result.upper + 1e-9
+    chosen = oracles.solve_depth_limited(state.child(result.action), limit - 1, evaluator.evaluate)
     assert chosen[0] >= exact - epsilon - 1e-9
 
 

@@ -46,7 +46,8 @@ def test_overrides_replace_file_values_and_are_named_in_errors() -> None:
     config = parse_config(config_text(), overrides={"games_per_pairing": 6, "workers": None})
     assert config.tournament.games_per_pairing == 6
     assert config.run.workers == 2
-    with pytest.raises(ConfigError, match=r"^--games_per_pairing \(command line\): must be a pos"):
+    refused = r"^--games_per_pairing \(command line\): must be an integer >= 1"
+    with pytest.raises(ConfigError, match=refused):
         parse_config(config_text(), source="t.toml", overrides={"games_per_pairing": 0})
     with pytest.raises(ConfigError, match=r"--gmes: not a config field; accepted: .*games"):
         parse_config(config_text(), overrides={"gmes": ["tic_tac_toe"]})
@@ -130,13 +131,13 @@ def test_unsupported_bot_is_refused_unless_skipping_is_asked_for() -> None:
             'games = ["tic_tac_toe"]\ngames_per_pairing = 0',
             None,
             "",
-            r"t\.toml: \[tournament\] games_per_pairing: must be a positive integer; got 0",
+            r"t\.toml: \[tournament\] games_per_pairing: must be an integer >= 1, got 0",
         ),
         (
             'games = ["tic_tac_toe"]\ngames_per_pairing = -2',
             None,
             "",
-            r"\[tournament\] games_per_pairing: must be a positive integer; got -2",
+            r"\[tournament\] games_per_pairing: must be an integer >= 1, got -2",
         ),
         (
             'games = ["tic_tac_toe"]',
@@ -150,7 +151,12 @@ def test_unsupported_bot_is_refused_unless_skipping_is_asked_for() -> None:
             "",
             r"games_per_pairing: must be a multiple of 2 for 'tic_tac_toe' \(its 2 seat",
         ),
-        (None, None, "[run]\nworkers = 0", r"t\.toml: \[run\] workers: must be a positive integer"),
+        (
+            None,
+            None,
+            "[run]\nworkers = 0",
+            r"t\.toml: \[run\] workers: must be an integer >= 1, got 0",
+        ),
         (
             None,
             None,
@@ -173,7 +179,7 @@ def test_unsupported_bot_is_refused_unless_skipping_is_asked_for() -> None:
             'games = ["tic_tac_toe"]\ngames_per_pairing = 2\nseconds_per_move = 0',
             None,
             "",
-            r"\[tournament\] seconds_per_move: must be a positive number of seconds; got 0",
+            r"\[tournament\] seconds_per_move: must be a number > 0 or None, got 0",
         ),
         (
             'games = ["tic_tac_toe"]\ngames_per_pairing = 2\npairing = "swiss"',
@@ -302,3 +308,23 @@ def test_bots_selection_drops_focus_and_anchor_bots_left_out() -> None:
     config = parse_config(text, bots=["rand", "rand2"])
     assert config.tournament.focus == ("rand2",)
     assert config.report.anchor == "rand"
+
+
+def test_a_bot_that_cannot_be_built_for_a_game_is_refused_naming_label_game_and_error() -> None:
+    # Each parameter is valid alone; hex has no heuristic evaluator, so the bot cannot be built.
+    tournament = 'games = ["tic_tac_toe", "hex(board_size=5)"]\ngames_per_pairing = 2'
+    bots = BOTS.replace("depth = 2", 'depth = 2, evaluator = "heuristic"')
+    with pytest.raises(ConfigError) as error:
+        parse_config(config_text(tournament=tournament, bots=bots), source="t.toml")
+    message = str(error.value)
+    assert message.startswith(
+        "t.toml: [[bots]] label 'ab' (bot 'bounded_ab') cannot be built for 'hex(board_size=5)'"
+    )
+    assert "ValueError: no heuristic for hex(board_size=5)" in message
+    assert 'per_game = { "hex(board_size=5)" = { ... } }' in message
+    fixed = bots.replace(
+        '"heuristic" }',
+        '"heuristic" }\nper_game = { "hex(board_size=5)" = { evaluator = "zero" } }',
+    )
+    settings = parse_config(config_text(tournament=tournament, bots=fixed)).tournament
+    assert settings.params_for(settings.bots[0], "hex(board_size=5)", {})["evaluator"] == "zero"

@@ -1,8 +1,9 @@
-"""A tournament killed with SIGKILL loses no finished game, writes no torn row, and resumes.
+"""A tournament killed with SIGKILL loses no finished game, writes no torn row, and resumes;
+SIGTERM and Ctrl-C stop it at once, workers included, with the same guarantees.
 
 The tournament runs in a subprocess (its own process group, so the kill takes its workers too).
-The tests wait for rows to appear in games.csv (with a generous deadline that only guards
-against a hang); what they check never depends on timing.
+The tests wait for rows to appear in games.csv, or for a blocked bot to say so (with a generous
+deadline that only guards against a hang); what they check never depends on timing.
 """
 
 from __future__ import annotations
@@ -12,11 +13,15 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
+from contextlib import suppress
 from pathlib import Path
+
+import pytest
 
 from spiel_bounded.arena import GameStore, make_schedule, parse_config
 from spiel_bounded.arena.records import header_line
-from tests.arena_bots import BLOCK_ENV, EXTRA_BOTS
+from tests.arena_bots import BLOCK_ENV, BLOCKED_DIR_ENV, EXTRA_BOTS
 
 ROOT = Path(__file__).resolve().parents[1]
 DEADLINE = 120.0
@@ -33,8 +38,10 @@ def write_config(path: Path, output: Path, games_per_pairing: int, bots: list[st
     return path
 
 
-def start(config: Path, executor: str, *, block: bool) -> subprocess.Popen[bytes]:
-    env = {key: value for key, value in os.environ.items() if key != BLOCK_ENV}
+def start(
+    config: Path, executor: str, *, block: bool, env: Mapping[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    env = {key: value for key, value in {**os.environ, **(env or {})}.items() if key != BLOCK_ENV}
     if block:
         env[BLOCK_ENV] = "1"
     code = f"from tests.arena_bots import drive; drive({str(config)!r}, {executor!r})"
@@ -115,3 +122,53 @@ def test_kills_while_rows_stream_lose_nothing(tmp_path: Path) -> None:
     assert process.returncode == 0, stderr.decode()
     assert games.read_bytes().startswith(kept)
     assert len(check_no_torn_row(games)) == 600
+
+
+@pytest.mark.parametrize(
+    ("signum", "group"),
+    [
+        (signal.SIGTERM, False),  # `timeout`, `docker stop`, `kill PID`: the main process only
+        (signal.SIGTERM, True),  # SLURM: every process of the job
+        (signal.SIGINT, True),  # Ctrl-C at a terminal: the foreground process group
+    ],
+    ids=["sigterm", "sigterm-group", "ctrl-c"],
+)
+def test_sigterm_and_ctrl_c_end_the_workers_keep_finished_games_and_resume(
+    tmp_path: Path, signum: int, group: bool
+) -> None:
+    # As in the SIGKILL test, the one worker blocks in the first game of b2 after two games.
+    config = write_config(
+        tmp_path / "t.toml", tmp_path / "out", 2, ["test_random", "test_random", "test_blocking"]
+    )
+    games = tmp_path / "out" / "games.csv"
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    process = start(config, "process", block=True, env={BLOCKED_DIR_ENV: str(blocked)})
+    try:
+        deadline = time.monotonic() + DEADLINE
+        while not any(blocked.iterdir()):
+            assert process.poll() is None, process.communicate()[1].decode()
+            assert time.monotonic() < deadline, "the blocking bot was never reached"
+            time.sleep(0.01)
+        (worker,) = (int(path.name) for path in blocked.iterdir())
+        assert worker != process.pid
+        if group:
+            os.killpg(process.pid, signum)
+        else:
+            process.send_signal(signum)
+        _, stderr = process.communicate(timeout=DEADLINE)
+        assert process.returncode == 128 + signum, stderr.decode()
+        with pytest.raises(ProcessLookupError):
+            os.kill(worker, 0)  # the blocked worker was ended, not left running
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    ids = check_no_torn_row(games)
+    assert len(ids) == 2
+    before = games.read_bytes()
+
+    resumed = start(config, "process", block=False)
+    _, stderr = resumed.communicate(timeout=DEADLINE)
+    assert resumed.returncode == 0, stderr.decode()
+    assert games.read_bytes().startswith(before), "a finished game was lost or changed"
+    assert len(check_no_torn_row(games)) == 6

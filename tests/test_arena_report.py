@@ -9,10 +9,18 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from open_spiel.python.algorithms import elo
 
-from spiel_bounded.arena import GameRecord, GameStore, ReportSettings, build_report, write_report
+from spiel_bounded.arena import (
+    GameRecord,
+    GameStore,
+    ReportSettings,
+    build_report,
+    plots,
+    write_report,
+)
 from spiel_bounded.arena.ratings import pairwise_outcomes, rate
 from spiel_bounded.arena.records import header_line
 from spiel_bounded.arena.stats import wilson
@@ -231,7 +239,7 @@ def test_the_command_line_names_config_errors(tmp_path: Path) -> None:
         timeout=120,
     )
     assert result.returncode == 2
-    assert f"error: {config}: [tournament] games_per_pairing: must be a positive integer" in (
+    assert f"error: {config}: [tournament] games_per_pairing: must be an integer >= 1" in (
         result.stderr
     )
 
@@ -244,3 +252,20 @@ def test_a_report_of_errors_only_or_of_nothing(tmp_path: Path) -> None:
         assert report.pairings.empty and report.ratings.empty
         assert len(report.errors) == len(records)
         write_report(report, tmp_path / f"out{len(records)}")
+
+
+def test_heatmap_cells_labels_and_colour_bar_are_all_percentages() -> None:
+    matrix = pd.DataFrame(
+        [[np.nan, 0.625, 1.0], [0.375, np.nan, np.nan], [0.0, np.nan, np.nan]],
+        index=["A", "B", "C"],
+        columns=["A", "B", "C"],
+    )
+    figure = plots.heatmap_figure(matrix, "t")
+    axes, bar = figure.axes
+    (image,) = axes.images
+    assert image.get_clim() == (0.0, 100.0)
+    assert np.ma.getdata(image.get_array())[0, 1] == 62.5
+    labels = sorted(text.get_text() for text in axes.texts)
+    assert labels == ["0", "100", "38", "62"]  # 62.5 and 37.5 round to even
+    assert bar.get_ylim() == (0.0, 100.0)
+    assert "%" in bar.get_ylabel()

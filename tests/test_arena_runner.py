@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
+import errno
 import importlib.util
+import os
+import re
+import signal
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from spiel_bounded.arena import (
     ConfigChangedError,
     DaskExecutor,
+    GameRecord,
     GameStore,
     InlineExecutor,
     ProcessExecutor,
     Progress,
+    StoreError,
+    Terminated,
     make_schedule,
     parse_config,
     report_from_directory,
     run_tournament,
 )
+from spiel_bounded.arena.store import Manifest, ManifestError
 from tests.arena_bots import EXTRA_BOTS, FAIL_BUILD_ENV
 
 TREE = "bounded_random_tree(branching=2,depth=3,seed=1)"
@@ -160,20 +171,57 @@ def test_a_changed_config_is_accepted_when_no_game_was_finished(
     assert all(record.ok for record in GameStore(tmp_path).read_records())
 
 
-def test_a_game_that_kills_its_worker_is_recorded_and_the_others_finish(tmp_path: Path) -> None:
+def test_a_game_that_kills_its_worker_is_recorded_with_the_signal_and_seat(
+    tmp_path: Path,
+) -> None:
     bots = '[[bots]]\nlabel = "crash"\nbot = "test_crashing"\n'
+    bots += '[[bots]]\nlabel = "build"\nbot = "test_crashing_factory"\n'
     tournament = config(tmp_path, bots=bots)
     tournament = parse_config(
         tournament.text.replace(f', "{TREE}"', ""), source="t", extra_bots=EXTRA_BOTS
     )
-    result = run_tournament(tournament, executor=ProcessExecutor(1), extra_bots=EXTRA_BOTS)
+    result = run_tournament(tournament, executor=ProcessExecutor(2), extra_bots=EXTRA_BOTS)
     records = GameStore(tmp_path).read_records()
-    assert result.played == len(records) == 6
+    assert result.played == len(records) == 12
     for record in records:
-        if "crash" in record.seats:
-            assert "worker process died while playing this game alone" in record.error
-        else:
+        crashing = [seat for seat, label in enumerate(record.seats) if label in ("crash", "build")]
+        if not crashing:
             assert record.ok, record.error
+            continue
+        assert record.error_kind == "crash"
+        assert record.error.startswith("the game killed its worker process twice")
+        # Every bot is built before the first move: the crash while building comes first.
+        label = "build" if "build" in record.seats else "crash"
+        seat = record.seats.index(label)
+        assert record.error_seat == seat
+        if label == "build":
+            expected = f"killed by SIGKILL while seat {seat} (build) was being built"
+        else:
+            assert record.moves == seat  # seat 0 moves at ply 0, seat 1 at ply 1
+            expected = (
+                f"killed by SIGKILL while seat {seat} (crash) was choosing a move at ply {seat}"
+            )
+        assert expected in record.error
+        assert record.error.count(expected) == 2  # the second death, then the first
+
+
+def test_a_worker_that_exits_by_itself_is_a_runner_error_replayed_on_resume(
+    tmp_path: Path,
+) -> None:
+    bots = '[[bots]]\nlabel = "exit"\nbot = "test_exiting"\n'
+    tournament = config(tmp_path, bots=bots)
+    tournament = parse_config(
+        tournament.text.replace(f', "{TREE}"', ""), source="t", extra_bots=EXTRA_BOTS
+    )
+    first = run_tournament(tournament, executor=ProcessExecutor(1), extra_bots=EXTRA_BOTS)
+    assert (first.played, first.errors) == (6, 4)
+    failed = [record for record in GameStore(tmp_path).read_records() if not record.ok]
+    for record in failed:
+        assert record.error_kind == "runner"
+        assert "exited with status 3 while seat" in record.error
+        assert record.seats[record.error_seat] == "exit"
+    again = run_tournament(tournament, executor=ProcessExecutor(1), extra_bots=EXTRA_BOTS)
+    assert (again.resumed, again.played) == (2, 4)
 
 
 @pytest.mark.skipif(
@@ -204,3 +252,135 @@ def test_progress_rate_and_time_left() -> None:
     assert progress.rate == 0.5
     assert progress.seconds_left == 60.0
     assert Progress(done=0, total=4, resumed=0, errors=0, elapsed=0.0).seconds_left is None
+
+
+def test_sigterm_raises_terminated_keeps_finished_games_and_releases_the_lock(
+    tmp_path: Path,
+) -> None:
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can only be set in the main thread")
+    tournament = config(tmp_path)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+    def progress(record: GameRecord, progress: Progress) -> None:
+        if progress.done == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    with pytest.raises(Terminated, match="stopped by SIGTERM") as stopped:
+        run_tournament(tournament, executor=InlineExecutor(), on_progress=progress)
+    assert stopped.value.signum == signal.SIGTERM
+    assert isinstance(stopped.value, KeyboardInterrupt)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    assert len(GameStore(tmp_path).read_records()) == 2
+    resumed = run_tournament(tournament, executor=InlineExecutor())  # not locked any more
+    assert (resumed.resumed, resumed.played) == (2, 2)
+
+
+@pytest.mark.parametrize("where", ["file", "under_a_file"])
+def test_an_output_path_that_is_a_file_is_refused_clearly(tmp_path: Path, where: str) -> None:
+    (tmp_path / "taken").write_text("not a directory")
+    output = tmp_path / "taken" if where == "file" else tmp_path / "taken" / "out"
+    with pytest.raises(
+        StoreError,
+        match=rf"^{re.escape(str(output))}: cannot be used as the output directory: "
+        rf"{re.escape(str(tmp_path / 'taken'))} is a file, not a directory; accepted: a directory",
+    ):
+        run_tournament(config(output), executor=InlineExecutor())
+
+
+def test_an_output_directory_that_cannot_be_written_is_refused_clearly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_open = os.open
+
+    def read_only_open(path: Any, flags: int, *args: Any) -> int:
+        if flags & os.O_CREAT and Path(path).parent == tmp_path:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", read_only_open)  # root ignores chmod: a read-only mount
+    with pytest.raises(
+        StoreError,
+        match=rf"^{re.escape(str(tmp_path))}: cannot be used as the output directory: cannot "
+        r"create run\.lock there \(Permission denied\); accepted: a directory this user can write",
+    ):
+        run_tournament(config(tmp_path), executor=InlineExecutor())
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_a_read_only_output_directory_is_refused_clearly(tmp_path: Path) -> None:
+    tmp_path.chmod(0o555)
+    try:
+        with pytest.raises(StoreError, match=r"cannot be used as the output directory"):
+            run_tournament(config(tmp_path), executor=InlineExecutor())
+    finally:
+        tmp_path.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (lambda text: text[: len(text) // 2], r"not JSON: "),
+        (lambda text: text.replace('"tournament"', '"tournamnet"'), r"missing key 'tournament'"),
+        (lambda text: "[]", r"a JSON list, not an object"),
+        (None, None),  # deleted
+    ],
+    ids=["partial", "key", "list", "deleted"],
+)
+def test_a_damaged_or_missing_run_json_is_rebuilt_from_the_config_that_played_the_games(
+    tmp_path: Path, damage: Callable[[str], str] | None, reason: str | None
+) -> None:
+    tournament = config(tmp_path, games_per_pairing=4)
+    # Half the games are played: the resumed run must play exactly the others.
+    half = parse_config(
+        tournament.text.replace("games_per_pairing = 4", "games_per_pairing = 2"),
+        source="test.toml",
+    )
+    run_tournament(half, executor=InlineExecutor())
+    store = GameStore(tmp_path)
+    original = store.manifest_path.read_text()
+    if damage is None:
+        store.manifest_path.unlink()
+    else:
+        store.manifest_path.write_text(damage(original))
+        with pytest.raises(
+            ManifestError,
+            match=rf"run\.json: unreadable \({reason}.*\): the file is partial or corrupt\. It "
+            r"records .* can be rebuilt from the config that played them: run that config again "
+            r"\(--config FILE.*--report_only --config FILE",
+        ):
+            report_from_directory(tmp_path)
+    damaged = store.manifest_path.read_bytes() if damage is not None else None
+
+    result = run_tournament(half, executor=InlineExecutor())
+    assert result.manifest_rebuilt and (result.resumed, result.played) == (4, 0)
+    if damaged is None:
+        assert result.damaged_manifest is None
+    else:
+        assert result.damaged_manifest is not None
+        assert result.damaged_manifest.name.startswith("run.json.damaged-")
+        assert result.damaged_manifest.read_bytes() == damaged  # nothing is lost
+    rebuilt = store.read_manifest()
+    assert rebuilt is not None
+    assert rebuilt.fingerprint == Manifest.from_json(original).fingerprint
+    assert len(report_from_directory(tmp_path).pairings) == 2
+    # Now the config with more games resumes as from any other change: refused until forced.
+    with pytest.raises(ConfigChangedError, match="changed: games_per_pairing"):
+        run_tournament(tournament, executor=InlineExecutor())
+
+
+def test_a_damaged_run_json_is_not_rebuilt_from_a_config_that_did_not_play_the_games(
+    tmp_path: Path,
+) -> None:
+    run_tournament(config(tmp_path), executor=InlineExecutor())
+    store = GameStore(tmp_path)
+    store.manifest_path.write_text("{")
+    other = config(tmp_path).text.replace("depth = 2", "depth = 3")
+    with pytest.raises(
+        ConfigChangedError,
+        match=r"run\.json is unreadable \(not JSON: .*\), and games\.csv holds 4 game\(s\) that "
+        r"t\.toml does not schedule \(e\.g\. .*: another parameters\), so run\.json cannot be "
+        r"rebuilt from it.*--force_new",
+    ):
+        run_tournament(parse_config(other, source="t.toml"), executor=InlineExecutor())
+    assert store.manifest_path.read_text() == "{"  # left as it was

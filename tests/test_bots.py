@@ -10,7 +10,7 @@ from open_spiel.python.algorithms import evaluate_bots as python_evaluate_bots
 from spiel_bounded import load_bot
 from spiel_bounded.bots import POLICIES, choose_action
 from spiel_bounded.result import Interval, SearchResult
-from tests.helpers import play_random
+from spiel_bounded.testing import random_positions
 
 MOVER_POLICIES = ("auto", *POLICIES)
 
@@ -137,15 +137,7 @@ def _move_value(state: pyspiel.State, action: int) -> float:
 
 
 def _positions(count: int) -> list[pyspiel.State]:
-    game = pyspiel.load_game("tic_tac_toe")
-    rng = np.random.default_rng(11)
-    positions = []
-    while len(positions) < count:
-        moves = rng.integers(0, 1000, size=int(rng.integers(0, 6))).tolist()
-        state = play_random(game.new_initial_state(), moves)
-        if not state.is_terminal():
-            positions.append(state)
-    return positions
+    return random_positions(pyspiel.load_game("tic_tac_toe"), count, plies=(0, 6), seed=11)
 
 
 def test_the_centre_opening_is_answered_with_a_corner_under_every_policy() -> None:

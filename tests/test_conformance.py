@@ -8,8 +8,9 @@ import numpy as np
 import pyspiel
 import pytest
 
-from spiel_bounded import list_bots, load_bot
+from spiel_bounded import list_bots, testing
 from spiel_bounded.games import game_info
+from spiel_bounded.testing import DRIVERS, ConformanceError, check_bot
 
 DETERMINISTIC_GAMES = (
     "tic_tac_toe",
@@ -40,7 +41,12 @@ FULL_CHANCE_GAMES = (
     "maedn(players=2)",
     "yacht(players=2)",
 )
-GAMES = DETERMINISTIC_GAMES + CHANCE_GAMES
+THREE_PLAYER_GAMES = (
+    "chinese_checkers(players=3,max_moves=60)",
+    "pig(players=3,winscore=20)",
+    "bounded_random_tree(branching=3,depth=6,seed=5,players=3)",
+)
+GAMES = DETERMINISTIC_GAMES + CHANCE_GAMES + THREE_PLAYER_GAMES
 
 # Small limits keep a whole game to a fraction of a second; node limits keep it reproducible.
 SMALL: dict[str, dict[str, Any]] = {
@@ -49,53 +55,26 @@ SMALL: dict[str, dict[str, Any]] = {
     "bounded_star2": {"nodes": 200},
     "openspiel_ab": {"depth": 2},
     "mcts": {"simulations": 20},
-    "python_mcts": {"simulations": 10},
+    "python_mcts": {"simulations": 4},
     "random": {},
     "babmcts": {"simulations": 30},
 }
+# Why a bot may decline a game of the list (any other refusal fails the test).
+DOCUMENTED_REFUSALS = {
+    "bounded_ab": ("chance nodes", "players"),
+    "openspiel_ab": ("chance nodes", "players"),
+    "bounded_star1": ("players",),
+    "bounded_star2": ("players",),
+    "babmcts": ("players",),
+    "mcts": ("implemented in Python",),
+}
 
 
-def _opponent(game: pyspiel.Game, player: int, seed: int) -> pyspiel.Bot:
-    # The C++ MCTS crashes when stepped from Python on a Python-implemented game.
-    if game_info(game).python_game:
-        return load_bot("python_mcts", game, player, simulations=20, seed=seed)
-    return load_bot("mcts", game, player, simulations=20, seed=seed)
-
-
-def _bots(name: str, game: pyspiel.Game, seat: int, seed: int) -> list[pyspiel.Bot]:
-    return [
-        load_bot(name, game, p, seed=seed, **SMALL[name]) if p == seat else _opponent(game, p, seed)
-        for p in range(game.num_players())
-    ]
-
-
-def _play_checked(
-    bots: list[pyspiel.Bot], game: pyspiel.Game, seed: int
-) -> tuple[list[int], list[float]]:
-    """Plays a game in Python, checking every move's legality; chance sampled from `seed`."""
-    rng = np.random.default_rng(seed)
-    state = game.new_initial_state()
-    history = []
-    while not state.is_terminal():
-        if state.is_chance_node():
-            actions, probabilities = zip(*state.chance_outcomes(), strict=True)
-            action = int(rng.choice(actions, p=probabilities))
-        else:
-            player = state.current_player()
-            legal = state.legal_actions()
-            action = bots[player].step(state)
-            assert action in legal, f"illegal action {action} in\n{state}"
-            for other, bot in enumerate(bots):
-                if other != player:
-                    bot.inform_action(state, player, action)
-        history.append(action)
-        state.apply_action(action)
-    return history, state.returns()
-
-
-def _check_returns(game: pyspiel.Game, returns: list[float]) -> None:
-    assert sum(returns) == pytest.approx(0.0)
-    assert all(game.min_utility() <= r <= game.max_utility() for r in returns)
+def _opponent(game: pyspiel.Game) -> dict[str, Any]:
+    # A purposeful opponent ends games sooner than a random one. The C++ MCTS cannot search a
+    # Python-implemented game.
+    name = "python_mcts" if game_info(game).python_game else "mcts"
+    return {"opponent": name, "opponent_params": {"simulations": 20}}
 
 
 def test_every_bot_is_covered() -> None:
@@ -107,29 +86,62 @@ def test_every_bot_is_covered() -> None:
 def test_bot_plays_the_game(name: str, game_string: str) -> None:
     game = pyspiel.load_game(game_string)
     spec = next(spec for spec in list_bots() if spec.name == name)
-    reasons = spec.reasons_against_game(game)
+    reasons = spec.reasons_against(game_info(game))
     if reasons:
-        # A bot may decline only for the documented reasons.
-        expected = {
-            "bounded_ab": "chance nodes",
-            "openspiel_ab": "chance nodes",
-            "mcts": "implemented in Python",
-        }
-        assert name in expected and expected[name] in " ".join(reasons), reasons
+        documented = DOCUMENTED_REFUSALS.get(name, ())
+        assert all(any(why in reason for why in documented) for reason in reasons), reasons
         pytest.skip(f"{name} cannot play {game_string}: {'; '.join(reasons)}")
-    first = _play_checked(_bots(name, game, 0, seed=11), game, seed=11)
-    again = _play_checked(_bots(name, game, 0, seed=11), game, seed=11)
-    assert first == again, "the same seed must give the same game"
-    _check_returns(game, first[1])
-    returns = pyspiel.evaluate_bots(game.new_initial_state(), _bots(name, game, 1, seed=12), 12)
-    _check_returns(game, returns)
+    played = check_bot(name, game, SMALL[name], **_opponent(game))
+    assert {(game.seat, game.driver) for game in played} == {
+        (seat, driver) for seat in range(game.num_players()) for driver in DRIVERS
+    }
 
 
 @pytest.mark.parametrize("game_string", FULL_CHANCE_GAMES)
 def test_star1_and_star2_play_each_other(game_string: str) -> None:
-    game = pyspiel.load_game(game_string)
-    bots = [
-        load_bot("bounded_star1", game, 0, nodes=100, seed=3),
-        load_bot("bounded_star2", game, 1, nodes=100, seed=4),
-    ]
-    _check_returns(game, _play_checked(bots, game, seed=5)[1])
+    played = check_bot(
+        "bounded_star1",
+        game_string,
+        {"nodes": 100},
+        opponent="bounded_star2",
+        opponent_params={"nodes": 100},
+        seats=(0,),
+        seed=3,
+    )
+    assert len(played) == len(DRIVERS)
+
+
+class _IllegalBot(pyspiel.Bot):
+    def __init__(self) -> None:
+        pyspiel.Bot.__init__(self)
+
+    def step(self, state: pyspiel.State) -> int:
+        return 999
+
+
+class _Unseeded(pyspiel.Bot):
+    """Plays a random move from a generator that no seed controls."""
+
+    def __init__(self) -> None:
+        pyspiel.Bot.__init__(self)
+        self.rng = np.random.default_rng()
+
+    def step(self, state: pyspiel.State) -> int:
+        return int(self.rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize(
+    ("bot", "message"),
+    [(_IllegalBot, "chose illegal action 999"), (_Unseeded, "the same seed gave two")],
+)
+def test_check_bot_catches_broken_bots(
+    bot: type, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = testing.load_bot
+
+    def load(name: str, game: Any, player: int, **params: Any) -> pyspiel.Bot:
+        return bot() if name == "broken" else real(name, game, player, **params)
+
+    monkeypatch.setattr(testing, "load_bot", load)
+    with pytest.raises(ConformanceError, match=message):
+        check_bot("broken", "connect_four")

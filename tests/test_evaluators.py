@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 import numpy as np
@@ -11,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from spiel_bounded import testing
 from spiel_bounded.evaluators import (
     EVALUATOR_NAMES,
     HEURISTIC_GAMES,
@@ -38,22 +38,10 @@ from spiel_bounded.games import game_info
 def random_positions(
     game: pyspiel.Game, count: int, seed: int, *, max_plies: int = 80
 ) -> list[pyspiel.State]:
-    """Non-terminal positions reached by seeded uniform random play (chance sampled too)."""
-    rng = random.Random(seed)
-    positions: list[pyspiel.State] = []
-    while len(positions) < count:
-        state = game.new_initial_state()
-        for _ in range(rng.randrange(max_plies)):
-            if state.is_terminal():
-                break
-            if state.is_chance_node():
-                actions, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(rng.choices(actions, probs)[0])
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
-        if not state.is_terminal():
-            positions.append(state)
-    return positions
+    """Non-terminal positions after 0 .. max_plies random actions, chance nodes included."""
+    return testing.random_positions(
+        game, count, plies=(0, max_plies), seed=seed, count_chance=True, decisions_only=False
+    )
 
 
 def play(game: pyspiel.Game, moves: Sequence[int | str]) -> pyspiel.State:

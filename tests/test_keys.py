@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spiel_bounded.games import game_info, unsupported_reasons
+from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, game_info, unsupported_reasons
 from spiel_bounded.search import keys
 from spiel_bounded.search.alphabeta import _CHANCE, _Engine
 
@@ -347,7 +347,7 @@ def accepted_games() -> list[str]:
         ):
             continue
         game = pyspiel.load_game(game_type.short_name)
-        if not unsupported_reasons(game_info(game), chance=True):
+        if not unsupported_reasons(game_info(game), TWO_PLAYER_ZERO_SUM_CHANCE):
             names.append(game_type.short_name)
     return names
 

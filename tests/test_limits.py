@@ -16,13 +16,13 @@ from tests.helpers import FakeClock
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"depth": 0}, "Limits.depth must be a positive integer"),
-        ({"depth": 2.5}, "Limits.depth must be a positive integer"),
-        ({"nodes": -3}, "Limits.nodes must be a positive integer"),
-        ({"nodes": True}, "Limits.nodes must be a positive integer"),
-        ({"seconds": 0}, "Limits.seconds must be a positive number"),
-        ({"seconds": float("inf")}, "Limits.seconds must be a positive number"),
-        ({"seconds": "1"}, "Limits.seconds must be a positive number"),
+        ({"depth": 0}, "Limits.depth must be an integer >= 1 or None"),
+        ({"depth": 2.5}, "Limits.depth must be an integer >= 1 or None"),
+        ({"nodes": -3}, "Limits.nodes must be an integer >= 1 or None"),
+        ({"nodes": True}, "Limits.nodes must be an integer >= 1 or None"),
+        ({"seconds": 0}, "Limits.seconds must be a number > 0 or None"),
+        ({"seconds": float("inf")}, "Limits.seconds must be a number > 0 or None"),
+        ({"seconds": "1"}, "Limits.seconds must be a number > 0 or None"),
     ],
 )
 def test_bad_limits(kwargs: dict, message: str) -> None:

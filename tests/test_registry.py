@@ -115,3 +115,37 @@ def test_bad_input_is_a_clear_error(args: tuple, kwargs: dict, message: str) -> 
 def test_heuristic_on_a_game_without_one_is_refused() -> None:
     with pytest.raises(ValueError, match="no heuristic for nim"):
         load_bot("bounded_ab", "nim", 0, evaluator="heuristic")
+
+
+@pytest.mark.parametrize(
+    ("name", "settings"),
+    [
+        ("bounded_ab", {"tt_capacity": 1000, "transpositions": False}),
+        ("bounded_star1", {"tt_capacity": 1000, "chance_epsilon": "carry"}),
+        ("babmcts", {"prune": False, "priors": False, "simulations": 20}),
+        ("mcts", {"max_memory_mb": 10, "solve": True, "simulations": 20}),
+    ],
+)
+def test_every_setting_is_reachable_from_load_bot(name: str, settings: dict) -> None:
+    game = pyspiel.load_game("tic_tac_toe")
+    bot = load_bot(name, game, 0, **settings)
+    state = game.new_initial_state()
+    assert bot.step(state) in state.legal_actions()
+
+
+@pytest.mark.parametrize("name", ["bounded_ab", "bounded_star2", "babmcts"])
+def test_a_refused_setting_names_the_bot_and_what_is_accepted(name: str) -> None:
+    setting = "max_nodes" if name == "babmcts" else "tt_capacity"
+    with pytest.raises(ValueError, match=f"'{setting}' of bot '{name}'.*an integer >= 1, got 0"):
+        load_bot(name, "tic_tac_toe", 0, **{setting: 0})
+
+
+def test_openspiel_ab_reports_an_estimate_and_no_node_count() -> None:
+    bot = load_bot("openspiel_ab", "tic_tac_toe", 0, depth=2)
+    bot.step(pyspiel.load_game("tic_tac_toe").new_initial_state())
+    result = bot.last_result
+    assert result is not None and not result.proven and result.stats.nodes is None
+    ours = load_bot("bounded_ab", "tic_tac_toe", 0, depth=2)
+    ours.step(pyspiel.load_game("tic_tac_toe").new_initial_state())
+    assert ours.last_result is not None and ours.last_result.proven
+    assert ours.last_result.stats.nodes

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from open_spiel.python.algorithms import minimax
 
-from spiel_bounded import synthetic
+from spiel_bounded import oracles, synthetic
 from spiel_bounded.games import game_info
 from spiel_bounded.limits import Budget, Limits
 from spiel_bounded.search.alphabeta import (
@@ -81,7 +81,7 @@ def test_bounds_on_synthetic_chance_trees(
         return
     evaluator = HashEvaluator(game, seed)
     player = state.current_player()
-    exact = synthetic.solve_depth_limited(state, limit, evaluator.evaluate)[player]
+    exact = oracles.solve_depth_limited(state, limit, evaluator.evaluate)[player]
     result = SEARCHES[search](
         state,
         evaluator=evaluator,
@@ -91,11 +91,11 @@ def test_bounds_on_synthetic_chance_trees(
     assert result.lower - TOLERANCE <= exact <= result.upper + TOLERANCE
     assert result.upper - result.lower <= epsilon + TOLERANCE
     if limit >= 2 * depth:
-        solved = synthetic.solve(state)[player]
+        solved = oracles.solve(state)[player]
         assert result.lower - TOLERANCE <= solved <= result.upper + TOLERANCE
-    chosen = synthetic.solve_depth_limited(
-        state.child(result.action), limit - 1, evaluator.evaluate
-    )[player]
+    chosen = oracles.solve_depth_limited(state.child(result.action), limit - 1, evaluator.evaluate)[
+        player
+    ]
     assert chosen >= exact - epsilon - TOLERANCE
 
 
@@ -194,7 +194,10 @@ def test_bounded_ab_refuses_chance_games_and_points_to_star() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"chance_epsilon": "greedy"}, "unknown chance_epsilon 'greedy'; accepted: uniform, carry"),
+        (
+            {"chance_epsilon": "greedy"},
+            "chance_epsilon must be one of uniform, carry; got 'greedy'",
+        ),
         ({"epsilon": -1}, "epsilon must be a number >= 0"),
         ({"epsilon": True}, "epsilon must be a number >= 0"),
     ],
@@ -257,7 +260,7 @@ def test_every_node_keeps_the_contract_for_any_window(
         Budget(Limits()),
         probing,
     )
-    value = synthetic.solve(root)[engine.max_player]
+    value = oracles.solve(root)[engine.max_player]
     lo, hi = engine.node(root, 2 * 3, alpha, beta, epsilon, 0)
     assert lo - TOLERANCE <= value <= hi + TOLERANCE
     assert (

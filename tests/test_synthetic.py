@@ -18,14 +18,8 @@ from hypothesis import strategies as st
 from open_spiel.python.algorithms import minimax
 
 from spiel_bounded import synthetic
-from spiel_bounded.synthetic import (
-    SHORT_NAME,
-    action_values,
-    make_game,
-    optimal_actions,
-    solve,
-    solve_depth_limited,
-)
+from spiel_bounded.oracles import action_values, optimal_actions, solve, solve_depth_limited
+from spiel_bounded.synthetic import SHORT_NAME, make_game
 
 _Type = pyspiel.GameType
 _FAST = settings(max_examples=40, deadline=None)
@@ -292,10 +286,7 @@ def test_transpositions_repeat_positions_with_identical_subtrees() -> None:
 def test_solve_with_transpositions_matches_unmemoised_search(seed: int, players: int) -> None:
     game = make_game(branching=3, depth=4, players=players, chance=0.5, transpositions=1, seed=seed)
     root = game.new_initial_state()
-    # `_solve` without a memo is the plain recursion.
-    np.testing.assert_array_equal(
-        solve(root), synthetic._solve_limited(root, math.inf, synthetic._never_evaluated, None)
-    )
+    np.testing.assert_array_equal(solve(root), solve(root, memoise=False))
 
 
 # ---------------------------------------------------------------------------------- oracles ---

@@ -16,9 +16,9 @@ import pyspiel
 from absl import flags
 from open_spiel.python.algorithms import minimax
 
-from benchmarks.positions import random_positions
-from spiel_bounded import AlphaBetaSettings, Limits, bounded_ab, make_evaluator
+from spiel_bounded import AlphaBetaSettings, Limits, SearchResult, bounded_ab, make_evaluator
 from spiel_bounded.evaluators import Evaluator
+from spiel_bounded.testing import random_positions
 
 _POSITIONS = flags.DEFINE_integer("ab_positions", 8, "Number of connect_four positions.")
 _DEPTH = flags.DEFINE_integer("ab_depth", 8, "connect_four search depth.")
@@ -121,7 +121,7 @@ def _ours_row(
     settings: AlphaBetaSettings,
     repeats: int,
 ) -> Row:
-    results = []
+    results: list[SearchResult] = []
 
     def run() -> None:
         results.clear()
@@ -137,7 +137,7 @@ def _ours_row(
         assert result.lower == result.upper, "epsilon 0 must give an exact value"
     return Row(
         name,
-        sum(r.stats.nodes for r in results),
+        sum(r.stats.nodes or 0 for r in results),  # our searches count nodes
         seconds,
         tuple(r.lower for r in results),
         sum(r.stats.evaluations for r in results),
@@ -201,7 +201,7 @@ def run(repeats: int) -> list[str]:
 
     c4 = pyspiel.load_game("connect_four")
     heuristic = make_evaluator("heuristic", c4)
-    c4_states = random_positions(c4, _POSITIONS.value, (4, 11), _SEED.value)
+    c4_states = random_positions(c4, _POSITIONS.value, plies=(4, 11), seed=_SEED.value)
     depth = _DEPTH.value
     c4_rows = [
         _openspiel_row("OpenSpiel alpha_beta_search", c4_states, depth, heuristic, repeats),
@@ -235,7 +235,7 @@ def run(repeats: int) -> list[str]:
     c4_walk = _walk_row(c4_states, _WALK_DEPTH.value, repeats)
     # The heuristic's own cost on positions like the search's leaves (8 plies deeper), to
     # separate search overhead from evaluation cost.
-    leaves = random_positions(c4, 200, (4, 11), _SEED.value + 1)
+    leaves = random_positions(c4, 200, plies=(4, 11), seed=_SEED.value + 1)
     per_eval = _median_seconds(lambda: [heuristic.evaluate(s) for s in leaves * 50], 3)
     per_eval /= len(leaves) * 50
 

@@ -13,15 +13,20 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import pyspiel
 from absl import flags
 from open_spiel.python.algorithms import minimax
 
-from spiel_bounded import AlphaBetaSettings, Limits, make_evaluator
+from spiel_bounded import (
+    AlphaBetaSettings,
+    Limits,
+    SearchResult,
+    bounded_star1,
+    bounded_star2,
+    make_evaluator,
+)
 from spiel_bounded.evaluators import Evaluator
-from spiel_bounded.result import SearchResult
-from spiel_bounded.search.alphabeta import bounded_star1, bounded_star2
+from spiel_bounded.testing import random_positions
 
 _BACKGAMMON_DEPTHS = flags.DEFINE_list(
     "chance_backgammon_depths", ["1", "2", "3"], "Backgammon depths."
@@ -68,24 +73,8 @@ class _Counting:
 
 
 def _positions(game: pyspiel.Game, count: int, plies: tuple[int, int], seed: int) -> list:
-    rng = np.random.default_rng(seed)
-    states: list[pyspiel.State] = []
-    while len(states) < count:
-        state = game.new_initial_state()
-        for _ in range(int(rng.integers(*plies))):
-            if state.is_terminal():
-                break
-            if state.is_chance_node():
-                actions, probabilities = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(int(rng.choice(actions, p=probabilities)))
-            else:
-                state.apply_action(int(rng.choice(state.legal_actions())))
-        while state.is_chance_node():
-            actions, probabilities = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(int(rng.choice(actions, p=probabilities)))
-        if not state.is_terminal():
-            states.append(state)
-    return states
+    """Decision positions after `plies` random actions, chance outcomes counted."""
+    return random_positions(game, count, plies=plies, seed=seed, count_chance=True)
 
 
 def _expectiminimax(
@@ -132,7 +121,7 @@ def _ours(
     return Measurement(
         name,
         sum(r.stats.evaluations for r in results),
-        sum(r.stats.nodes for r in results),
+        sum(r.stats.nodes or 0 for r in results),  # our searches count nodes
         statistics.median(times),
         tuple(r.lower for r in results),
     )

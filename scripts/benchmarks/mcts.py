@@ -18,10 +18,18 @@ from absl import flags
 from open_spiel.python.algorithms import mcts as python_mcts
 from open_spiel.python.algorithms import minimax
 
-from benchmarks.positions import random_positions
-from spiel_bounded import Limits, bounded_ab, make_evaluator, synthetic
+from spiel_bounded import (
+    BABMCTSSettings,
+    Limits,
+    MCTSStats,
+    babmcts,
+    bounded_ab,
+    make_evaluator,
+    oracles,
+    synthetic,
+)
 from spiel_bounded.evaluators import RolloutEvaluator
-from spiel_bounded.search.mcts import BABMCTSSettings, MCTSStats, babmcts
+from spiel_bounded.testing import random_positions
 
 _SIMULATIONS = flags.DEFINE_integer(
     "mcts_simulations",
@@ -127,7 +135,7 @@ def _rate_section(repeats: int) -> list[str]:
     ]
     for name, plies, scale in RATE_GAMES:
         game = pyspiel.load_game(name)
-        states = random_positions(game, _POSITIONS.value, plies, _SEED.value)
+        states = random_positions(game, _POSITIONS.value, plies=plies, seed=_SEED.value)
         simulations = max(20, int(_SIMULATIONS.value * scale))
         ours = _babmcts_rate(states, simulations, repeats)
         python = _python_rate(states, max(10, simulations // 4), repeats)
@@ -202,7 +210,7 @@ def _exact(state: pyspiel.State) -> float:
     """The exact value for the player to move: brute force, expectiminimax or alpha-beta."""
     player = state.current_player()
     if isinstance(state, synthetic.SyntheticState):
-        return float(synthetic.solve(state)[player])
+        return float(oracles.solve(state)[player])
     if state.get_game().get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC:
         return float(minimax.expectiminimax(state, 1000, None, player)[0])
     zero = make_evaluator("zero", state.get_game())
@@ -216,7 +224,7 @@ def _prove_positions() -> list[tuple[str, pyspiel.State]]:
     positions = [("tic_tac_toe, start", ttt.new_initial_state())]
     positions += [
         (f"tic_tac_toe, 2 plies #{i}", s)
-        for i, s in enumerate(random_positions(ttt, 3, 2, _SEED.value), 1)
+        for i, s in enumerate(random_positions(ttt, 3, plies=2, seed=_SEED.value), 1)
     ]
     positions += _connect_four_positions(6)
     for seed in range(3):

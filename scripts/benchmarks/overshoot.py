@@ -19,6 +19,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from absl import flags
 
@@ -74,13 +75,35 @@ def _bots(game: str) -> list[str]:
     return ["bounded_ab" if deterministic else "bounded_star2", "babmcts"]
 
 
+def random_positions(game: Any, count: int, plies: tuple[int, int], seed: int) -> list:
+    """`count` non-terminal decision positions after a random number of random decisions in
+    `plies` (chance outcomes by their probabilities); self-contained, so that both versions of
+    the code measure the same positions."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    states: list = []
+    while len(states) < count:
+        state = game.new_initial_state()
+        decisions = int(rng.integers(*plies))
+        played = 0
+        while not state.is_terminal() and (played < decisions or state.is_chance_node()):
+            if state.is_chance_node():
+                outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+                played += 1
+        if not state.is_terminal():
+            states.append(state)
+    return states
+
+
 def measure(game: str, bot: str, limit: float, positions: int, seed: int) -> dict:
     """Runs in the subprocess: the moves of one (game, bot, limit), as a JSON-able dict."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     import pyspiel
 
     import spiel_bounded
-    from benchmarks.positions import random_positions
 
     loaded = pyspiel.load_game(game)
     states = random_positions(loaded, positions + 1, (4, 30), seed)

@@ -6,10 +6,11 @@
     write_report(report, config.run.output)
 
 Modules, one job each: `config` (TOML -> validated frozen settings), `schedule` (tables, seats,
-seeds), `play` (one game -> `GameRecord`), `runner` (executors, resume, progress), `records` and
-`store` (games.csv rows, crash-safe appends, run.json), `stats` (Wilson intervals), `ratings`
-(pairwise outcomes, Elo with bootstrap), `report` (tables, summary.md), `plots` (PNG), `cli` (the
-command line: the only module that writes to the terminal).
+seeds), `play` (one game -> `GameRecord`), `executors` (where games are played), `runner` (lock,
+resume, progress, SIGTERM), `records` and `store` (games.csv rows, crash-safe appends,
+run.json), `lock` (one run at a time per output directory), `stats` (Wilson intervals),
+`ratings` (pairwise outcomes, Elo with bootstrap), `report` (tables, summary.md), `plots` (PNG),
+`cli` (the command line: the only module that writes to the terminal).
 
 The report names are imported on first use, so that worker processes, which only play games,
 do not pay for importing pandas and matplotlib.
@@ -18,28 +19,21 @@ do not pay for importing pandas and matplotlib.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from spiel_bounded.arena.config import (
+from spiel_bounded.arena.config import ConfigError, load_config, parse_config
+from spiel_bounded.arena.executors import DaskExecutor, InlineExecutor, ProcessExecutor
+from spiel_bounded.arena.lock import LockHolder, RunLockedError
+from spiel_bounded.arena.play import play_match
+from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.runner import Progress, RunResult, Terminated, run_tournament
+from spiel_bounded.arena.schedule import Match, SeatBot, make_schedule
+from spiel_bounded.arena.settings import (
     BotEntry,
     BotFactory,
     Config,
-    ConfigError,
     ReportSettings,
     RunSettings,
     TournamentSettings,
-    load_config,
-    parse_config,
 )
-from spiel_bounded.arena.play import play_match
-from spiel_bounded.arena.records import GameRecord
-from spiel_bounded.arena.runner import (
-    DaskExecutor,
-    InlineExecutor,
-    ProcessExecutor,
-    Progress,
-    RunResult,
-    run_tournament,
-)
-from spiel_bounded.arena.schedule import Match, SeatBot, make_schedule
 from spiel_bounded.arena.store import ConfigChangedError, GameStore, StoreError
 
 if TYPE_CHECKING:
@@ -72,15 +66,18 @@ __all__ = [
     "GameRecord",
     "GameStore",
     "InlineExecutor",
+    "LockHolder",
     "Match",
     "ProcessExecutor",
     "Progress",
     "Report",
     "ReportSettings",
+    "RunLockedError",
     "RunResult",
     "RunSettings",
     "SeatBot",
     "StoreError",
+    "Terminated",
     "TournamentSettings",
     "build_report",
     "load_config",

@@ -11,6 +11,7 @@ arena that writes to the terminal: progress to stderr, the summary to stdout.
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -19,11 +20,88 @@ from typing import Any, TextIO
 
 from absl import app, flags
 
-from spiel_bounded.arena.config import ConfigError, ReportSettings, load_config
+from spiel_bounded.arena.config import ConfigError, load_config
 from spiel_bounded.arena.records import GameRecord
-from spiel_bounded.arena.report import report_from_directory, write_report
-from spiel_bounded.arena.runner import Progress, run_tournament
-from spiel_bounded.arena.store import GameStore, StoreError
+from spiel_bounded.arena.report import (
+    commands_in_summary,
+    provenance,
+    report_from_directory,
+    write_report,
+)
+from spiel_bounded.arena.runner import (
+    Progress,
+    RunResult,
+    Terminated,
+    manifest_of,
+    run_tournament,
+)
+from spiel_bounded.arena.schedule import make_schedule, unscheduled
+from spiel_bounded.arena.settings import Config, ReportSettings
+from spiel_bounded.arena.store import GameStore, Manifest, StoreError
+
+USAGE = """Round-robin tournaments between registered bots.
+
+    spiel-bounded-arena --config configs/quick.toml     (or: python scripts/round_robin.py ...)
+    spiel-bounded-arena --config configs/default.toml --games=connect_four
+    spiel-bounded-arena --report_only --output results/round_robin
+
+Plays every scheduled game that OUTPUT/games.csv does not hold yet (so rerunning resumes: a run
+stopped by Ctrl-C, SIGTERM or a kill loses no finished game), shows progress on stderr, then
+writes the report (summary.md, csv tables, PNG plots) and prints it. Every field of the config's
+[tournament], [run] and [report] sections has a flag of the same name that overrides it.
+--report_only rebuilds the report from games.csv and plays nothing. `--helpfull` lists every
+flag. See README.md, "Tournaments".
+"""
+"""What `--help` prints above the flags, whichever way the program was started."""
+
+SHORT_USAGE = (
+    "usage: {program} --config FILE [--FIELD=VALUE ...] [--force_new | --retry_errors]\n"
+    "       {program} --report_only (--output DIR | --config FILE)"
+)
+
+
+class _UsageError(Exception):
+    """The command line itself is wrong (not the config): short usage, then the message."""
+
+
+_GAMES = "; accepted: game strings separated by commas, e.g. tic_tac_toe,go(board_size=9,komi=7.5)"
+
+
+def split_games(text: str) -> list[str]:
+    """Splits a comma-separated list of game strings on the commas outside parentheses.
+
+    `"go(board_size=9,komi=7.5),tic_tac_toe"` -> `["go(board_size=9,komi=7.5)", "tic_tac_toe"]`.
+
+    Raises:
+        ValueError: The parentheses do not balance.
+    """
+    items = []
+    depth = 0
+    start = 0
+    for index, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"{text!r}: the ')' at position {index} closes no '('{_GAMES}")
+        elif char == "," and depth == 0:
+            items.append(text[start:index])
+            start = index + 1
+    if depth:
+        raise ValueError(f"{text!r}: {depth} '(' not closed{_GAMES}")
+    items.append(text[start:])
+    return [item.strip() for item in items if item.strip()]
+
+
+class _GameListParser(flags.ListParser):
+    """absl's list parser, splitting with `split_games`."""
+
+    def parse(self, argument: Any) -> list[str]:
+        if isinstance(argument, list):
+            return argument
+        return split_games(str(argument))
+
 
 _CONFIG = flags.DEFINE_string("config", None, "Tournament config (TOML).")
 _REPORT_ONLY = flags.DEFINE_bool(
@@ -35,11 +113,26 @@ _FORCE_NEW = flags.DEFINE_bool(
     "Start over: archive earlier results of the output directory (under previous/) instead of "
     "resuming; needed when the tournament config changed since the first run.",
 )
+_RETRY_ERRORS = flags.DEFINE_bool(
+    "retry_errors",
+    False,
+    "Also play again the games whose result is an error (a bot raised or chose an illegal "
+    "move, or crashed its worker), e.g. after fixing a bot. Games that could not start (setup "
+    "and runner errors) are always played again; their old rows stay in games.csv and the "
+    "report counts the last row of each game.",
+)
 _BOTS = flags.DEFINE_list("bots", None, "Keep only these bot labels of the config.")
 _QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
 
 _OVERRIDES: dict[str, Any] = {
-    "games": flags.DEFINE_list("games", None, "[tournament] games: OpenSpiel game strings."),
+    "games": flags.DEFINE(
+        _GameListParser(),
+        "games",
+        None,
+        "[tournament] games: OpenSpiel game strings, comma-separated (commas inside a game's "
+        "parentheses are its own), e.g. --games='tic_tac_toe,go(board_size=9,komi=7.5)'.",
+        serializer=flags.CsvListSerializer(","),
+    ),
     "games_per_pairing": flags.DEFINE_integer(
         "games_per_pairing", None, "[tournament] games_per_pairing."
     ),
@@ -129,74 +222,179 @@ def _program() -> str:
     return "python scripts/round_robin.py" if name == "round_robin.py" else "spiel-bounded-arena"
 
 
-def _report(directory: Path, settings: ReportSettings | None, provenance: str) -> None:
-    report = report_from_directory(directory, settings, command=provenance)
-    written = write_report(report, directory)
+def _report(
+    directory: Path,
+    settings: ReportSettings | None,
+    provenance: str,
+    manifest: Manifest | None = None,
+) -> None:
+    report = report_from_directory(directory, settings, command=provenance, manifest=manifest)
     sys.stdout.write(report.markdown + "\n")
+    try:
+        written = write_report(report, directory)
+    except OSError as error:
+        where = error.filename or directory
+        sys.stderr.write(
+            f"error: cannot write the report files into {directory} ({error.strerror}: "
+            f"{where}); the report above was printed only\n"
+        )
+        sys.exit(1)
     sys.stdout.write(f"\nWrote {', '.join(str(path) for path in written)}\n")
 
 
+def _report_only(program: str, overrides: dict[str, Any]) -> None:
+    """--report_only: the report of a results directory from its games.csv; plays nothing and
+    never writes run.json (a finished run may sit in a read-only directory)."""
+    config = None
+    if _CONFIG.value is not None:
+        config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
+    output = overrides["output"] or (config.run.output if config is not None else None)
+    if output is None:
+        raise _UsageError(
+            "--report_only needs --output DIR (a results directory) or --config FILE (its "
+            "[run] output)"
+        )
+    directory = Path(output)
+    store = GameStore(directory)
+    if not store.games_path.exists():
+        raise _UsageError(f"{store.games_path} does not exist")
+    settings = None  # the [report] settings stored in run.json
+    manifest = None
+    if config is not None:
+        # The config stands in for run.json (which may be damaged): it must be the one that
+        # played these games.
+        schedule = make_schedule(config.tournament)
+        problems = unscheduled(store.read_records(), schedule)
+        if problems:
+            raise StoreError(
+                f"{store.games_path} holds {len(problems)} game(s) that {config.source} does "
+                f"not schedule (e.g. {problems[0]}); report with the config that played them, "
+                "or without --config (from run.json)"
+            )
+        manifest = manifest_of(config, len(schedule))
+        settings = config.report
+    elif overrides["anchor"] is not None or overrides["bootstrap"] is not None:
+        stored = store.read_manifest()
+        base = stored.report if stored is not None else {}
+        settings = ReportSettings(
+            anchor=overrides["anchor"] or base.get("anchor"),
+            bootstrap=(
+                overrides["bootstrap"]
+                if overrides["bootstrap"] is not None
+                else int(base.get("bootstrap", 1000))
+            ),
+            seed=int(base.get("seed", 0)),
+        )
+    source = (
+        f"--config {shlex.quote(_CONFIG.value)}"
+        if _CONFIG.value is not None
+        else f"--output {shlex.quote(str(directory))}"
+    )
+    command = f"{program} --report_only {source}"
+    _report(directory, settings, provenance(_played(store), command), manifest)
+
+
 def main(argv: Sequence[str]) -> None:
-    if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
     program = _program()
+    try:
+        _main(argv, program)
+    except _UsageError as error:
+        sys.stderr.write(
+            f"{SHORT_USAGE.format(program=program)}\nerror: {error}\n"
+            f"({program} --help describes the flags)\n"
+        )
+        sys.exit(2)
+
+
+def _main(argv: Sequence[str], program: str) -> None:
+    if len(argv) > 1:
+        raise _UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
     overrides = {name: flag.value for name, flag in _OVERRIDES.items()}
+    if _REPORT_ONLY.value:
+        for name, flag in (("force_new", _FORCE_NEW), ("retry_errors", _RETRY_ERRORS)):
+            if flag.value:
+                raise _UsageError(
+                    f"--report_only plays nothing, so --{name} would do nothing; use one or "
+                    "the other"
+                )
     try:
         if _REPORT_ONLY.value:
-            output = _OVERRIDES["output"].value
-            if output is None:
-                raise app.UsageError("--report_only needs --output DIR (a results directory)")
-            directory = Path(output)
-            if not GameStore(directory).games_path.exists():
-                raise app.UsageError(f"{directory / 'games.csv'} does not exist")
-            settings = None  # the [report] settings stored in run.json
-            if overrides["anchor"] is not None or overrides["bootstrap"] is not None:
-                manifest = GameStore(directory).read_manifest()
-                base = manifest.report if manifest is not None else {}
-                settings = ReportSettings(
-                    anchor=overrides["anchor"] or base.get("anchor"),
-                    bootstrap=(
-                        overrides["bootstrap"]
-                        if overrides["bootstrap"] is not None
-                        else int(base.get("bootstrap", 1000))
-                    ),
-                    seed=int(base.get("seed", 0)),
-                )
-            command = f"{program} --report_only --output {shlex.quote(str(directory))}"
-            _report(directory, settings, f"Report rebuilt with `{command}`.")
+            _report_only(program, overrides)
             return
         if _CONFIG.value is None:
-            raise app.UsageError("--config FILE is required (or --report_only --output DIR)")
+            raise _UsageError("--config FILE is required (or --report_only --output DIR)")
         config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
         display = None if _QUIET.value else ProgressDisplay(sys.stderr)
-        result = run_tournament(config, force_new=_FORCE_NEW.value, on_progress=display)
+        played = " ".join([program, *(shlex.quote(arg) for arg in sys.argv[1:])])
+        result = run_tournament(
+            config,
+            force_new=_FORCE_NEW.value,
+            retry_errors=_RETRY_ERRORS.value,
+            on_progress=display,
+            command=played,
+        )
     except (ConfigError, StoreError) as error:
         sys.stderr.write(f"error: {error}\n")
         sys.exit(2)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
+        signum = error.signum if isinstance(error, Terminated) else signal.SIGINT
+        name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
         sys.stderr.write(
-            "\ninterrupted: every finished game is in games.csv; run the same command again "
-            "to resume\n"
+            f"\nstopped by {name}: every finished game is in games.csv; run the same command "
+            "again to resume\n"
         )
-        sys.exit(130)
-    if result.archived is not None:
-        sys.stderr.write(f"earlier results moved to {result.archived}\n")
-    sys.stderr.write(
-        f"{result.played} games played in {_clock(result.seconds)} ({result.resumed} already "
-        f"done, {result.errors} errors); results in {result.output}\n"
-    )
-    played = " ".join(shlex.quote(arg) for arg in sys.argv[1:])
+        sys.exit(128 + signum)
+    for note in _notes(result, config):
+        sys.stderr.write(note + "\n")
     rebuild = f"{program} --report_only --output {shlex.quote(str(result.output))}"
-    _report(
-        result.output,
-        None,
-        f"Games played with `{program} {played}`; report rebuilt with `{rebuild}`.",
+    _report(result.output, None, provenance(_played(GameStore(result.output)), rebuild))
+
+
+def _played(store: GameStore) -> tuple[str, ...]:
+    """The commands that played the games: from run.json, else (results from before run.json
+    kept them) from the summary.md being replaced."""
+    try:
+        manifest = store.read_manifest()
+    except StoreError:
+        manifest = None
+    if manifest is not None and manifest.commands:
+        return manifest.commands
+    return commands_in_summary(store.directory / "summary.md")
+
+
+def _notes(result: RunResult, config: Config) -> list[str]:
+    """What the run did, for stderr."""
+    notes = []
+    if result.stale_lock is not None:
+        notes.append(
+            "took over the lock of a run that ended without releasing it "
+            f"({result.stale_lock.describe()}: killed?)"
+        )
+    if result.archived is not None:
+        notes.append(f"earlier results moved to {result.archived}")
+    if result.manifest_rebuilt:
+        kept = (
+            f"; the damaged file is kept as {result.damaged_manifest}"
+            if result.damaged_manifest is not None
+            else ""
+        )
+        notes.append(
+            f"run.json was missing or damaged: rebuilt from {config.source}, whose schedule "
+            f"holds every game of games.csv{kept}"
+        )
+    notes.append(
+        f"{result.played} games played in {_clock(result.seconds)} ({result.resumed} already "
+        f"done, {result.errors} errors); results in {result.output}"
     )
+    return notes
 
 
 def run() -> None:
     """Entry point of `spiel-bounded-arena` and `scripts/round_robin.py`."""
-    # --help lists the key flags of the program that runs (sys.argv[0]); make them ours.
+    # absl's --help prints the docstring of __main__: the script's, or none at all for the
+    # installed entry point's wrapper; both print USAGE. It lists the key flags of the
+    # program that runs (sys.argv[0]); make them ours.
+    sys.modules["__main__"].__doc__ = USAGE
     for flag in flags.FLAGS.get_flags_for_module(__name__):
         flags.FLAGS.register_key_flag_for_module(sys.argv[0], flag)
     app.run(main)

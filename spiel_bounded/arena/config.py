@@ -31,19 +31,20 @@ A config has four parts::
     per_game = { connect_four = { depth = 6 } }   # overrides `params` for one game
 
 Every error is a `ConfigError` naming the file (or the command-line flag), the key and what is
-accepted. Command-line overrides are applied before validation, keyed by field name.
+accepted. Command-line overrides are applied before validation, keyed by field name. Validation
+builds every registry bot once for every game it plays, so that parameters that are valid one by
+one but do not make a bot for a game are refused before anything runs (bots given as
+`extra_bots` factories are not built).
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
-import math
 import re
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -51,189 +52,34 @@ import pyspiel
 
 from spiel_bounded import registry
 from spiel_bounded.arena.schedule import seatings, tables
+from spiel_bounded.arena.settings import (
+    EXECUTORS,
+    PAIRINGS,
+    SEATINGS,
+    BotEntry,
+    BotFactory,
+    Config,
+    Exclusion,
+    ReportSettings,
+    RunSettings,
+    TournamentSettings,
+)
 from spiel_bounded.games import game_info, load_game
-
-PAIRINGS: Final = ("all", "focus", "baseline")
-SEATINGS: Final = ("rotate", "permute")
-EXECUTORS: Final = ("process", "dask", "inline")
-
-BotFactory = Callable[[pyspiel.Game, int, Mapping[str, Any], int], pyspiel.Bot]
-"""Builds a bot from (game, player id, parameters, seed): the arena's hook for bots that are not
-in the registry (tests use it to add deliberately broken bots). Must be a module-level function
-when games run in worker processes, so that it can be pickled."""
+from spiel_bounded.params import (
+    FLAG,
+    NON_NEGATIVE_INT,
+    OPTIONAL_POSITIVE,
+    POSITIVE_INT,
+    SEED,
+    Checker,
+    OneOf,
+)
 
 _LABEL: Final = re.compile(r"^[A-Za-z0-9_.+-]+$")
 
 
 class ConfigError(ValueError):
     """A tournament config that cannot be run; the message names the file, key and fix."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class BotEntry:
-    """One competitor.
-
-    Attributes:
-        label: Unique name used in schedules, results and reports.
-        bot: Registry name (or a name of the `extra_bots` given to `load_config`).
-        params: Parameters for every game, as written in the config.
-        per_game: Game string -> parameters that override `params` in that game.
-    """
-
-    label: str
-    bot: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-    per_game: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Exclusion:
-    """A bot left out of one game because it cannot play it (`skip_unsupported = true`)."""
-
-    game: str
-    label: str
-    reason: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class TournamentSettings:
-    """What is played. The fingerprint of these settings decides whether a run may resume.
-
-    Attributes:
-        games: OpenSpiel game strings, parameters included.
-        bots: The competitors, in config order (which is also the order of report tables).
-        games_per_pairing: Games per table of bots and game; a multiple of the seat assignments
-            so that every bot takes every seat equally often.
-        pairing: "all": every combination of n distinct bots (n = the game's players);
-            "focus": those combinations containing at least one `focus` bot; "baseline": every
-            other bot in one seat against copies of `baseline` in the rest.
-        focus: Labels of the focus bots (pairing "focus").
-        baseline: Label of the baseline bot (pairing "baseline").
-        seating: "rotate": the n cyclic rotations of a table; "permute": every distinct order.
-        seconds_per_move: Given as `seconds` to every bot that has a `seconds` parameter and does
-            not set one; None gives nothing.
-        opening_moves: Plies played uniformly at random (from the game's seed) before the bots
-            move; both seatings of a table share the opening, so it favours no one.
-        seed: Base seed; every game's seed is derived from it and the game's identity.
-        skip_unsupported: Leave a bot out of a game it cannot play instead of refusing.
-        exclusions: The bots left out, with the reason (filled in by validation).
-    """
-
-    games: tuple[str, ...]
-    bots: tuple[BotEntry, ...]
-    games_per_pairing: int
-    pairing: str = "all"
-    focus: tuple[str, ...] = ()
-    baseline: str | None = None
-    seating: str = "rotate"
-    seconds_per_move: float | None = None
-    opening_moves: int = 0
-    seed: int = 0
-    skip_unsupported: bool = False
-    exclusions: tuple[Exclusion, ...] = ()
-
-    def lineup(self, game: str) -> tuple[BotEntry, ...]:
-        """The bots that play `game`, in config order."""
-        left_out = {item.label for item in self.exclusions if item.game == game}
-        return tuple(entry for entry in self.bots if entry.label not in left_out)
-
-    def params_for(
-        self, entry: BotEntry, game: str, extra_bots: Mapping[str, Any]
-    ) -> dict[str, Any]:
-        """The parameters `entry` plays `game` with (without the per-game seed)."""
-        params = {**entry.params, **entry.per_game.get(game, {})}
-        if (
-            self.seconds_per_move is not None
-            and "seconds" not in params
-            and entry.bot not in extra_bots
-            and "seconds" in registry.get_spec(entry.bot).params
-        ):
-            params["seconds"] = self.seconds_per_move
-        return params
-
-    def canonical(self) -> dict[str, Any]:
-        """The settings as plain JSON data (what the fingerprint hashes)."""
-        return {
-            "games": list(self.games),
-            "bots": [
-                {
-                    "label": entry.label,
-                    "bot": entry.bot,
-                    "params": dict(sorted(entry.params.items())),
-                    "per_game": {
-                        game: dict(sorted(params.items()))
-                        for game, params in sorted(entry.per_game.items())
-                    },
-                }
-                for entry in self.bots
-            ],
-            "games_per_pairing": self.games_per_pairing,
-            "pairing": self.pairing,
-            "focus": list(self.focus),
-            "baseline": self.baseline,
-            "seating": self.seating,
-            "seconds_per_move": self.seconds_per_move,
-            "opening_moves": self.opening_moves,
-            "seed": self.seed,
-            "skip_unsupported": self.skip_unsupported,
-        }
-
-    def fingerprint(self) -> str:
-        """A hash of `canonical()`: equal fingerprints schedule identical games."""
-        text = json.dumps(self.canonical(), sort_keys=True, default=str)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunSettings:
-    """How the games are run (may change between resumed runs).
-
-    Attributes:
-        output: Directory of games.csv, run.json and the report.
-        workers: Worker processes (local) or Dask workers of a local cluster.
-        executor: "process" (local worker processes), "dask" (a Dask cluster) or "inline" (one
-            game at a time in this process, for debugging).
-        scheduler: Address of a Dask scheduler; None starts a local Dask cluster.
-    """
-
-    output: Path
-    workers: int = 2
-    executor: str = "process"
-    scheduler: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReportSettings:
-    """How results are summarised.
-
-    Attributes:
-        anchor: The bot rated 0 Elo (None: ratings centred on their mean).
-        bootstrap: Bootstrap samples for the 95% intervals on Elo ratings (0: no intervals).
-        seed: Seed of the bootstrap.
-    """
-
-    anchor: str | None = None
-    bootstrap: int = 1000
-    seed: int = 0
-
-
-@dataclass(frozen=True, kw_only=True)
-class Config:
-    """A validated tournament config.
-
-    Attributes:
-        source: Where it was read from (for messages).
-        text: The TOML text as read (stored with the results).
-        tournament: What is played.
-        run: How it is run.
-        report: How it is summarised.
-    """
-
-    source: str
-    text: str
-    tournament: TournamentSettings
-    run: RunSettings
-    report: ReportSettings
 
 
 # -- reading and validation ------------------------------------------------------------------
@@ -284,39 +130,16 @@ class _Reader:
     def get(self, section: str, key: str, default: Any = None) -> Any:
         return self.raw.get(section, {}).get(key, default)
 
-    def integer(self, section: str, key: str, default: int | None, *, minimum: int) -> int:
+    def checked(self, section: str, key: str, default: Any, check: Checker) -> Any:
+        """The value of `key` (or `default`) accepted by `check`; required when no default."""
         value = self.get(section, key, default)
-        if value is None:
-            raise self.fail(section, key, "is required; accepted: an integer")
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-            raise self.fail(section, key, f"must be {kind}; got {value!r}")
-        return value
-
-    def number(self, section: str, key: str) -> float | None:
-        value = self.get(section, key)
-        if value is None:
-            return None
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-            or value <= 0
-        ):
-            raise self.fail(section, key, f"must be a positive number of seconds; got {value!r}")
-        return float(value)
-
-    def choice(self, section: str, key: str, default: str, options: Sequence[str]) -> str:
-        value = self.get(section, key, default)
-        if value not in options:
-            raise self.fail(section, key, f"must be one of {', '.join(options)}; got {value!r}")
-        return str(value)
-
-    def flag(self, section: str, key: str, default: bool) -> bool:
-        value = self.get(section, key, default)
-        if not isinstance(value, bool):
-            raise self.fail(section, key, f"must be true or false; got {value!r}")
-        return value
+        if value is None and default is None and not getattr(check, "optional", False):
+            accepted = getattr(check, "accepted", "a value")
+            raise self.fail(section, key, f"is required; accepted: {accepted}")
+        try:
+            return check(value)
+        except ValueError as error:
+            raise self.fail(section, key, str(error)) from None
 
     def text(self, section: str, key: str, default: str | None) -> str | None:
         value = self.get(section, key, default)
@@ -404,8 +227,8 @@ def parse_config(
     labels = [entry.label for entry in tournament.bots]
     run = RunSettings(
         output=Path(reader.text("run", "output", None) or "arena_output"),
-        workers=reader.integer("run", "workers", 2, minimum=1),
-        executor=reader.choice("run", "executor", "process", EXECUTORS),
+        workers=reader.checked("run", "workers", 2, POSITIVE_INT),
+        executor=reader.checked("run", "executor", "process", OneOf(EXECUTORS)),
         scheduler=reader.text("run", "scheduler", None),
     )
     if run.executor == "dask" and importlib.util.find_spec("distributed") is None:
@@ -425,8 +248,8 @@ def parse_config(
         )
     report = ReportSettings(
         anchor=anchor,
-        bootstrap=reader.integer("report", "bootstrap", 1000, minimum=0),
-        seed=reader.integer("report", "seed", 0, minimum=0),
+        bootstrap=reader.checked("report", "bootstrap", 1000, NON_NEGATIVE_INT),
+        seed=reader.checked("report", "seed", 0, SEED),
     )
     return Config(source=source, text=text, tournament=tournament, run=run, report=report)
 
@@ -475,7 +298,7 @@ def _tournament(
         entries = tuple(entry for entry in entries if entry.label in keep)
     labels = [entry.label for entry in entries]
 
-    pairing = reader.choice("tournament", "pairing", "all", PAIRINGS)
+    pairing = reader.checked("tournament", "pairing", "all", OneOf(PAIRINGS))
     focus = reader.strings("tournament", "focus", required=False)
     # Focus bots left out by --bots are dropped; unknown ones are errors.
     focus = tuple(label for label in focus if label in labels or label not in all_labels)
@@ -493,20 +316,20 @@ def _tournament(
         )
     if pairing == "baseline" and baseline is None:
         raise reader.fail("tournament", "baseline", 'must name a bot for pairing "baseline"')
-    seating = reader.choice("tournament", "seating", "rotate", SEATINGS)
-    skip = reader.flag("tournament", "skip_unsupported", False)
+    seating = reader.checked("tournament", "seating", "rotate", OneOf(SEATINGS))
+    skip = reader.checked("tournament", "skip_unsupported", False, FLAG)
 
     settings = TournamentSettings(
         games=games,
         bots=entries,
-        games_per_pairing=reader.integer("tournament", "games_per_pairing", None, minimum=1),
+        games_per_pairing=reader.checked("tournament", "games_per_pairing", None, POSITIVE_INT),
         pairing=pairing,
         focus=focus,
         baseline=baseline,
         seating=seating,
-        seconds_per_move=reader.number("tournament", "seconds_per_move"),
-        opening_moves=reader.integer("tournament", "opening_moves", 0, minimum=0),
-        seed=reader.integer("tournament", "seed", 0, minimum=0),
+        seconds_per_move=reader.checked("tournament", "seconds_per_move", None, OPTIONAL_POSITIVE),
+        opening_moves=reader.checked("tournament", "opening_moves", 0, NON_NEGATIVE_INT),
+        seed=reader.checked("tournament", "seed", 0, SEED),
         skip_unsupported=skip,
     )
     exclusions = []
@@ -635,12 +458,28 @@ def _check_bots_on_game(
                 "to leave the bot out of that game only"
             )
         params = settings.params_for(entry, name, extra)
+        origin = "per_game." + name if name in entry.per_game else "params"
         try:
             registry.check_params(spec, params)
         except ValueError as error:
-            origin = "per_game." + name if name in entry.per_game else "params"
             raise ConfigError(f"{where}: {origin} (for {name!r}): {error}") from None
+        # Parameters can be valid one by one and still not make a bot for this game (a
+        # heuristic evaluator for a game without a heuristic, a value net for another game):
+        # building the bot once is the only complete check.
+        try:
+            registry.load_bot(entry.bot, game, 0, **params, seed=0)
+        except Exception as error:
+            raise ConfigError(
+                f"{where} (bot {entry.bot!r}) cannot be built for {name!r} with {origin} "
+                f"{params}: {type(error).__name__}: {error}. Accepted: parameters that build "
+                f"for every game (per_game = {{ {_toml_key(name)} = {{ ... }} }} sets them for "
+                "one game), or remove the bot or the game"
+            ) from None
     return exclusions
+
+
+def _toml_key(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
 
 
 def _check_tables(

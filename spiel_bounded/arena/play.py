@@ -26,6 +26,7 @@ import spiel_bounded  # noqa: F401  (registers the synthetic game in worker proc
 from spiel_bounded import registry
 from spiel_bounded.arena.records import PLAY, SETUP, GameRecord
 from spiel_bounded.arena.schedule import Match, SeatBot, bot_seed
+from spiel_bounded.games import load_game
 
 IDLE: Final = 0
 BUILDING: Final = 1
@@ -68,7 +69,7 @@ def play_match(match: Match, *, watch: MutableSequence[int] | None = None) -> Ga
     acting: int | None = None
     mark = _marker(watch)
     try:
-        game = pyspiel.load_game(match.game)
+        game = load_game(match.game)
         if game.num_players() != players:
             raise ValueError(f"{match.game} has {game.num_players()} players, not {players}")
         bots = []
@@ -211,10 +212,9 @@ def _sample_chance(state: pyspiel.State, rng: np.random.Generator) -> int:
 
 
 def _nodes(bot: pyspiel.Bot) -> int | None:
-    # Our bots say whether they count nodes and expose their last SearchResult. A count of 0 is
-    # real: BABMCTS creates no node on a move whose position its kept tree already proved.
-    if not getattr(bot, "counts_nodes", False):
-        return None
+    # Our bots expose their last SearchResult, whose node count is None when the search does
+    # not count nodes. A count of 0 is real: BABMCTS creates no node on a move whose position
+    # its kept tree already proved.
     result = getattr(bot, "last_result", None)
     count = getattr(getattr(result, "stats", None), "nodes", None)
     return int(count) if isinstance(count, int) else None

@@ -17,13 +17,21 @@ from matplotlib.figure import Figure
 
 
 def score_heatmap(matrix: pd.DataFrame, title: str, path: Path) -> None:
-    """Heatmap of `matrix` (score of row bot against column bot, 0..1; NaN: did not meet)."""
+    """Writes `heatmap_figure(matrix, title)` as a PNG."""
+    heatmap_figure(matrix, title).savefig(path, dpi=110)
+
+
+def heatmap_figure(matrix: pd.DataFrame, title: str) -> Figure:
+    """Heatmap of `matrix` (score of row bot against column bot, 0..1; NaN: did not meet).
+
+    Cells, their labels and the colour bar are all in percent, so the numbers agree.
+    """
     size = len(matrix)
     figure = Figure(figsize=(1.2 + 0.9 * size, 0.9 + 0.75 * size), layout="constrained")
     axes = figure.add_subplot()
-    values = matrix.to_numpy(dtype=float)
+    percent = 100.0 * matrix.to_numpy(dtype=float)
     image = axes.imshow(
-        np.ma.masked_invalid(values), cmap="RdYlGn", vmin=0.0, vmax=1.0, aspect="equal"
+        np.ma.masked_invalid(percent), cmap="RdYlGn", vmin=0.0, vmax=100.0, aspect="equal"
     )
     axes.set_xticks(range(size), labels=list(matrix.columns), rotation=35, ha="right")
     axes.set_yticks(range(size), labels=list(matrix.index))
@@ -31,15 +39,15 @@ def score_heatmap(matrix: pd.DataFrame, title: str, path: Path) -> None:
     axes.set_ylabel("bot")
     for row in range(size):
         for column in range(size):
-            value = values[row, column]
+            value = percent[row, column]
             if not math.isnan(value):
-                axes.text(column, row, f"{100 * value:.0f}", ha="center", va="center", fontsize=9)
-    off_diagonal = values[~np.eye(size, dtype=bool)]
+                axes.text(column, row, f"{value:.0f}", ha="center", va="center", fontsize=9)
+    off_diagonal = percent[~np.eye(size, dtype=bool)]
     if np.isnan(off_diagonal).any():
         title += "\n(blank: the two bots were not paired)"
     axes.set_title(title, fontsize=10)
-    figure.colorbar(image, ax=axes, label="score (draw = half a win)", shrink=0.8)
-    figure.savefig(path, dpi=110)
+    figure.colorbar(image, ax=axes, label="score % (a draw is half a win)", shrink=0.8)
+    return figure
 
 
 def rating_chart(ratings: pd.DataFrame, path: Path) -> None:

@@ -20,16 +20,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 import pandas as pd
 
 from spiel_bounded.arena import plots
-from spiel_bounded.arena.config import ReportSettings
 from spiel_bounded.arena.ratings import outcome_counts, pairwise_outcomes, rate
 from spiel_bounded.arena.records import GameRecord, latest
+from spiel_bounded.arena.settings import ReportSettings
 from spiel_bounded.arena.stats import wilson
-from spiel_bounded.arena.store import GameStore
+from spiel_bounded.arena.store import GameStore, Manifest
 
 ALL_GAMES = "all games"
 
@@ -280,14 +281,25 @@ def report_from_directory(
     settings: ReportSettings | None = None,
     *,
     command: str | None = None,
+    manifest: Manifest | None = None,
 ) -> Report:
     """Builds the report of a results directory from games.csv (and run.json when present).
 
-    `settings` default to the [report] settings stored in run.json.
+    Reads only: nothing in the directory is written.
+
+    Args:
+        directory: The results directory.
+        settings: Elo anchor and bootstrap (default: the [report] settings in the manifest).
+        command: How the results were produced (markdown), for summary.md.
+        manifest: What run.json would say (e.g. rebuilt from the config); None: run.json.
+
+    Raises:
+        StoreError: games.csv or (when `manifest` is None) run.json is unreadable.
     """
     store = GameStore(directory)
     records = store.read_records()
-    manifest = store.read_manifest()
+    if manifest is None:
+        manifest = store.read_manifest()
     if settings is None:
         stored = manifest.report if manifest is not None else {}
         settings = ReportSettings(
@@ -306,6 +318,34 @@ def report_from_directory(
         title=title,
         command=command,
     )
+
+
+def provenance(played: Sequence[str], rebuilt: str) -> str:
+    """The summary.md sentence saying how the games were played and the report made, e.g.
+    "Games played with `A`, then `B`; report rebuilt with `C`." (`played` may be empty)."""
+    rebuilt_with = f"report rebuilt with `{rebuilt}`."
+    if not played:
+        return rebuilt_with[0].upper() + rebuilt_with[1:]
+    return (
+        f"Games played with {', then '.join(f'`{command}`' for command in played)}; {rebuilt_with}"
+    )
+
+
+_PLAYED: Final = re.compile(r"^Games played with (.+?); report rebuilt with ", re.MULTILINE)
+
+
+def commands_in_summary(path: str | Path) -> tuple[str, ...]:
+    """The commands that `provenance` wrote into an existing summary.md (none if it has none).
+
+    For results whose run.json predates `Manifest.commands` (committed results): the line
+    naming the command that played them survives a rebuilt report.
+    """
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError):
+        return ()
+    found = _PLAYED.search(text)
+    return tuple(re.findall(r"`([^`]+)`", found.group(1))) if found else ()
 
 
 def slug(game: str) -> str:

@@ -1,48 +1,79 @@
-"""Runs a tournament: resume or refuse, then play the missing games on an executor.
-
-Executors play `Match`es and hand back `GameRecord`s one by one, in the order they finish:
-
-- `ProcessExecutor`: local worker processes (`concurrent.futures`, spawn start method). A game
-  that kills its worker process (a crash in C++) is replayed alone in a fresh process; if it
-  kills that one too it is recorded as an error, and the tournament goes on.
-- `DaskExecutor`: a Dask distributed cluster at an address, or a local one (`cluster` extra).
-- `InlineExecutor`: one game at a time in this process (debugging, tests).
+"""Runs a tournament: lock the output directory, resume or refuse, then play the missing games
+on an executor (see `executors`).
 
 Every record is appended to games.csv (and on disk) before the next one is accepted, and progress
-is reported through a callback; nothing here prints.
+is reported through a callback; nothing here prints. SIGTERM stops a run as Ctrl-C does (see
+`Terminated`): the workers are killed, every finished game stays in games.csv, and running again
+resumes.
 """
 
 from __future__ import annotations
 
 import signal
+import threading
 import time
-import traceback
-from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
-from multiprocessing import get_context
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from types import FrameType
+from typing import Any
 
-from spiel_bounded.arena.config import BotFactory, Config
-from spiel_bounded.arena.play import error_record, play_match
-from spiel_bounded.arena.records import CRASH, RUNNER, GameRecord, latest
-from spiel_bounded.arena.schedule import Match, make_schedule
-from spiel_bounded.arena.store import GameStore, Manifest, utc_now
+from spiel_bounded.arena.executors import Executor, make_executor
+from spiel_bounded.arena.lock import LockHolder, locked
+from spiel_bounded.arena.records import GameRecord, latest
+from spiel_bounded.arena.schedule import make_schedule, unscheduled
+from spiel_bounded.arena.settings import BotFactory, Config
+from spiel_bounded.arena.store import (
+    ConfigChangedError,
+    GameStore,
+    Manifest,
+    ManifestError,
+    utc_now,
+)
 
 REPORT_PATTERNS = ("summary.md", "*.csv", "*.png")
 """Files of a results directory that `--force_new` archives along with games.csv and run.json."""
 
-Done = Callable[[GameRecord], None]
+
+class Terminated(KeyboardInterrupt):
+    """The run received SIGTERM (from `timeout`, SLURM, `docker stop`, `kill`).
+
+    A `KeyboardInterrupt`, so that whatever stops a run on Ctrl-C stops it on SIGTERM too.
+
+    Attributes:
+        signum: The signal's number.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
 
 
-class Executor(Protocol):
-    """Plays matches and calls `done` with each record, in the order games finish."""
+@contextmanager
+def _sigterm_stops_the_run() -> Iterator[None]:
+    """Turns SIGTERM into `Terminated` while the block runs.
 
-    def run(self, matches: Sequence[Match], done: Done) -> None: ...
+    Only in the main thread (the only one that may set handlers), and only when SIGTERM still
+    has its default action: a handler the application set is left alone. A second SIGTERM
+    while the run is stopping is ignored, so that it cannot cut the clean-up short.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated(signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +119,11 @@ class RunResult:
         errors: Games of this run that ended in an error.
         seconds: Wall-clock seconds of this run.
         archived: Where `force_new` moved earlier results, if it did.
+        stale_lock: The run whose lock on the output directory this run took over (a run that
+            was killed), if any.
+        manifest_rebuilt: run.json was missing or damaged, and was rebuilt from the config
+            after every game in games.csv was found in its schedule.
+        damaged_manifest: Where the damaged run.json was kept, if it was.
     """
 
     output: Path
@@ -97,151 +133,17 @@ class RunResult:
     errors: int
     seconds: float
     archived: Path | None = None
+    stale_lock: LockHolder | None = None
+    manifest_rebuilt: bool = False
+    damaged_manifest: Path | None = None
 
 
-class InlineExecutor:
-    """Plays each game in this process, one after the other."""
-
-    def run(self, matches: Sequence[Match], done: Done) -> None:
-        for match in matches:
-            done(play_match(match))
-
-
-class ProcessExecutor:
-    """Plays games in local worker processes, at most `workers` at a time."""
-
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
-
-    @contextmanager
-    def _pool(self, workers: int) -> Iterator[ProcessPoolExecutor]:
-        pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=get_context("spawn"), initializer=_ignore_interrupts
-        )
-        try:
-            yield pool
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
-
-    def run(self, matches: Sequence[Match], done: Done) -> None:
-        queue = deque(matches)
-        while queue:
-            suspects = self._run_until_broken(queue, done)
-            # A worker died: each game that was in flight is replayed alone, so that a game
-            # that kills its process is identified and recorded, and the others are not lost.
-            for match in suspects:
-                with self._pool(1) as pool:
-                    future = pool.submit(play_match, match)
-                    wait([future])
-                    done(_record_of(future, match, alone=True))
-
-    def _run_until_broken(self, queue: deque[Match], done: Done) -> list[Match]:
-        inflight: dict[Future[GameRecord], Match] = {}
-        with self._pool(self.workers) as pool:
-            while queue or inflight:
-                while queue and len(inflight) < 2 * self.workers:
-                    match = queue.popleft()
-                    try:
-                        inflight[pool.submit(play_match, match)] = match
-                    except BrokenProcessPool:  # a worker died since the last wait
-                        return [match, *inflight.values()]
-                finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
-                broken = []
-                for future in sorted(finished, key=lambda item: inflight[item].game_id):
-                    match = inflight.pop(future)
-                    if isinstance(future.exception(), BrokenProcessPool):
-                        broken.append(match)
-                    else:
-                        done(_record_of(future, match, alone=False))
-                if broken:
-                    return broken + list(inflight.values())
-        return []
-
-
-def _ignore_interrupts() -> None:
-    # Ctrl-C is for the main process, which stops handing out games; a worker finishes its
-    # game (already accepted results are safe either way) instead of printing a traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _record_of(future: Future[GameRecord], match: Match, *, alone: bool) -> GameRecord:
-    error = future.exception()
-    if error is None:
-        return future.result()
-    if isinstance(error, BrokenProcessPool):
-        return error_record(
-            match,
-            "the worker process died while playing this game alone (a crash in native code, "
-            f"or killed): {error!r}",
-            kind=CRASH,
-        )
-    text = "".join(traceback.format_exception(error))
-    return error_record(
-        match, f"the game could not be run in a worker process:\n{text}", kind=RUNNER
-    )
-
-
-class DaskExecutor:
-    """Plays games on a Dask distributed cluster (`pip install 'spiel-bounded[cluster]'`).
-
-    Args:
-        workers: Worker processes of the local cluster started when `scheduler` is None.
-        scheduler: Address of a running scheduler, e.g. "tcp://10.0.0.5:8786".
-    """
-
-    def __init__(self, workers: int, scheduler: str | None = None) -> None:
-        self.workers = workers
-        self.scheduler = scheduler
-
-    def run(self, matches: Sequence[Match], done: Done) -> None:
-        try:
-            from distributed import Client, LocalCluster, as_completed
-        except ImportError:
-            raise RuntimeError(
-                "the dask executor needs the cluster extra: pip install 'spiel-bounded[cluster]'"
-            ) from None
-        cluster = None
-        if self.scheduler is None:
-            cluster = LocalCluster(
-                n_workers=self.workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-            )
-        client = Client(self.scheduler if cluster is None else cluster)
-        try:
-            futures = client.map(play_match, list(matches), pure=False)
-            by_key = {future.key: match for future, match in zip(futures, matches, strict=True)}
-            for future in as_completed(futures):
-                match = by_key[future.key]
-                if future.status == "finished":
-                    done(future.result())
-                else:
-                    error = future.exception()
-                    text = "".join(traceback.format_exception(error))
-                    # KilledWorker: the task killed the workers that ran it (a crash, a result);
-                    # anything else is the cluster's failure and the game is replayed on resume.
-                    kind = CRASH if type(error).__name__ == "KilledWorker" else RUNNER
-                    done(error_record(match, f"the Dask task failed:\n{text}", kind=kind))
-                future.release()
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
-
-
-def make_executor(config: Config) -> Executor:
-    """The executor the config's [run] section asks for."""
-    if config.run.executor == "inline":
-        return InlineExecutor()
-    if config.run.executor == "dask":
-        return DaskExecutor(config.run.workers, config.run.scheduler)
-    return ProcessExecutor(config.run.workers)
-
-
-def manifest_of(config: Config, scheduled: int, created: str | None = None) -> Manifest:
+def manifest_of(
+    config: Config,
+    scheduled: int,
+    created: str | None = None,
+    commands: tuple[str, ...] = (),
+) -> Manifest:
     """The run.json contents for `config`."""
     settings = config.tournament
     return Manifest(
@@ -257,6 +159,7 @@ def manifest_of(config: Config, scheduled: int, created: str | None = None) -> M
             "seed": config.report.seed,
         },
         created=created or utc_now(),
+        commands=commands,
     )
 
 
@@ -269,6 +172,7 @@ def run_tournament(
     extra_bots: Mapping[str, BotFactory] | None = None,
     on_progress: Callable[[GameRecord, Progress], Any] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    command: str | None = None,
 ) -> RunResult:
     """Plays every game of the config's schedule that games.csv does not hold finished yet.
 
@@ -276,7 +180,12 @@ def run_tournament(
     raised, an illegal move, a crash: `GameRecord.finished`); a game whose bot could not be built
     or whose executor failed is played again. When the output directory holds no finished game
     but games of another config (e.g. all of them failed because of a config error since fixed),
-    those are archived as `force_new` would.
+    those are archived as `force_new` would. When run.json is missing or damaged, it is rebuilt
+    from `config` if every game in games.csv is one that `config` schedules (the damaged file is
+    kept as run.json.damaged-<time>); otherwise the run is refused.
+
+    Only one run at a time may use an output directory: the run holds a lock on it (see
+    `lock`), and a second run is refused with an error naming the first.
 
     Args:
         config: A validated config.
@@ -290,28 +199,92 @@ def run_tournament(
             `load_config`).
         on_progress: Called after each game is stored, with its record and the progress.
         clock: Seconds clock for progress (injectable for tests).
+        command: How this run was started (the command line), kept in run.json
+            (`Manifest.commands`) so that a report rebuilt later can say how the games were
+            played.
+
+    SIGTERM stops the run as Ctrl-C does: `Terminated` (a `KeyboardInterrupt`) is raised, the
+    executor's workers are killed, and every finished game stays in games.csv.
 
     Raises:
+        Terminated: The process received SIGTERM (unless the application handles SIGTERM).
+        KeyboardInterrupt: Ctrl-C.
+        RunLockedError: Another run is using the output directory.
         ConfigChangedError: The output directory holds games of another config (and not
-            `force_new`).
-        StoreError: games.csv or run.json is unreadable.
+            `force_new`), or run.json is missing or damaged and games.csv holds games that
+            `config` does not schedule.
+        StoreError: games.csv is unreadable, or the output directory cannot be used.
     """
+    with _sigterm_stops_the_run(), locked(config.run.output) as lock:
+        result = _run(
+            config,
+            executor=executor,
+            force_new=force_new,
+            retry_errors=retry_errors,
+            extra_bots=extra_bots,
+            on_progress=on_progress,
+            clock=clock,
+            command=command,
+        )
+    return replace(result, stale_lock=lock.stale)
+
+
+def _run(
+    config: Config,
+    *,
+    executor: Executor | None,
+    force_new: bool,
+    retry_errors: bool,
+    extra_bots: Mapping[str, BotFactory] | None,
+    on_progress: Callable[[GameRecord, Progress], Any] | None,
+    clock: Callable[[], float],
+    command: str | None,
+) -> RunResult:
     schedule = make_schedule(config.tournament, extra_bots)
     store = GameStore(config.run.output)
     archived = store.archive(REPORT_PATTERNS) if force_new else None
     manifest = manifest_of(config, len(schedule))
-    records = latest(store.read_records())
-    if records and not any(record.finished for record in records):
+    every_record = store.read_records()
+    records = latest(every_record)
+    try:
         stored = store.read_manifest()
-        if stored is None or stored.fingerprint != manifest.fingerprint:
-            # Nothing here is a result: the other config's leftovers are archived, not mixed
-            # with this config's games.
-            archived = store.archive(REPORT_PATTERNS)
-            records = []
-    store.check_same_tournament(manifest)
-    stored = store.read_manifest()
+        damage = None
+    except ManifestError as error:
+        stored, damage = None, error
+    if (
+        records
+        and not any(record.finished for record in records)
+        and (stored is None or stored.fingerprint != manifest.fingerprint)
+    ):
+        # Nothing here is a result: the other config's leftovers are archived, not mixed
+        # with this config's games.
+        archived = store.archive(REPORT_PATTERNS)
+        every_record, records, stored, damage = [], [], None, None
+    rebuilt = False
+    damaged = None
     if stored is not None:
-        manifest = manifest_of(config, len(schedule), created=stored.created)
+        store.check_same_tournament(manifest)
+        manifest = manifest_of(
+            config, len(schedule), created=stored.created, commands=stored.commands
+        )
+    elif every_record:
+        # run.json is missing or damaged: it is rebuilt from this config, provided that every
+        # game in games.csv is one this config schedules (same id, seed, bots, parameters).
+        problems = unscheduled(every_record, schedule)
+        if problems:
+            state = f"unreadable ({damage.reason})" if damage is not None else "missing"
+            raise ConfigChangedError(
+                f"{store.manifest_path} is {state}, and games.csv holds {len(problems)} "
+                f"game(s) that {config.source} does not schedule (e.g. {problems[0]}), so "
+                "run.json cannot be rebuilt from it. Run the config that played these games, "
+                "use another output directory, or pass --force_new to archive the old results "
+                f"under {store.directory / 'previous'}/ and start over"
+            )
+        rebuilt = True
+    if damage is not None:
+        damaged = store.set_aside_manifest()
+    if command and command not in manifest.commands:
+        manifest = replace(manifest, commands=(*manifest.commands, command))
     store.write_manifest(manifest)
 
     finished = {
@@ -347,6 +320,8 @@ def run_tournament(
 
     return RunResult(
         output=store.directory,
+        manifest_rebuilt=rebuilt,
+        damaged_manifest=damaged,
         scheduled=len(schedule),
         resumed=resumed,
         played=counts["done"],

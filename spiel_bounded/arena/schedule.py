@@ -17,14 +17,12 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
-from typing import TYPE_CHECKING, Any
-
-import pyspiel
+from typing import Any
 
 from spiel_bounded import registry
-
-if TYPE_CHECKING:
-    from spiel_bounded.arena.config import BotFactory, TournamentSettings
+from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.settings import BotFactory, TournamentSettings
+from spiel_bounded.games import load_game
 
 SEED_BITS = 31  # seeds stay below 2**31: C++ bots take them as a signed int
 
@@ -132,7 +130,7 @@ def make_schedule(
         extra_bots: Factories of bots outside the registry, by name.
     """
     extra = dict(extra_bots or {})
-    num_players = {game: pyspiel.load_game(game).num_players() for game in settings.games}
+    num_players = {game: load_game(game).num_players() for game in settings.games}
     seat_bots: dict[tuple[str, str], SeatBot] = {}
     for game in settings.games:
         for entry in settings.lineup(game):
@@ -175,3 +173,34 @@ def make_schedule(
                     )
                 )
     return tuple(matches)
+
+
+def unscheduled(records: Sequence[GameRecord], schedule: Sequence[Match]) -> list[str]:
+    """What makes records differ from the games of `schedule`, one line per record that does.
+
+    A record belongs to the schedule when a scheduled game has its id and the same seed, bots,
+    registry names and parameter hashes: then the schedule's config is the one that played it.
+    """
+    by_id = {match.game_id: match for match in schedule}
+    problems = []
+    for record in records:
+        match = by_id.get(record.game_id)
+        if match is None:
+            problems.append(f"{record.game_id}: not in the schedule")
+            continue
+        differences = [
+            name
+            for name, stored, scheduled in (
+                ("seed", record.seed, match.seed),
+                ("bots", record.bots, tuple(seat.bot for seat in match.seats)),
+                (
+                    "parameters",
+                    record.params_hashes,
+                    tuple(seat.params_hash for seat in match.seats),
+                ),
+            )
+            if stored != scheduled
+        ]
+        if differences:
+            problems.append(f"{record.game_id}: another {', '.join(differences)}")
+    return problems

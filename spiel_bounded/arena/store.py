@@ -36,6 +36,24 @@ class ConfigChangedError(StoreError):
     """The output directory holds games of a different tournament config."""
 
 
+class ManifestError(StoreError):
+    """run.json is partial or corrupt.
+
+    Attributes:
+        reason: What is wrong with it, e.g. "missing key 'tournament'".
+    """
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(
+            f"{path}: unreadable ({reason}): the file is partial or corrupt. It records which "
+            "tournament the games in games.csv belong to, and can be rebuilt from the config "
+            "that played them: run that config again (--config FILE; games.csv is checked "
+            f"against its schedule, the damaged file kept as {path.name}.damaged-<time>, nothing "
+            "is replayed), or report with --report_only --config FILE, which does not need it"
+        )
+        self.reason = reason
+
+
 @dataclass(frozen=True, kw_only=True)
 class Manifest:
     """What run.json records about the tournament whose games are in games.csv.
@@ -49,6 +67,8 @@ class Manifest:
         config_text: The config file's text.
         report: The [report] settings (anchor, bootstrap, seed) for `--report_only`.
         created: UTC time the first run started.
+        commands: How the runs that played the games were started (command lines), oldest
+            first, each once; kept so that a report rebuilt later can still say it.
     """
 
     fingerprint: str
@@ -59,14 +79,22 @@ class Manifest:
     config_text: str
     report: Mapping[str, Any]
     created: str
+    commands: tuple[str, ...] = ()
 
     def to_json(self) -> str:
-        data = {"format": FORMAT, **self.__dict__, "labels": list(self.labels)}
+        data = {
+            "format": FORMAT,
+            **self.__dict__,
+            "labels": list(self.labels),
+            "commands": list(self.commands),
+        }
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     @classmethod
     def from_json(cls, text: str) -> Manifest:
         data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError(f"a JSON {type(data).__name__}, not an object")
         if data.get("format") != FORMAT:
             raise ValueError(f"format {data.get('format')!r}, expected {FORMAT}")
         return cls(
@@ -78,6 +106,7 @@ class Manifest:
             config_text=data["config_text"],
             report=data.get("report", {}),
             created=data["created"],
+            commands=tuple(str(command) for command in data.get("commands", [])),
         )
 
 
@@ -161,13 +190,40 @@ class GameStore:
             os.close(fd)
 
     def read_manifest(self) -> Manifest | None:
-        """run.json, or None when there is none."""
+        """run.json, or None when there is none.
+
+        Raises:
+            ManifestError: run.json is partial or corrupt (the message says how to rebuild it).
+        """
         if not self.manifest_path.exists():
             return None
         try:
-            return Manifest.from_json(self.manifest_path.read_text())
-        except (ValueError, KeyError, TypeError) as error:
-            raise StoreError(f"{self.manifest_path}: unreadable ({error})") from None
+            text = self.manifest_path.read_text()
+        except (OSError, UnicodeDecodeError) as error:
+            raise ManifestError(self.manifest_path, str(error)) from None
+        try:
+            return Manifest.from_json(text)
+        except json.JSONDecodeError as error:
+            raise ManifestError(self.manifest_path, f"not JSON: {error}") from None
+        except KeyError as error:
+            raise ManifestError(self.manifest_path, f"missing key {error}") from None
+        except (ValueError, TypeError, AttributeError) as error:
+            raise ManifestError(self.manifest_path, str(error)) from None
+
+    def set_aside_manifest(self) -> Path | None:
+        """Renames run.json to run.json.damaged-<UTC time> (before it is rebuilt); returns the
+        new path, or None when there is no run.json."""
+        if not self.manifest_path.exists():
+            return None
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        target = self.manifest_path.with_name(f"{MANIFEST}.damaged-{stamp}")
+        suffix = 0
+        while target.exists():
+            suffix += 1
+            target = self.manifest_path.with_name(f"{MANIFEST}.damaged-{stamp}.{suffix}")
+        os.replace(self.manifest_path, target)
+        _fsync_directory(self.directory)
+        return target
 
     def write_manifest(self, manifest: Manifest) -> None:
         """Writes run.json atomically (a temporary file renamed over it)."""
@@ -227,6 +283,30 @@ class GameStore:
             os.replace(path, target / path.name)
         _fsync_directory(self.directory)
         return target
+
+
+def usable_directory(directory: str | Path) -> Path:
+    """`directory`, created if missing; `StoreError` saying why when it cannot be.
+
+    Whether it can be written is found out by the first file written into it.
+    """
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        in_the_way = next(
+            (path for path in (directory, *directory.parents) if path.exists()), directory
+        )
+        raise StoreError(
+            f"{directory}: cannot be used as the output directory: {in_the_way} is a file, not "
+            "a directory; accepted: a directory (created if missing)"
+        ) from None
+    except OSError as error:
+        raise StoreError(
+            f"{directory}: cannot create the output directory ({error.strerror}); accepted: a "
+            "directory that exists or can be created"
+        ) from None
+    return directory
 
 
 def utc_now() -> str:

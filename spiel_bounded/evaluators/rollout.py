@@ -18,6 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 import pyspiel
 
+from spiel_bounded.params import POSITIVE_INT
+
 _SEED_MASK = 0x7FFFFFFF  # evaluate_bots and make_uniform_random_bot take a C++ (32-bit) int
 
 
@@ -67,9 +69,10 @@ class RolloutEvaluator:
             ValueError: `rollouts` is not an integer >= 1, or `seed` is neither a non-negative
                 integer nor a `numpy.random.Generator`.
         """
-        if isinstance(rollouts, bool) or not isinstance(rollouts, int) or rollouts < 1:
-            raise ValueError(f"rollouts must be an integer >= 1, got {rollouts!r}")
-        self.rollouts: int = rollouts
+        try:
+            self.rollouts: int = POSITIVE_INT(rollouts)
+        except ValueError as error:
+            raise ValueError(f"rollouts {error}") from None
         self._draw = _generator(seed).bit_generator.random_raw
         num_players = game.num_players()
         self._bots = [

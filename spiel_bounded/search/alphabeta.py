@@ -47,9 +47,16 @@ from dataclasses import dataclass
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, player_value
-from spiel_bounded.games import GameInfo, require
+from spiel_bounded.games import (
+    TWO_PLAYER_ZERO_SUM,
+    TWO_PLAYER_ZERO_SUM_CHANCE,
+    GameInfo,
+    Requirements,
+    require,
+)
 from spiel_bounded.limits import Budget, Limits, SearchStopped
-from spiel_bounded.result import Interval, SearchResult, SearchStats
+from spiel_bounded.params import FLAG, NON_NEGATIVE, POSITIVE_INT, OneOf, check_fields, setting
+from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
 from spiel_bounded.search.keys import key_function, key_rule
 from spiel_bounded.search.tt import TranspositionTable
 
@@ -83,27 +90,19 @@ class AlphaBetaSettings:
             exact outcome did not use flows to the outcomes after it.
     """
 
-    epsilon: float = 0.0
-    transpositions: bool = True
-    move_ordering: bool = True
-    iterative_deepening: bool = True
-    tt_capacity: int = 2_000_000
-    chance_epsilon: str = "uniform"
+    epsilon: float = setting(0.0, "tolerance in utility units (0: exact alpha-beta)", NON_NEGATIVE)
+    transpositions: bool = setting(True, "use a transposition table", FLAG)
+    move_ordering: bool = setting(True, "TT move, killer moves and history heuristic", FLAG)
+    iterative_deepening: bool = setting(True, "search depth 1, 2, ... up to the limit", FLAG)
+    tt_capacity: int = setting(2_000_000, "transposition-table entries at most", POSITIVE_INT)
+    chance_epsilon: str = setting(
+        "uniform",
+        "how a chance node shares epsilon among outcomes: " + ", ".join(CHANCE_EPSILON_POLICIES),
+        OneOf(CHANCE_EPSILON_POLICIES),
+    )
 
     def __post_init__(self) -> None:
-        if (
-            isinstance(self.epsilon, bool)
-            or not isinstance(self.epsilon, int | float)
-            or not 0 <= self.epsilon < math.inf
-        ):
-            raise ValueError(f"epsilon must be a number >= 0, got {self.epsilon!r}")
-        if self.chance_epsilon not in CHANCE_EPSILON_POLICIES:
-            raise ValueError(
-                f"unknown chance_epsilon {self.chance_epsilon!r}; accepted: "
-                + ", ".join(CHANCE_EPSILON_POLICIES)
-            )
-        if self.tt_capacity < 1:
-            raise ValueError(f"tt_capacity must be >= 1, got {self.tt_capacity!r}")
+        check_fields(self)
 
 
 def _weighted(outcomes: list[tuple[int, float]], values: list[float]) -> float:
@@ -518,7 +517,15 @@ def bounded_ab(
             `bounded_star2`), or the state is terminal or a chance node.
     """
     return _search(
-        state, evaluator, limits, settings, algorithm="bounded_ab", probing=False, clock=clock
+        state,
+        evaluator,
+        limits,
+        settings,
+        algorithm="bounded_ab",
+        requirements=TWO_PLAYER_ZERO_SUM,
+        probing=False,
+        hint="; for games with chance nodes use bounded_star1 or bounded_star2",
+        clock=clock,
     )
 
 
@@ -537,7 +544,14 @@ def bounded_star1(
     games too, where it is `bounded_ab`.
     """
     return _search(
-        state, evaluator, limits, settings, algorithm="bounded_star1", probing=False, clock=clock
+        state,
+        evaluator,
+        limits,
+        settings,
+        algorithm="bounded_star1",
+        requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
+        probing=False,
+        clock=clock,
     )
 
 
@@ -556,7 +570,14 @@ def bounded_star2(
     `bounded_star1`.
     """
     return _search(
-        state, evaluator, limits, settings, algorithm="bounded_star2", probing=True, clock=clock
+        state,
+        evaluator,
+        limits,
+        settings,
+        algorithm="bounded_star2",
+        requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
+        probing=True,
+        clock=clock,
     )
 
 
@@ -567,16 +588,16 @@ def _search(
     settings: AlphaBetaSettings | None,
     *,
     algorithm: str,
+    requirements: Requirements,
     probing: bool,
-    clock: Callable[[], float],
+    hint: str = "",
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     limits = limits or Limits()
     budget = Budget(limits, clock=clock)  # from here on, setting up counts against the limit
     settings = settings or AlphaBetaSettings()
     game = state.get_game()
-    chance = algorithm != "bounded_ab"
-    hint = "" if chance else "; for games with chance nodes use bounded_star1 or bounded_star2"
-    info = require(game, algorithm, chance=chance, hint=hint)
+    info = require(game, algorithm, requirements, hint=hint)
     if state.is_terminal() or state.is_chance_node():
         raise ValueError(f"{algorithm} needs a decision state of {info.description}, got:\n{state}")
     max_player = state.current_player()
@@ -585,7 +606,7 @@ def _search(
     final_depth = limits.depth if limits.depth is not None else game.max_game_length()
     first_depth = 1 if settings.iterative_deepening else final_depth
     best: _Iteration | None = None
-    stopped_by = "depth"
+    stopped_by: StopReason = "depth"
     try:
         for depth in range(first_depth, final_depth + 1):
             best = engine.root(state, depth, best)

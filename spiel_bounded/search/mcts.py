@@ -82,13 +82,26 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, player_value
-from spiel_bounded.games import GameInfo, game_description, require
+from spiel_bounded.games import (
+    TWO_PLAYER_ZERO_SUM_CHANCE,
+    GameInfo,
+    game_description,
+    require,
+)
 from spiel_bounded.limits import STOPPED_BY_NODES, Budget, Limits, SearchStopped
-from spiel_bounded.result import Interval, SearchResult, SearchStats
+from spiel_bounded.params import (
+    FLAG,
+    NON_NEGATIVE,
+    OPTIONAL_POSITIVE_INT,
+    POSITIVE_INT,
+    check_fields,
+    setting,
+)
+from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
 
 ALGORITHM: Final = "babmcts"
-STOPPED_BY_SOLVED: Final = "solved"
-STOPPED_BY_SIMULATIONS: Final = "simulations"
+STOPPED_BY_SOLVED: Final[StopReason] = "solved"
+STOPPED_BY_SIMULATIONS: Final[StopReason] = "simulations"
 
 _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL: Final = int(pyspiel.PlayerId.TERMINAL)
@@ -120,33 +133,21 @@ class BABMCTSSettings:
             used then.
     """
 
-    epsilon: float = 0.0
-    uct_c: float = 2.0
-    simulations: int | None = 1000
-    max_nodes: int = 1_000_000
-    prune: bool = True
-    priors: bool = True
+    epsilon: float = setting(
+        0.0, "tolerance in utility units (0: prove the exact value)", NON_NEGATIVE
+    )
+    uct_c: float = setting(2.0, "UCT exploration constant", NON_NEGATIVE)
+    simulations: int | None = setting(
+        1000, "simulations per move (None: unlimited)", OPTIONAL_POSITIVE_INT
+    )
+    max_nodes: int = setting(
+        1_000_000, "memory cap in tree nodes (about 270 bytes each)", POSITIVE_INT
+    )
+    prune: bool = setting(True, "prune children from selection with alpha-beta windows", FLAG)
+    priors: bool = setting(True, "PUCT with the evaluator's priors when it has them", FLAG)
 
     def __post_init__(self) -> None:
-        for name in ("epsilon", "uct_c"):
-            value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not math.isfinite(value)
-                or value < 0
-            ):
-                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-        for name in ("simulations", "max_nodes"):
-            value = getattr(self, name)
-            if name == "simulations" and value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                accepted = "a positive integer" + (" or None" if name == "simulations" else "")
-                raise ValueError(f"{name} must be {accepted}, got {value!r}")
-        for name in ("prune", "priors"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        check_fields(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -291,7 +292,7 @@ class BABMCTSTree:
         """
         self.settings = settings or BABMCTSSettings()
         game = state.get_game()
-        self.info: GameInfo = require(game, ALGORITHM, chance=True)
+        self.info: GameInfo = require(game, ALGORITHM, TWO_PLAYER_ZERO_SUM_CHANCE)
         if state.is_terminal():
             raise ValueError(f"{ALGORITHM} needs a non-terminal state of {self.info.description}")
         self.evaluator = evaluator

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Final
+from typing import Final, Protocol
 
 import numpy as np
 import pyspiel
@@ -67,33 +67,42 @@ def as_played(result: SearchResult, action: int) -> SearchResult:
     return replace(result, action=action, pv=(action,))
 
 
+class Search(Protocol):
+    """A search the bot adapter plays: a state in, a `SearchResult` out.
+
+    A stateful search (one that keeps a tree between moves) also has `inform_action(state,
+    player_id, action)` and `restart()`; `SearchBot` calls them when present.
+    """
+
+    def __call__(self, state: pyspiel.State) -> SearchResult: ...
+
+
 class SearchBot(pyspiel.Bot):
     """Plays the move a search recommends, under any OpenSpiel driver.
 
     Works with `pyspiel.evaluate_bots` (C++) and `open_spiel.python.algorithms.evaluate_bots`.
-    The search is stateless between moves, so `restart_at` and `inform_action` have nothing to
-    update. `last_result` holds the `SearchResult` of the most recent move, describing the move
-    played (see `as_played`); `counts_nodes` says
-    whether its `stats.nodes` is a real count (False for a wrapped search that reports none).
+    With a `policy`, the bot picks the move from the root children's bounds (`choose_action`);
+    with None, it plays the search's own `action` (the search applied its own rule). A search
+    with `inform_action` / `restart` methods is told of every action and of restarts, so it can
+    keep a tree between moves. `last_result` holds the `SearchResult` of the most recent move,
+    describing the move played (see `as_played`).
     """
 
     def __init__(
         self,
         game: pyspiel.Game,
         player_id: int,
-        search: Callable[[pyspiel.State], SearchResult],
+        search: Search,
         *,
-        policy: str = "pessimistic",
+        policy: str | None = "pessimistic",
         seed: int = 0,
-        counts_nodes: bool = True,
     ) -> None:
         pyspiel.Bot.__init__(self)
         self._game = game
         self._player_id = player_id
         self._search = search
-        self._policy = check_policy(policy)
+        self._policy = None if policy is None else check_policy(policy)
         self._rng = np.random.default_rng(seed)
-        self.counts_nodes = counts_nodes
         self.last_result: SearchResult | None = None
 
     @property
@@ -102,9 +111,10 @@ class SearchBot(pyspiel.Bot):
 
     def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
         result = self._search(state)
-        action = choose_action(result, self._policy, self._rng)
-        self.last_result = as_played(result, action)
-        return [(action, 1.0)], action
+        if self._policy is not None:
+            result = as_played(result, choose_action(result, self._policy, self._rng))
+        self.last_result = result
+        return [(result.action, 1.0)], result.action
 
     def step(self, state: pyspiel.State) -> int:
         return self.step_with_policy(state)[1]
@@ -113,10 +123,15 @@ class SearchBot(pyspiel.Bot):
         return True
 
     def restart_at(self, state: pyspiel.State) -> None:
-        self.last_result = None
+        self.restart()
 
     def restart(self) -> None:
         self.last_result = None
+        restart = getattr(self._search, "restart", None)
+        if restart is not None:
+            restart()
 
     def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
-        pass
+        inform = getattr(self._search, "inform_action", None)
+        if inform is not None:
+            inform(state, player_id, action)

@@ -1,0 +1,102 @@
+"""`BotSpec`, what the registry knows of a bot, and the parameter groups bots share.
+
+A bot family module (`bots/<family>.py`) declares its specs next to their builders. A spec's
+parameters come from the settings dataclasses the bot is built from (`params.declared`) plus
+the shared groups here: limits, evaluator, move-choice policy and seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import pyspiel
+
+from spiel_bounded.bots.base import POLICIES
+from spiel_bounded.evaluators import EVALUATOR_NAMES, Evaluator, make_evaluator
+from spiel_bounded.evaluators.heuristics import has_heuristic
+from spiel_bounded.games import GameInfo, Requirements, unsupported_reasons
+from spiel_bounded.limits import DEFAULT_SECONDS, Limits
+from spiel_bounded.params import POSITIVE_INT, SEED, OneOf, Param, declared
+
+Builder = Callable[[pyspiel.Game, GameInfo, int, dict[str, Any]], pyspiel.Bot]
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A registered bot.
+
+    Attributes:
+        name: Registry name.
+        description: One line saying what the bot is.
+        params: The accepted parameters.
+        requirements: The games the bot can play (the same value its search checks).
+        build: Makes the bot from (game, info, player_id, checked params).
+    """
+
+    name: str
+    description: str
+    params: Mapping[str, Param]
+    requirements: Requirements
+    build: Builder = field(repr=False)
+
+    def reasons_against(self, info: GameInfo) -> list[str]:
+        """Why this bot cannot play the game (empty when it can)."""
+        return unsupported_reasons(info, self.requirements)
+
+
+def _evaluator_spec(value: Any) -> Any:
+    if isinstance(value, str):
+        return OneOf(("auto", *EVALUATOR_NAMES))(value)
+    if isinstance(value, Evaluator):
+        return value
+    raise ValueError(
+        f"must be one of auto, {', '.join(EVALUATOR_NAMES)} or an Evaluator; got {value!r}"
+    )
+
+
+LIMIT_PARAMS: Final = {
+    **declared(Limits),
+    "seconds": Param(
+        None,
+        f"time limit per move in seconds (None: unlimited; {DEFAULT_SECONDS:g} s when no limit "
+        "is given)",
+        declared(Limits)["seconds"].check,
+    ),
+}
+"""depth, nodes, seconds (`Limits`); a bot given none of them takes `DEFAULT_SECONDS`."""
+
+EVALUATOR_PARAMS: Final = {
+    "evaluator": Param(
+        "auto",
+        "leaf evaluator: auto (heuristic when the game has one, else rollout), "
+        + ", ".join(EVALUATOR_NAMES)
+        + ", or an Evaluator object",
+        _evaluator_spec,
+    ),
+    "rollouts": Param(1, "random playouts per evaluation (rollout evaluator)", POSITIVE_INT),
+}
+POLICY_PARAM: Final = {
+    "policy": Param(
+        "pessimistic", "move choice from root bounds: " + ", ".join(POLICIES), OneOf(POLICIES)
+    )
+}
+SEED_PARAM: Final = {"seed": Param(0, "seed of all the bot's randomness", SEED)}
+
+
+def limits_from(params: Mapping[str, Any]) -> Limits:
+    """The `Limits` of checked parameters; `DEFAULT_SECONDS` when no limit is given."""
+    depth, nodes, seconds = params.get("depth"), params.get("nodes"), params.get("seconds")
+    if depth is None and nodes is None and seconds is None:
+        seconds = DEFAULT_SECONDS
+    return Limits(depth=depth, nodes=nodes, seconds=seconds)
+
+
+def evaluator_from(game: pyspiel.Game, params: Mapping[str, Any], *, auto: str = "") -> Evaluator:
+    """The evaluator of checked parameters; "auto" is `auto` when given, else heuristic when
+    the game has one and rollout otherwise."""
+    spec = params["evaluator"]
+    if spec == "auto":
+        spec = auto or ("heuristic" if has_heuristic(game) else "rollout")
+    return make_evaluator(spec, game, rollouts=params["rollouts"], seed=params["seed"])

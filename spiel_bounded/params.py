@@ -1,0 +1,192 @@
+"""One declaration per setting: its default, one-line doc and check live on the dataclass field.
+
+A settings dataclass declares each field with `setting(default, doc, check)` and calls
+`check_fields(self)` in `__post_init__`. The registry reads the same declarations
+(`declared(cls)`) to offer every field as a bot parameter, so a setting is stated once.
+
+The checkers are small frozen dataclasses: calling one returns the accepted (normalised) value
+or raises `ValueError` saying what is accepted; `accepted` says it for documentation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any, Final
+
+import numpy as np
+
+Checker = Callable[[Any], Any]
+
+_PARAM_KEY: Final = "spiel_bounded.param"
+
+
+@dataclass(frozen=True)
+class Number:
+    """Accepts a finite int or float (not bool) within the bounds; optionally None.
+
+    Attributes:
+        minimum: Smallest value accepted (None: no lower bound).
+        maximum: Largest value accepted (None: no upper bound).
+        strict: The minimum itself is refused.
+        integer: Only integers are accepted (floats are refused, even 3.0, unless `lenient`).
+        optional: None is accepted (and kept).
+        lenient: Also accepts numpy numbers and, for an integer, a float with an integral value
+            (game parameters arrive from OpenSpiel and numpy in those forms).
+    """
+
+    minimum: float | None = None
+    maximum: float | None = None
+    strict: bool = False
+    integer: bool = False
+    optional: bool = False
+    lenient: bool = False
+
+    @property
+    def accepted(self) -> str:
+        text = "an integer" if self.integer else "a number"
+        if self.minimum is not None and self.maximum is not None and not self.strict:
+            text += f" in [{self.minimum:g}, {self.maximum:g}]"
+        else:
+            if self.minimum is not None:
+                text += f" {'>' if self.strict else '>='} {self.minimum:g}"
+            if self.maximum is not None:
+                text += f" <= {self.maximum:g}"
+        return text + (" or None" if self.optional else "")
+
+    def __call__(self, value: Any) -> Any:
+        if value is None and self.optional:
+            return None
+        number = self._number(value)
+        if (
+            number is None
+            or not math.isfinite(number)
+            or (self.minimum is not None and number < self.minimum)
+            or (self.strict and number == self.minimum)
+            or (self.maximum is not None and number > self.maximum)
+        ):
+            raise ValueError(f"must be {self.accepted}, got {value!r}")
+        return int(number) if self.integer else float(number)
+
+    def _number(self, value: Any) -> int | float | None:
+        if isinstance(value, bool | np.bool_):
+            return None
+        if self.lenient and isinstance(value, np.integer | np.floating):
+            value = value.item()
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float):
+            if not self.integer:
+                return value
+            if self.lenient and value.is_integer():
+                return int(value)
+        return None
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Accepts True or False only (not 0, 1 or strings); with `zero_one`, 0 or 1 instead (the
+    flags of OpenSpiel game parameters), returned as a bool."""
+
+    zero_one: bool = False
+
+    @property
+    def accepted(self) -> str:
+        return "0 or 1" if self.zero_one else "True or False"
+
+    def __call__(self, value: Any) -> bool:
+        if isinstance(value, bool):
+            return value
+        if self.zero_one:
+            number = Number(integer=True, lenient=True)
+            try:
+                flag = number(value)
+            except ValueError:
+                flag = None
+            if flag in (0, 1):
+                return bool(flag)
+        raise ValueError(f"must be {self.accepted}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """Accepts one of the given strings."""
+
+    options: tuple[str, ...]
+
+    @property
+    def accepted(self) -> str:
+        return "one of " + ", ".join(self.options)
+
+    def __call__(self, value: Any) -> str:
+        if not isinstance(value, str) or value not in self.options:
+            raise ValueError(f"must be {self.accepted}; got {value!r}")
+        return value
+
+
+NON_NEGATIVE: Final = Number(minimum=0)
+POSITIVE: Final = Number(minimum=0, strict=True)
+OPTIONAL_POSITIVE: Final = Number(minimum=0, strict=True, optional=True)
+POSITIVE_INT: Final = Number(minimum=1, integer=True)
+OPTIONAL_POSITIVE_INT: Final = Number(minimum=1, integer=True, optional=True)
+NON_NEGATIVE_INT: Final = Number(minimum=0, integer=True)
+SEED: Final = NON_NEGATIVE_INT
+FLAG: Final = Flag()
+
+
+def anything(value: Any) -> Any:
+    """The checker of a setting that accepts any value."""
+    return value
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared setting.
+
+    Attributes:
+        default: The value when none is given.
+        doc: One line for `list_bots()`, the README and error messages.
+        check: Returns the accepted (possibly normalised) value or raises `ValueError` saying
+            what is accepted.
+    """
+
+    default: Any
+    doc: str
+    check: Checker = field(repr=False, default=anything)
+
+
+def setting(default: Any, doc: str, check: Checker = anything) -> Any:
+    """A dataclass field declared with its default, doc and check (see `declared`)."""
+    return field(default=default, metadata={_PARAM_KEY: Param(default, doc, check)})
+
+
+def declared(settings_type: type) -> dict[str, Param]:
+    """The `Param` of every field of a settings dataclass declared with `setting`."""
+    if not is_dataclass(settings_type):
+        raise TypeError(f"{settings_type!r} is not a dataclass")
+    return {
+        item.name: item.metadata[_PARAM_KEY]
+        for item in fields(settings_type)
+        if _PARAM_KEY in item.metadata
+    }
+
+
+def check_fields(settings: Any) -> None:
+    """Checks (and normalises) every declared field of a frozen settings instance.
+
+    Raises:
+        ValueError: `<Type>.<field> must be ..., got ...` for the first field refused.
+    """
+    for name, param in declared(type(settings)).items():
+        try:
+            value = param.check(getattr(settings, name))
+        except ValueError as error:
+            raise ValueError(f"{type(settings).__name__}.{name} {error}") from None
+        object.__setattr__(settings, name, value)
+
+
+def pick(settings_type: type, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The entries of `values` that are declared fields of `settings_type`."""
+    names = declared(settings_type)
+    return {name: value for name, value in values.items() if name in names}

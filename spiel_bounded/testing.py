@@ -1,0 +1,202 @@
+"""Tools for testing bots and searches: seeded random positions and the conformance check.
+
+`random_positions` is the one sampler the tests, benchmarks and calibration scripts use, so a
+figure and the test that guards it look at positions drawn the same way. `check_bot` plays a
+registered bot under both of OpenSpiel's drivers and checks what every bot here promises; a
+new bot (yours too) is checked with one call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import pyspiel
+
+from spiel_bounded.games import game_description, load_game
+from spiel_bounded.registry import load_bot
+
+
+def random_positions(
+    game: pyspiel.Game,
+    count: int,
+    *,
+    plies: int | tuple[int, int],
+    seed: int | np.random.Generator,
+    count_chance: bool = False,
+    decisions_only: bool = True,
+) -> list[pyspiel.State]:
+    """`count` non-terminal positions reached by uniformly random moves.
+
+    Args:
+        game: The game.
+        count: Number of positions.
+        plies: Actions played from the start: a number, or a range `(low, high)` (high
+            excluded) drawn anew for each position.
+        seed: Seeds the one generator behind every draw (or is that generator).
+        count_chance: Chance outcomes count as plies; by default only decisions do. Chance
+            outcomes are sampled by their probabilities either way.
+        decisions_only: Sample past a chance node reached after the last ply, so that every
+            position is a decision node; False may return chance nodes.
+    """
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    states: list[pyspiel.State] = []
+    while len(states) < count:
+        state = game.new_initial_state()
+        target = plies if isinstance(plies, int) else int(rng.integers(*plies))
+        played = 0
+        while not state.is_terminal() and (
+            played < target or (decisions_only and state.is_chance_node())
+        ):
+            if state.is_chance_node():
+                outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+                played += count_chance
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+                played += 1
+        if not state.is_terminal():
+            states.append(state)
+    return states
+
+
+DRIVERS: Final = ("checked", "cpp", "python")
+"""The ways `check_bot` plays each seat (see `GamePlayed.driver`)."""
+
+
+class ConformanceError(AssertionError):
+    """A bot broke a promise every `pyspiel.Bot` here makes (see `check_bot`)."""
+
+
+@dataclass(frozen=True)
+class GamePlayed:
+    """One game of a conformance check.
+
+    Attributes:
+        seat: The seat the checked bot played.
+        driver: "checked" (our loop: legality of every move, reproducibility), "cpp"
+            (`pyspiel.evaluate_bots`) or "python" (`open_spiel.python.algorithms.evaluate_bots`).
+        returns: Every player's return.
+        actions: Every action applied, chance outcomes included ("checked" driver only).
+    """
+
+    seat: int
+    driver: str
+    returns: tuple[float, ...]
+    actions: tuple[int, ...] = ()
+
+
+def check_bot(
+    name: str,
+    game: pyspiel.Game | str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    opponent: str = "random",
+    opponent_params: Mapping[str, Any] | None = None,
+    seats: Sequence[int] | None = None,
+    seed: int = 11,
+) -> list[GamePlayed]:
+    """Plays full games of the registered bot `name` and checks its promises.
+
+    In every seat, against copies of `opponent` in the other seats, the bot plays: twice under
+    a checked loop (every move legal, every other bot informed of it, chance sampled from
+    `seed`; the same seed must give the same game), once under OpenSpiel's C++ driver
+    `pyspiel.evaluate_bots` and once under its Python driver. Every game's returns must lie in
+    the game's utility range and, for zero-sum and constant-sum games, sum to the constant.
+
+    Args:
+        name: A registered bot (`list_bots`).
+        game: The game, or its string.
+        params: The bot's parameters (small limits keep the check fast; a node or simulation
+            limit rather than a time limit keeps it reproducible). `seed` is set per game.
+        opponent: The registered bot in the other seats.
+        opponent_params: Its parameters.
+        seats: The seats the bot plays (None: every seat).
+        seed: Seeds the bots and the chance outcomes.
+
+    Returns:
+        Every game played.
+
+    Raises:
+        ConformanceError: An illegal move, a game that differs on replay with the same seed,
+            or returns out of range or off the constant sum.
+        ValueError: The bot cannot play the game, or a bad name or parameter.
+    """
+    from open_spiel.python.algorithms import evaluate_bots as python_driver
+
+    loaded = load_game(game)
+    num_players = loaded.num_players()
+
+    def bots(seat: int, game_seed: int) -> list[pyspiel.Bot]:
+        return [
+            load_bot(name, loaded, player, **{**(params or {}), "seed": game_seed})
+            if player == seat
+            else load_bot(
+                opponent, loaded, player, **{**(opponent_params or {}), "seed": game_seed + player}
+            )
+            for player in range(num_players)
+        ]
+
+    played = []
+    for seat in range(num_players) if seats is None else seats:
+        game_seed = seed + 101 * seat
+        first = _play_checked(bots(seat, game_seed), loaded, game_seed)
+        again = _play_checked(bots(seat, game_seed), loaded, game_seed)
+        if first != again:
+            raise ConformanceError(
+                f"{name} in seat {seat} of {game_description(loaded)}: the same seed gave two "
+                f"different games ({len(first[0])} and {len(again[0])} actions)"
+            )
+        played.append(GamePlayed(seat, "checked", first[1], first[0]))
+        cpp = pyspiel.evaluate_bots(loaded.new_initial_state(), bots(seat, game_seed), game_seed)
+        played.append(GamePlayed(seat, "cpp", tuple(cpp)))
+        python = python_driver.evaluate_bots(
+            loaded.new_initial_state(), bots(seat, game_seed), np.random.RandomState(game_seed)
+        )
+        played.append(GamePlayed(seat, "python", tuple(float(r) for r in python)))
+    for game_played in played:
+        _check_returns(loaded, game_played, name)
+    return played
+
+
+def _play_checked(
+    bots: Sequence[pyspiel.Bot], game: pyspiel.Game, seed: int
+) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    actions: list[int] = []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+            action = int(rng.choice(outcomes, p=probabilities))
+            for bot in bots:
+                bot.inform_action(state, pyspiel.PlayerId.CHANCE, action)
+        else:
+            player = state.current_player()
+            action = bots[player].step(state)
+            if action not in state.legal_actions():
+                raise ConformanceError(
+                    f"player {player} chose illegal action {action} in {game_description(game)} "
+                    f"after {len(actions)} actions:\n{state}"
+                )
+            for other, bot in enumerate(bots):
+                if other != player:
+                    bot.inform_action(state, player, action)
+        actions.append(action)
+        state.apply_action(action)
+    return tuple(actions), tuple(state.returns())
+
+
+def _check_returns(game: pyspiel.Game, played: GamePlayed, name: str) -> None:
+    where = f"{name} in seat {played.seat} of {game_description(game)} ({played.driver} driver)"
+    low, high = game.min_utility(), game.max_utility()
+    if not all(low - 1e-9 <= value <= high + 1e-9 for value in played.returns):
+        raise ConformanceError(f"{where}: returns {played.returns} outside [{low}, {high}]")
+    utility = game.get_type().utility
+    if utility in (pyspiel.GameType.Utility.ZERO_SUM, pyspiel.GameType.Utility.CONSTANT_SUM):
+        total = game.utility_sum() if utility == pyspiel.GameType.Utility.CONSTANT_SUM else 0.0
+        if not math.isclose(sum(played.returns), total, abs_tol=1e-9):
+            raise ConformanceError(f"{where}: returns {played.returns} do not sum to {total}")
