@@ -13,11 +13,16 @@ from typing import Any
 
 import pyspiel
 
-from spiel_bounded.bots import alphabeta, babmcts, openspiel
+from spiel_bounded.bots import alphabeta, babmcts, nplayer, openspiel
 from spiel_bounded.bots.spec import BotSpec
 from spiel_bounded.games import game_info, load_game
 
-_SPECS: tuple[BotSpec, ...] = (*alphabeta.SPECS, *openspiel.SPECS, *babmcts.SPECS)
+_SPECS: tuple[BotSpec, ...] = (
+    *alphabeta.SPECS,
+    *openspiel.SPECS,
+    *babmcts.SPECS,
+    *nplayer.SPECS,
+)
 _REGISTRY: dict[str, BotSpec] = {spec.name: spec for spec in _SPECS}
 
 

@@ -58,6 +58,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "python_mcts": {"simulations": 4},
     "random": {},
     "babmcts": {"simulations": 30},
+    "maxn": {"nodes": 200, "evaluator": "zero"},
 }
 # Why a bot may decline a game of the list (any other refusal fails the test).
 DOCUMENTED_REFUSALS = {

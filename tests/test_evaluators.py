@@ -501,3 +501,12 @@ def test_heuristic_games_listed() -> None:
         game = pyspiel.load_game(name)
         assert has_heuristic(game)
         assert HeuristicEvaluator(game).game_name == name
+
+
+@pytest.mark.parametrize(
+    ("game_string", "expected"),
+    [("chinese_checkers(players=3)", (0.0, 0.0, 0.0)), ("tic_tac_toe", (0.0, 0.0))],
+)
+def test_zero_keeps_the_constant_sum(game_string: str, expected: tuple[float, ...]) -> None:
+    game = pyspiel.load_game(game_string)
+    assert tuple(ZeroEvaluator(game).evaluate(game.new_initial_state())) == expected

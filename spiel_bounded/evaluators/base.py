@@ -68,13 +68,22 @@ def player_value(
 
 
 class ZeroEvaluator:
-    """Values every non-terminal state at the middle of the value range (no knowledge)."""
+    """Values every non-terminal state the same for every player (no knowledge): an equal share
+    of the constant sum in a zero- or constant-sum game (0 in a zero-sum one, so that n-player
+    searches that rely on the sum can use it), else the middle of the value range."""
 
     name = "zero"
 
     def __init__(self, game: pyspiel.Game) -> None:
-        mid = 0.5 * (game.min_utility() + game.max_utility())
-        self._values = (mid,) * game.num_players()
+        utility = game.get_type().utility
+        players = game.num_players()
+        if utility == pyspiel.GameType.Utility.ZERO_SUM:
+            share = 0.0
+        elif utility == pyspiel.GameType.Utility.CONSTANT_SUM:
+            share = game.utility_sum() / players
+        else:
+            share = 0.5 * (game.min_utility() + game.max_utility())
+        self._values = (float(share),) * players
 
     def evaluate(self, state: pyspiel.State) -> Sequence[float]:
         return self._values

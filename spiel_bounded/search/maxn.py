@@ -1,0 +1,238 @@
+"""Max^n (Luckhardt & Irani 1986) for n-player games, with Korf's shallow pruning.
+
+Every node is valued by a vector with one value per player: a decision node takes the vector
+of the child that maximises its mover's own value, a chance node the probability-weighted mean
+of its children's vectors, a terminal its returns, a node at the depth horizon the evaluator's
+values. Depth counts decision plies (chance nodes do not count, and one at the horizon is
+evaluated), as in `oracles.solve_depth_limited`. The mover is read at every node: the same
+player may move several times in a row.
+
+Ties: among children whose vectors give the mover the same value, the first in
+`legal_actions()` order is kept (a later child replaces it only when strictly better). Ties
+change max^n values, so this rule is the same in every pruning mode and in the oracle.
+
+Shallow pruning (Korf 1991): it needs a lower bound `lb` on every player's value and an upper
+bound `max_sum` on the sum of all of them (the game's constant sum). At a node of player i
+whose parent, player j != i, already has `best_j` from an earlier child: once this node has a
+child giving i the value `b`, j can get at most `max_sum - b - (n - 2) * lb` here, and when that
+is not more than `best_j` the parent will not choose this node; its other children are skipped.
+No bound is passed through a chance node or between two nodes of the same player. The root
+vector and move are those of the unpruned search; pruned nodes are never chosen.
+
+`last_branch` and `speculative` pruning (Sturtevant 2003) are the next step (issue 11).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import pyspiel
+
+from spiel_bounded.evaluators.base import Evaluator, check_values
+from spiel_bounded.games import GameInfo, Requirements, require
+from spiel_bounded.limits import Budget, Limits, SearchStopped
+from spiel_bounded.params import OneOf, check_fields, setting
+from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+
+ALGORITHM: Final = "maxn"
+PRUNINGS: Final = ("none", "shallow")
+N_PLAYER_GAMES: Final = Requirements(players=(2, None), chance=True, zero_sum=False)
+"""Turn-based perfect-information games of any number of players, with or without chance."""
+_SUM_TOLERANCE: Final = 1e-9
+
+
+@dataclass(frozen=True, kw_only=True)
+class MaxnSettings:
+    """Settings of max^n.
+
+    Attributes:
+        pruning: "none" or "shallow" (needs a constant-sum game: see the module docstring).
+    """
+
+    pruning: str = setting(
+        "shallow", "pruning: none, or shallow (constant-sum games)", OneOf(PRUNINGS)
+    )
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+@dataclass(frozen=True)
+class PruningBounds:
+    """What shallow pruning needs: every player's value >= `lower`, their sum <= `max_sum`."""
+
+    lower: float
+    max_sum: float
+
+
+def pruning_bounds(info: GameInfo, game: pyspiel.Game) -> PruningBounds:
+    """The bounds of a constant-sum game, or `ValueError` when it has none."""
+    utility = game.get_type().utility
+    if utility == pyspiel.GameType.Utility.ZERO_SUM:
+        return PruningBounds(info.min_utility, 0.0)
+    if utility == pyspiel.GameType.Utility.CONSTANT_SUM:
+        return PruningBounds(info.min_utility, float(game.utility_sum()))
+    raise ValueError(
+        f"{ALGORITHM} pruning needs a bound on the sum of the players' values, and "
+        f"{info.description} is not constant-sum; use pruning='none'"
+    )
+
+
+class _Engine:
+    def __init__(
+        self,
+        info: GameInfo,
+        evaluator: Evaluator,
+        bounds: PruningBounds | None,
+        budget: Budget,
+    ) -> None:
+        self.info = info
+        self.evaluator = evaluator
+        self.bounds = bounds
+        self.budget = budget
+        self.players = info.num_players
+        self.evaluations = 0
+        self.cutoffs = 0
+        self.horizon = False
+
+    def _evaluate(self, state: pyspiel.State) -> np.ndarray:
+        self.evaluations += 1
+        self.horizon = True
+        values = np.asarray(check_values(self.evaluator.evaluate(state), self.evaluator, self.info))
+        bounds = self.bounds
+        if bounds is not None and values.sum() > bounds.max_sum + _SUM_TOLERANCE:
+            name = getattr(self.evaluator, "name", type(self.evaluator).__name__)
+            raise ValueError(
+                f"evaluator {name!r} returned {values.tolist()} on {self.info.description}, "
+                f"whose sum exceeds the game's constant sum {bounds.max_sum}; max^n pruning "
+                "needs evaluator values that keep it"
+            )
+        return values.astype(np.float64)
+
+    def value(
+        self, state: pyspiel.State, depth: int, parent: int | None, parent_best: float
+    ) -> np.ndarray:
+        """The node's vector; `parent` and `parent_best` are the bound of shallow pruning."""
+        self.budget.tick()
+        if state.is_terminal():
+            return np.asarray(state.returns(), dtype=np.float64)
+        if depth == 0:
+            return self._evaluate(state)
+        if state.is_chance_node():
+            total = np.zeros(self.players)
+            for outcome, probability in state.chance_outcomes():
+                total = total + probability * self.value(
+                    state.child(outcome), depth, None, -math.inf
+                )
+            return total
+        player = state.current_player()
+        bounds = self.bounds
+        limit = math.inf  # the mover's value beyond which the parent will not choose this node
+        if bounds is not None and parent is not None and parent != player:
+            limit = bounds.max_sum - (self.players - 2) * bounds.lower - parent_best
+        best: np.ndarray | None = None
+        for action in state.legal_actions():
+            child = self.value(
+                state.child(action),
+                depth - 1,
+                player,
+                -math.inf if best is None else float(best[player]),
+            )
+            if best is None or child[player] > best[player]:
+                best = child
+                if best[player] >= limit:
+                    self.cutoffs += 1
+                    break
+        assert best is not None, "a decision node without legal actions"
+        return best
+
+
+def maxn(
+    state: pyspiel.State,
+    *,
+    evaluator: Evaluator,
+    limits: Limits | None = None,
+    settings: MaxnSettings | None = None,
+) -> SearchResult:
+    """Max^n from `state` with iterative deepening under `limits`.
+
+    Args:
+        state: A non-terminal decision state of a perfect-information game.
+        evaluator: Values non-terminal states at the depth horizon, one value per player.
+        limits: Depth / nodes / seconds; the last completed depth is returned when a node or
+            time limit stops the search.
+        settings: The pruning mode.
+
+    Returns:
+        A `SearchResult` for the player to move: `values` is the root's max^n vector, `lower` =
+        `upper` the mover's value in it, `children` the mover's value after each root move.
+        `proven` is True only when no leaf was evaluated (the values are the game's).
+
+    Raises:
+        ValueError: An unsupported game, a terminal or chance state, pruning on a game that is
+            not constant-sum, or evaluator values out of range or breaking the constant sum.
+    """
+    limits = limits or Limits()
+    settings = settings or MaxnSettings()
+    game = state.get_game()
+    info = require(game, ALGORITHM, N_PLAYER_GAMES)
+    if state.is_terminal() or state.is_chance_node():
+        raise ValueError(f"{ALGORITHM} needs a decision state of {info.description}, got:\n{state}")
+    bounds = pruning_bounds(info, game) if settings.pruning == "shallow" else None
+    budget = Budget(limits)
+    engine = _Engine(info, evaluator, bounds, budget)
+    player = state.current_player()
+    moves = state.legal_actions()
+    final_depth = limits.depth if limits.depth is not None else game.max_game_length()
+    best: tuple[int, np.ndarray, dict[int, Interval], int, bool] | None = None
+    stopped_by: StopReason = "depth"
+    try:
+        for depth in range(1, final_depth + 1):
+            engine.horizon = False
+            budget.tick()
+            children: dict[int, Interval] = {}
+            chosen: tuple[int, np.ndarray] | None = None
+            for move in moves:
+                vector = engine.value(state.child(move), depth - 1, None, -math.inf)
+                children[move] = Interval(float(vector[player]), float(vector[player]))
+                if chosen is None or vector[player] > chosen[1][player]:
+                    chosen = (move, vector)
+            assert chosen is not None
+            best = (chosen[0], chosen[1], children, depth, engine.horizon)
+            if not engine.horizon:
+                stopped_by = "solved"
+                break
+    except SearchStopped as stop:
+        stopped_by = stop.reason
+    stats = SearchStats(
+        nodes=budget.nodes,
+        evaluations=engine.evaluations,
+        cutoffs=engine.cutoffs,
+        depth=0 if best is None else best[3],
+        seconds=budget.elapsed(),
+        stopped_by=stopped_by,
+    )
+    if best is None:  # not even depth 1 completed: any legal move, the whole value range
+        return SearchResult(
+            action=moves[0],
+            lower=info.min_utility,
+            upper=info.max_utility,
+            pv=(moves[0],),
+            stats=stats,
+            proven=False,
+        )
+    action, vector, children, _, horizon = best
+    value = float(vector[player])
+    return SearchResult(
+        action=action,
+        lower=value,
+        upper=value,
+        children=children,
+        pv=(action,),
+        stats=stats,
+        proven=not horizon,
+        values=tuple(float(v) for v in vector),
+    )
