@@ -67,7 +67,10 @@ def _tree(seed: int, players: int, chance: float, integer: bool) -> pyspiel.Game
     )
 
 
-@_FAST
+_FAST_MANY = settings(max_examples=150, deadline=None)
+
+
+@_FAST_MANY
 @given(
     seed=st.integers(0, 10_000),
     players=st.integers(2, 4),
@@ -75,7 +78,7 @@ def _tree(seed: int, players: int, chance: float, integer: bool) -> pyspiel.Game
     integer=st.booleans(),
     depth=st.integers(1, 5),
 )
-def test_maxn_equals_the_oracle_and_shallow_pruning_changes_nothing(
+def test_maxn_equals_the_oracle_and_pruning_changes_nothing(
     seed: int, players: int, chance: float, integer: bool, depth: int
 ) -> None:
     game = _tree(seed, players, chance, integer)
@@ -92,14 +95,15 @@ def test_maxn_equals_the_oracle_and_shallow_pruning_changes_nothing(
     action, vector = _oracle(state, depth, evaluator.evaluate)
     assert plain.action == action
     np.testing.assert_allclose(plain.values, vector, atol=1e-12)
-    pruned = maxn(
-        state,
-        evaluator=evaluator,
-        limits=Limits(depth=depth),
-        settings=MaxnSettings(pruning="shallow"),
-    )
-    assert pruned.action == plain.action and pruned.values == plain.values
-    assert pruned.stats.nodes <= plain.stats.nodes
+    for mode in ("shallow", "last_branch"):
+        pruned = maxn(
+            state,
+            evaluator=evaluator,
+            limits=Limits(depth=depth),
+            settings=MaxnSettings(pruning=mode),
+        )
+        assert pruned.action == plain.action and pruned.values == plain.values, mode
+        assert pruned.stats.nodes <= plain.stats.nodes, mode
 
 
 @pytest.mark.parametrize(
@@ -111,18 +115,19 @@ def test_shallow_pruning_on_catalogue_games(game_string: str, depth: int) -> Non
     evaluator = CyclicEvaluator(game)
     saved = 0
     for state in random_positions(game, 4, plies=(0, 20), seed=3):
-        plain, pruned = (
+        plain, shallow, last_branch = (
             maxn(
                 state,
                 evaluator=evaluator,
                 limits=Limits(depth=depth),
                 settings=MaxnSettings(pruning=mode),
             )
-            for mode in ("none", "shallow")
+            for mode in ("none", "shallow", "last_branch")
         )
-        assert (pruned.action, pruned.values) == (plain.action, plain.values)
-        assert pruned.stats.nodes <= plain.stats.nodes
-        saved += plain.stats.nodes - pruned.stats.nodes
+        for pruned in (shallow, last_branch):
+            assert (pruned.action, pruned.values) == (plain.action, plain.values)
+            assert pruned.stats.nodes <= plain.stats.nodes
+        saved += plain.stats.nodes - last_branch.stats.nodes
     if game_string == "chinese_checkers(players=3)":
         # The cut really happens there; with 4 players the bound (each player >= -1, sum 0)
         # is too loose for these leaf values ever to cut.
@@ -147,7 +152,9 @@ def test_bad_input_is_refused() -> None:
         maxn(state, evaluator=CyclicEvaluator(general), settings=MaxnSettings(pruning="shallow"))
     with pytest.raises(ValueError, match="not constant-sum"):
         load_bot("maxn", general, 0)
-    with pytest.raises(ValueError, match=r"pruning' of bot 'maxn'.*one of none, shallow"):
+    with pytest.raises(
+        ValueError, match=r"pruning' of bot 'maxn'.*one of none, shallow, last_branch"
+    ):
         load_bot("maxn", "chinese_checkers(players=3)", 0, pruning="deep")
     with pytest.raises(ValueError, match="quoridor with more than 2 players is broken"):
         load_bot("maxn", "quoridor(players=3)", 0)
@@ -161,3 +168,27 @@ def test_bad_input_is_refused() -> None:
     game = pyspiel.load_game("chinese_checkers(players=3)")
     with pytest.raises(ValueError, match=r"exceeds the game's constant sum 0\.0"):
         maxn(game.new_initial_state(), evaluator=Breaking(), limits=Limits(depth=2))
+
+
+@pytest.mark.parametrize(
+    ("seed", "branching", "depth", "integer"),
+    [(622, 3, 6, 0), (684, 3, 6, 0), (4, 3, 6, 0), (29, 3, 6, 1), (30, 2, 7, 0)],
+)
+def test_last_branch_conditions_matter(seed: int, branching: int, depth: int, integer: int) -> None:
+    """Trees found by a sweep where last-branch pruning goes wrong without one of its two
+    conditions: 622 and 684 need 'only on the parent's last child', 4, 29 and 30 need 'the
+    parent's best so far gives the grandparent no more than its bound'."""
+    game = make_game(branching=branching, depth=depth, players=3, seed=seed, integer_values=integer)
+    state = game.new_initial_state()
+    evaluator = CyclicEvaluator(game, levels=3)
+    plain, pruned = (
+        maxn(
+            state,
+            evaluator=evaluator,
+            limits=Limits(depth=depth),
+            settings=MaxnSettings(pruning=mode),
+        )
+        for mode in ("none", "last_branch")
+    )
+    assert (pruned.action, pruned.values) == (plain.action, plain.values)
+    assert pruned.stats.nodes < plain.stats.nodes

@@ -19,7 +19,14 @@ is not more than `best_j` the parent will not choose this node; its other childr
 No bound is passed through a chance node or between two nodes of the same player. The root
 vector and move are those of the unpruned search; pruned nodes are never chosen.
 
-`last_branch` and `speculative` pruning (Sturtevant 2003) are the next step (issue 11).
+Last-branch pruning (Sturtevant 2003) adds the grandparent: at a node N of player i, with
+parent P (player j) and grandparent G (player k), all three different, G having `best_k` and P
+having `best_j` from earlier children, once N has a child giving i the value `b` with
+`best_k + best_j + b + (n - 3) * lb >= max_sum`, neither P choosing N nor G choosing P can
+follow, provided N is P's last child (no later sibling's choice can depend on N's partial value)
+and P's best vector so far gives k no more than `best_k` (so G does not choose P through an
+earlier child either). N's other children are skipped. Speculative pruning, which prunes before
+the last branch and re-searches when needed, is the next step (issue 11).
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from spiel_bounded.params import OneOf, check_fields, setting
 from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
 
 ALGORITHM: Final = "maxn"
-PRUNINGS: Final = ("none", "shallow")
+PRUNINGS: Final = ("none", "shallow", "last_branch")
 N_PLAYER_GAMES: Final = Requirements(players=(2, None), chance=True, zero_sum=False)
 """Turn-based perfect-information games of any number of players, with or without chance."""
 _SUM_TOLERANCE: Final = 1e-9
@@ -49,11 +56,14 @@ class MaxnSettings:
     """Settings of max^n.
 
     Attributes:
-        pruning: "none" or "shallow" (needs a constant-sum game: see the module docstring).
+        pruning: "none", "shallow" or "last_branch" (both need a constant-sum game: see the
+            module docstring).
     """
 
     pruning: str = setting(
-        "shallow", "pruning: none, or shallow (constant-sum games)", OneOf(PRUNINGS)
+        "shallow",
+        "pruning: none, shallow, or last_branch (shallow plus last-branch; constant-sum games)",
+        OneOf(PRUNINGS),
     )
 
     def __post_init__(self) -> None:
@@ -81,6 +91,27 @@ def pruning_bounds(info: GameInfo, game: pyspiel.Game) -> PruningBounds:
     )
 
 
+@dataclass(frozen=True)
+class _Context:
+    """What a decision node knows of its parent P and grandparent G for pruning.
+
+    Attributes:
+        parent: P's player.
+        parent_best: P's best value for itself so far (-inf before its first child).
+        last: This node is P's last child.
+        grand: G's player (None: no grandparent decision node, or a chance node between).
+        grand_best: G's best value for itself so far.
+        parent_best_for_grand: G's player's value in P's best vector so far (-inf if none).
+    """
+
+    parent: int
+    parent_best: float
+    last: bool
+    grand: int | None
+    grand_best: float
+    parent_best_for_grand: float
+
+
 class _Engine:
     def __init__(
         self,
@@ -88,7 +119,9 @@ class _Engine:
         evaluator: Evaluator,
         bounds: PruningBounds | None,
         budget: Budget,
+        last_branch: bool = False,
     ) -> None:
+        self.last_branch = last_branch
         self.info = info
         self.evaluator = evaluator
         self.bounds = bounds
@@ -112,10 +145,8 @@ class _Engine:
             )
         return values.astype(np.float64)
 
-    def value(
-        self, state: pyspiel.State, depth: int, parent: int | None, parent_best: float
-    ) -> np.ndarray:
-        """The node's vector; `parent` and `parent_best` are the bound of shallow pruning."""
+    def value(self, state: pyspiel.State, depth: int, context: _Context | None) -> np.ndarray:
+        """The node's vector; `context` carries the bounds of its parent and grandparent."""
         self.budget.tick()
         if state.is_terminal():
             return np.asarray(state.returns(), dtype=np.float64)
@@ -124,23 +155,25 @@ class _Engine:
         if state.is_chance_node():
             total = np.zeros(self.players)
             for outcome, probability in state.chance_outcomes():
-                total = total + probability * self.value(
-                    state.child(outcome), depth, None, -math.inf
-                )
+                total = total + probability * self.value(state.child(outcome), depth, None)
             return total
         player = state.current_player()
-        bounds = self.bounds
-        limit = math.inf  # the mover's value beyond which the parent will not choose this node
-        if bounds is not None and parent is not None and parent != player:
-            limit = bounds.max_sum - (self.players - 2) * bounds.lower - parent_best
+        limit = self._limit(player, context)  # beyond it, no ancestor will choose this node
+        actions = state.legal_actions()
+        last = len(actions) - 1
         best: np.ndarray | None = None
-        for action in state.legal_actions():
-            child = self.value(
-                state.child(action),
-                depth - 1,
-                player,
-                -math.inf if best is None else float(best[player]),
+        for index, action in enumerate(actions):
+            child_context = _Context(
+                parent=player,
+                parent_best=-math.inf if best is None else float(best[player]),
+                last=index == last,
+                grand=None if context is None else context.parent,
+                grand_best=-math.inf if context is None else context.parent_best,
+                parent_best_for_grand=(
+                    -math.inf if best is None or context is None else float(best[context.parent])
+                ),
             )
+            child = self.value(state.child(action), depth - 1, child_context)
             if best is None or child[player] > best[player]:
                 best = child
                 if best[player] >= limit:
@@ -148,6 +181,23 @@ class _Engine:
                     break
         assert best is not None, "a decision node without legal actions"
         return best
+
+    def _limit(self, player: int, context: _Context | None) -> float:
+        bounds = self.bounds
+        if bounds is None or context is None or context.parent == player:
+            return math.inf
+        n, lower, max_sum = self.players, bounds.lower, bounds.max_sum
+        limit = max_sum - (n - 2) * lower - context.parent_best  # shallow (Korf)
+        grand = context.grand
+        if (
+            self.last_branch
+            and grand is not None
+            and grand not in (player, context.parent)
+            and context.last
+            and context.parent_best_for_grand <= context.grand_best
+        ):
+            limit = min(limit, max_sum - (n - 3) * lower - context.parent_best - context.grand_best)
+        return limit
 
 
 def maxn(
@@ -181,9 +231,9 @@ def maxn(
     info = require(game, ALGORITHM, N_PLAYER_GAMES)
     if state.is_terminal() or state.is_chance_node():
         raise ValueError(f"{ALGORITHM} needs a decision state of {info.description}, got:\n{state}")
-    bounds = pruning_bounds(info, game) if settings.pruning == "shallow" else None
+    bounds = pruning_bounds(info, game) if settings.pruning != "none" else None
     budget = Budget(limits)
-    engine = _Engine(info, evaluator, bounds, budget)
+    engine = _Engine(info, evaluator, bounds, budget, last_branch=settings.pruning == "last_branch")
     player = state.current_player()
     moves = state.legal_actions()
     final_depth = limits.depth if limits.depth is not None else game.max_game_length()
@@ -196,7 +246,7 @@ def maxn(
             children: dict[int, Interval] = {}
             chosen: tuple[int, np.ndarray] | None = None
             for move in moves:
-                vector = engine.value(state.child(move), depth - 1, None, -math.inf)
+                vector = engine.value(state.child(move), depth - 1, None)
                 children[move] = Interval(float(vector[player]), float(vector[player]))
                 if chosen is None or vector[player] > chosen[1][player]:
                     chosen = (move, vector)
