@@ -17,7 +17,9 @@ from spiel_bounded.search.alphabeta import (
     bounded_ab,
     bounded_star1,
     bounded_star2,
+    paranoid,
 )
+from spiel_bounded.search.maxn import MaxnSettings, maxn
 from spiel_bounded.search.mcts import BABMCTSSettings, BABMCTSTree, MCTSStats, babmcts
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "Interval",
     "Limits",
     "MCTSStats",
+    "MaxnSettings",
     "SearchBot",
     "SearchResult",
     "SearchStats",
@@ -42,4 +45,6 @@ __all__ = [
     "load_bot",
     "load_game",
     "make_evaluator",
+    "maxn",
+    "paranoid",
 ]

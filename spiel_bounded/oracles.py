@@ -17,7 +17,7 @@ import numpy as np
 
 from spiel_bounded.synthetic import SHORT_NAME
 
-__all__ = ["action_values", "optimal_actions", "solve", "solve_depth_limited"]
+__all__ = ["action_values", "optimal_actions", "solve", "solve_depth_limited", "solve_paranoid"]
 
 
 def _memo_for(state: Any) -> dict[Any, np.ndarray] | None:
@@ -151,3 +151,26 @@ def optimal_actions(state: Any, tolerance: float = 0.0) -> list[int]:
     values = action_values(state)
     best = max(v[player] for v in values.values())
     return [a for a, v in values.items() if v[player] >= best - tolerance]
+
+
+def solve_paranoid(
+    state: Any, player: int, depth: float, evaluate: Callable[[Any], Sequence[float]]
+) -> float:
+    """The paranoid value of `state` for `player`: it maximises, every other player minimises
+    its value, chance nodes average; `depth` decision plies, then `evaluate` (as in
+    `solve_depth_limited`; `math.inf` searches to the end).
+    """
+    if state.is_terminal():
+        return float(state.returns()[player])
+    if depth == 0:
+        return float(evaluate(state)[player])
+    if state.is_chance_node():
+        return sum(
+            probability * solve_paranoid(state.child(outcome), player, depth, evaluate)
+            for outcome, probability in state.chance_outcomes()
+        )
+    values = [
+        solve_paranoid(state.child(action), player, depth - 1, evaluate)
+        for action in state.legal_actions()
+    ]
+    return max(values) if state.current_player() == player else min(values)

@@ -59,6 +59,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "random": {},
     "babmcts": {"simulations": 30},
     "maxn": {"nodes": 200, "evaluator": "zero"},
+    "paranoid": {"nodes": 200},
 }
 # Why a bot may decline a game of the list (any other refusal fails the test).
 DOCUMENTED_REFUSALS = {

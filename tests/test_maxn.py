@@ -1,4 +1,5 @@
-"""max^n: equal to the brute-force oracle; shallow pruning changes no value or move, only work."""
+"""The n-player searches: max^n equals its brute-force oracle and its prunings change no value
+or move, only work; paranoid keeps its bound guarantee around the brute-force paranoid value."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from spiel_bounded import load_bot, oracles
 from spiel_bounded.limits import Limits
+from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab, paranoid
 from spiel_bounded.search.maxn import MaxnSettings, maxn
 from spiel_bounded.synthetic import make_game
 from spiel_bounded.testing import random_positions
@@ -192,3 +194,56 @@ def test_last_branch_conditions_matter(seed: int, branching: int, depth: int, in
     )
     assert (pruned.action, pruned.values) == (plain.action, plain.values)
     assert pruned.stats.nodes < plain.stats.nodes
+
+
+# -- paranoid ----------------------------------------------------------------------------------
+
+
+@_FAST
+@given(
+    seed=st.integers(0, 10_000),
+    players=st.integers(2, 4),
+    chance=st.sampled_from([0.0, 0.5]),
+    depth=st.integers(1, 5),
+    epsilon=st.sampled_from([0.0, 0.1, 0.5]),
+    probing=st.booleans(),
+)
+def test_paranoid_is_bounded_around_the_brute_force_paranoid_value(
+    seed: int, players: int, chance: float, depth: int, epsilon: float, probing: bool
+) -> None:
+    game = _tree(seed, players, chance, integer=False)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    evaluator = CyclicEvaluator(game)
+    result = paranoid(
+        state,
+        evaluator=evaluator,
+        limits=Limits(depth=depth),
+        settings=AlphaBetaSettings(epsilon=epsilon),
+        probing=probing,
+    )
+    exact = oracles.solve_paranoid(state, state.current_player(), depth, evaluator.evaluate)
+    assert result.lower - 1e-9 <= exact <= result.upper + 1e-9
+    assert result.upper - result.lower <= epsilon + 1e-9
+    assert result.proven
+
+
+def test_paranoid_on_two_players_is_bounded_ab() -> None:
+    game = pyspiel.load_game("connect_four")
+    state = game.new_initial_state()
+    for action in (3, 3, 2, 4):
+        state.apply_action(action)
+    limits, settings = Limits(depth=5), AlphaBetaSettings()
+    evaluator = CyclicEvaluator(game)
+    ours = paranoid(state, evaluator=evaluator, limits=limits, settings=settings)
+    ab = bounded_ab(state, evaluator=evaluator, limits=limits, settings=settings)
+    assert (ours.lower, ours.upper, ours.action) == (ab.lower, ab.upper, ab.action)
+    assert ours.stats.nodes == ab.stats.nodes
+
+
+def test_paranoid_bot_plays_three_player_games() -> None:
+    game = pyspiel.load_game("chinese_checkers(players=3)")
+    state = game.new_initial_state()
+    bot = load_bot("paranoid", game, 0, depth=2, evaluator="zero")
+    assert bot.step(state) in state.legal_actions()

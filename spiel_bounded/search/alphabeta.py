@@ -43,6 +43,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 import pyspiel
 
@@ -578,6 +579,38 @@ def bounded_star2(
         requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
         probing=True,
         clock=clock,
+    )
+
+
+PARANOID_GAMES: Final = Requirements(players=(2, None), chance=True, zero_sum=False)
+"""Paranoid search plays any turn-based perfect-information game, chance included."""
+
+
+def paranoid(
+    state: pyspiel.State,
+    *,
+    evaluator: Evaluator,
+    limits: Limits | None = None,
+    settings: AlphaBetaSettings | None = None,
+    probing: bool = True,
+) -> SearchResult:
+    """Paranoid search (Sturtevant & Korf 2000) from `state`: the player to move against the
+    coalition of all the others, who are assumed to minimise its value.
+
+    The game becomes a two-player zero-sum game between the root player and the coalition, so
+    the bounded engine applies unchanged: epsilon, transpositions, move ordering, and Star-1
+    (`probing=False`) or Star-2 (`probing=True`) at chance nodes. Same contract as `bounded_ab`,
+    with V the depth-limited paranoid value of the root player; on a two-player zero-sum game
+    it is `bounded_star2` (or `bounded_star1`).
+    """
+    return _search(
+        state,
+        evaluator,
+        limits,
+        settings,
+        algorithm="paranoid",
+        requirements=PARANOID_GAMES,
+        probing=probing,
     )
 
 
