@@ -19,7 +19,7 @@ from spiel_bounded.search.alphabeta import (
     bounded_star2,
     paranoid,
 )
-from spiel_bounded.search.maxn import MaxnSettings, maxn
+from spiel_bounded.search.maxn import MaxnSettings, directed_offensive, maxn
 from spiel_bounded.search.mcts import BABMCTSSettings, BABMCTSTree, MCTSStats, babmcts
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "bounded_ab",
     "bounded_star1",
     "bounded_star2",
+    "directed_offensive",
     "list_bots",
     "load_bot",
     "load_game",

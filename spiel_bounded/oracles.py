@@ -17,7 +17,14 @@ import numpy as np
 
 from spiel_bounded.synthetic import SHORT_NAME
 
-__all__ = ["action_values", "optimal_actions", "solve", "solve_depth_limited", "solve_paranoid"]
+__all__ = [
+    "action_values",
+    "optimal_actions",
+    "solve",
+    "solve_depth_limited",
+    "solve_offensive",
+    "solve_paranoid",
+]
 
 
 def _memo_for(state: Any) -> dict[Any, np.ndarray] | None:
@@ -174,3 +181,40 @@ def solve_paranoid(
         for action in state.legal_actions()
     ]
     return max(values) if state.current_player() == player else min(values)
+
+
+def solve_offensive(
+    state: Any,
+    attacker: int,
+    target: int,
+    depth: float,
+    evaluate: Callable[[Any], Sequence[float]],
+) -> np.ndarray:
+    """The directed-offensive vector of `state`: `attacker` picks the child with the lowest
+    value for `target`, every other player the child with its own highest value (the first
+    child among ties, in legal order), chance nodes average; `depth` decision plies, then
+    `evaluate` (as in `solve_depth_limited`).
+    """
+    if state.is_terminal():
+        return np.asarray(state.returns(), dtype=np.float64)
+    if depth == 0:
+        return np.asarray(evaluate(state), dtype=np.float64)
+    if state.is_chance_node():
+        total = np.zeros(state.num_players())
+        for outcome, probability in state.chance_outcomes():
+            child = solve_offensive(state.child(outcome), attacker, target, depth, evaluate)
+            total = total + probability * child
+        return total
+    player = state.current_player()
+    best: np.ndarray | None = None
+    for action in state.legal_actions():
+        child = solve_offensive(state.child(action), attacker, target, depth - 1, evaluate)
+        if best is None:
+            best = child
+        elif player == attacker:
+            if child[target] < best[target]:
+                best = child
+        elif child[player] > best[player]:
+            best = child
+    assert best is not None, "a decision node without legal actions"
+    return best

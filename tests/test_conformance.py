@@ -60,6 +60,8 @@ SMALL: dict[str, dict[str, Any]] = {
     "babmcts": {"simulations": 30},
     "maxn": {"nodes": 200, "evaluator": "zero"},
     "paranoid": {"nodes": 200},
+    "offensive": {"nodes": 200, "evaluator": "zero"},
+    "mp_mix": {"nodes": 200, "evaluator": "zero"},
 }
 # Why a bot may decline a game of the list (any other refusal fails the test).
 DOCUMENTED_REFUSALS = {
@@ -68,6 +70,7 @@ DOCUMENTED_REFUSALS = {
     "bounded_star1": ("players",),
     "bounded_star2": ("players",),
     "babmcts": ("players",),
+    "mp_mix": ("players",),
     "mcts": ("implemented in Python",),
 }
 

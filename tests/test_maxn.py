@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spiel_bounded import load_bot, oracles
+from spiel_bounded.bots.nplayer import MPMixChoice, MPMixSettings, mp_mix_choice
 from spiel_bounded.limits import Limits
 from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab, paranoid
-from spiel_bounded.search.maxn import MaxnSettings, maxn
+from spiel_bounded.search.maxn import MaxnSettings, directed_offensive, maxn
 from spiel_bounded.synthetic import make_game
 from spiel_bounded.testing import random_positions
 
@@ -247,3 +248,91 @@ def test_paranoid_bot_plays_three_player_games() -> None:
     state = game.new_initial_state()
     bot = load_bot("paranoid", game, 0, depth=2, evaluator="zero")
     assert bot.step(state) in state.legal_actions()
+
+
+# -- directed offensive ------------------------------------------------------------------------
+
+
+@_FAST
+@given(
+    seed=st.integers(0, 10_000),
+    players=st.integers(3, 4),
+    chance=st.sampled_from([0.0, 0.5]),
+    depth=st.integers(1, 5),
+    target_offset=st.integers(1, 3),
+)
+def test_directed_offensive_equals_its_oracle(
+    seed: int, players: int, chance: float, depth: int, target_offset: int
+) -> None:
+    game = _tree(seed, players, chance, integer=True)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    mover = state.current_player()
+    target = (mover + target_offset) % players
+    if target == mover:
+        target = (mover + 1) % players
+    evaluator = CyclicEvaluator(game)
+    result = directed_offensive(
+        state, evaluator=evaluator, limits=Limits(depth=depth), target=target
+    )
+    best: tuple[int, np.ndarray] | None = None
+    for action in state.legal_actions():
+        vector = oracles.solve_offensive(
+            state.child(action), mover, target, depth - 1, evaluator.evaluate
+        )
+        if best is None or vector[target] < best[1][target]:
+            best = (action, vector)
+    assert best is not None
+    assert result.action == best[0]
+    np.testing.assert_allclose(result.values, best[1], atol=1e-12)
+
+
+def test_directed_offensive_attacks_the_leader_by_default_and_checks_its_target() -> None:
+    game = pyspiel.load_game("chinese_checkers(players=3)")
+    state = game.new_initial_state()
+    evaluator = CyclicEvaluator(game)
+    values = evaluator.evaluate(state)
+    leader = max((1, 2), key=lambda p: (values[p], -p))
+    default = directed_offensive(state, evaluator=evaluator, limits=Limits(depth=2))
+    explicit = directed_offensive(state, evaluator=evaluator, limits=Limits(depth=2), target=leader)
+    assert (default.action, default.values) == (explicit.action, explicit.values)
+    for target, message in ((0, "another player"), (3, "a player 0..2"), (True, "a player")):
+        with pytest.raises(ValueError, match=message):
+            directed_offensive(state, evaluator=evaluator, limits=Limits(depth=1), target=target)
+
+
+# -- MP-Mix ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("values", "player", "expected"),
+    [
+        ((0.6, 0.1, -0.7), 0, MPMixChoice("paranoid")),
+        ((0.15, 0.0, -0.15), 0, MPMixChoice("maxn")),
+        ((0.1, 0.6, -0.7), 0, MPMixChoice("offensive", 1)),
+        ((0.1, 0.6, -0.7), 2, MPMixChoice("offensive", 1)),
+        ((0.3, 0.3, -0.6), 1, MPMixChoice("maxn")),  # tied leaders: no edge
+    ],
+)
+def test_mp_mix_chooses_by_the_leading_edge(
+    values: tuple[float, ...], player: int, expected: MPMixChoice
+) -> None:
+    settings = MPMixSettings(defensive_threshold=0.2, offensive_threshold=0.2)
+    assert mp_mix_choice(values, player, settings) == expected
+
+
+def test_mp_mix_and_offensive_bots_play_and_refuse_bad_input() -> None:
+    game = pyspiel.load_game("chinese_checkers(players=3)")
+    state = game.new_initial_state()
+    thresholds = {"offensive_threshold": 0.0, "defensive_threshold": 0.0}
+    bot = load_bot("mp_mix", game, 0, depth=2, evaluator="rollout", **thresholds)
+    assert bot.step(state) in state.legal_actions()
+    assert bot.last_choice is not None and bot.last_choice.strategy in ("offensive", "paranoid")
+    assert load_bot("offensive", game, 0, depth=1, target=2).step(state) in state.legal_actions()
+    with pytest.raises(ValueError, match="target 0 is not another player"):
+        load_bot("offensive", game, 0, target=0)
+    with pytest.raises(ValueError, match="offensive_threshold' of bot 'mp_mix'"):
+        load_bot("mp_mix", game, 0, offensive_threshold=-1)
+    with pytest.raises(ValueError, match=r"it has 2 players \(supported: 3..n\)"):
+        load_bot("mp_mix", "tic_tac_toe", 0)

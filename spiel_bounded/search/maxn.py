@@ -32,6 +32,7 @@ the last branch and re-searches when needed, is the next step (issue 11).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -39,7 +40,7 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, check_values
-from spiel_bounded.games import GameInfo, Requirements, require
+from spiel_bounded.games import GameInfo, Requirements, game_info, require
 from spiel_bounded.limits import Budget, Limits, SearchStopped
 from spiel_bounded.params import OneOf, check_fields, setting
 from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
@@ -120,8 +121,12 @@ class _Engine:
         bounds: PruningBounds | None,
         budget: Budget,
         last_branch: bool = False,
+        attacker: int | None = None,
+        target: int | None = None,
     ) -> None:
         self.last_branch = last_branch
+        self.attacker = attacker  # directed offensive: this player minimises `target`'s value
+        self.target = target
         self.info = info
         self.evaluator = evaluator
         self.bounds = bounds
@@ -158,6 +163,8 @@ class _Engine:
                 total = total + probability * self.value(state.child(outcome), depth, None)
             return total
         player = state.current_player()
+        if player == self.attacker:
+            return self._attack(state, depth)
         limit = self._limit(player, context)  # beyond it, no ancestor will choose this node
         actions = state.legal_actions()
         last = len(actions) - 1
@@ -179,6 +186,19 @@ class _Engine:
                 if best[player] >= limit:
                     self.cutoffs += 1
                     break
+        assert best is not None, "a decision node without legal actions"
+        return best
+
+    def _attack(self, state: pyspiel.State, depth: int) -> np.ndarray:
+        """The attacker's node: the child vector with the lowest value for the target (the
+        first in legal order among ties); nothing is pruned (directed offensive allows no
+        shallow pruning)."""
+        target = self.target
+        best: np.ndarray | None = None
+        for action in state.legal_actions():
+            child = self.value(state.child(action), depth - 1, None)
+            if best is None or child[target] < best[target]:
+                best = child
         assert best is not None, "a decision node without legal actions"
         return best
 
@@ -225,16 +245,78 @@ def maxn(
         ValueError: An unsupported game, a terminal or chance state, pruning on a game that is
             not constant-sum, or evaluator values out of range or breaking the constant sum.
     """
-    limits = limits or Limits()
     settings = settings or MaxnSettings()
+    return _search(state, evaluator, limits or Limits(), settings.pruning, target=None)
+
+
+def leader(values: Sequence[float], exclude: int) -> int:
+    """The player with the highest value other than `exclude` (the lowest index among ties)."""
+    others = [player for player in range(len(values)) if player != exclude]
+    return max(others, key=lambda player: (values[player], -player))
+
+
+def directed_offensive(
+    state: pyspiel.State,
+    *,
+    evaluator: Evaluator,
+    limits: Limits | None = None,
+    target: int | None = None,
+) -> SearchResult:
+    """Directed offensive (Zuckerman, Felner & Kraus 2009) from `state`: the player to move
+    minimises `target`'s value, the others play max^n (no pruning).
+
+    Args:
+        state: A non-terminal decision state of a perfect-information game with 3 or more
+            players.
+        evaluator: As for `maxn`.
+        limits: As for `maxn`.
+        target: The player attacked; None: the leader by the evaluator's values of `state`.
+
+    Returns:
+        As `maxn`; `children` gives the mover's own value after each root move.
+
+    Raises:
+        ValueError: As for `maxn`, or a target that is not another player.
+    """
+    player = state.current_player()
+    if target is None:
+        target = leader(_checked(evaluator, state), exclude=player)
+    num_players = state.get_game().num_players()
+    if isinstance(target, bool) or not isinstance(target, int) or not 0 <= target < num_players:
+        raise ValueError(f"target must be a player 0..{num_players - 1}, got {target!r}")
+    if target == player:
+        raise ValueError(f"target must be another player than the mover {player}")
+    return _search(state, evaluator, limits or Limits(), "none", target=target)
+
+
+def _checked(evaluator: Evaluator, state: pyspiel.State) -> Sequence[float]:
+    info = game_info(state.get_game())
+    return check_values(evaluator.evaluate(state), evaluator, info)
+
+
+def _search(
+    state: pyspiel.State,
+    evaluator: Evaluator,
+    limits: Limits,
+    pruning: str,
+    target: int | None,
+) -> SearchResult:
     game = state.get_game()
     info = require(game, ALGORITHM, N_PLAYER_GAMES)
     if state.is_terminal() or state.is_chance_node():
         raise ValueError(f"{ALGORITHM} needs a decision state of {info.description}, got:\n{state}")
-    bounds = pruning_bounds(info, game) if settings.pruning != "none" else None
+    bounds = pruning_bounds(info, game) if pruning != "none" else None
     budget = Budget(limits)
-    engine = _Engine(info, evaluator, bounds, budget, last_branch=settings.pruning == "last_branch")
     player = state.current_player()
+    engine = _Engine(
+        info,
+        evaluator,
+        bounds,
+        budget,
+        last_branch=pruning == "last_branch",
+        attacker=None if target is None else player,
+        target=target,
+    )
     moves = state.legal_actions()
     final_depth = limits.depth if limits.depth is not None else game.max_game_length()
     best: tuple[int, np.ndarray, dict[int, Interval], int, bool] | None = None
@@ -248,7 +330,11 @@ def maxn(
             for move in moves:
                 vector = engine.value(state.child(move), depth - 1, None)
                 children[move] = Interval(float(vector[player]), float(vector[player]))
-                if chosen is None or vector[player] > chosen[1][player]:
+                if chosen is None or (
+                    vector[target] < chosen[1][target]
+                    if target is not None
+                    else vector[player] > chosen[1][player]
+                ):
                     chosen = (move, vector)
             assert chosen is not None
             best = (chosen[0], chosen[1], children, depth, engine.horizon)
