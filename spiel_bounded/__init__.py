@@ -19,6 +19,7 @@ from spiel_bounded.search.alphabeta import (
     bounded_star2,
     paranoid,
 )
+from spiel_bounded.search.brs import brs_plus
 from spiel_bounded.search.maxn import MaxnSettings, directed_offensive, maxn
 from spiel_bounded.search.mcts import BABMCTSSettings, BABMCTSTree, MCTSStats, babmcts
 
@@ -41,6 +42,7 @@ __all__ = [
     "bounded_ab",
     "bounded_star1",
     "bounded_star2",
+    "brs_plus",
     "directed_offensive",
     "list_bots",
     "load_bot",

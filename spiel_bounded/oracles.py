@@ -21,6 +21,7 @@ __all__ = [
     "action_values",
     "optimal_actions",
     "solve",
+    "solve_brs_plus",
     "solve_depth_limited",
     "solve_offensive",
     "solve_paranoid",
@@ -218,3 +219,56 @@ def solve_offensive(
             best = child
     assert best is not None, "a decision node without legal actions"
     return best
+
+
+def solve_brs_plus(
+    state: Any,
+    root: int,
+    depth: int,
+    evaluate: Callable[[Any], Sequence[float]],
+    *,
+    in_segment: bool = False,
+    searched: bool = False,
+) -> float:
+    """The BRS+ value of `state` for `root` by plain recursion (see `search.brs`): between two
+    root moves exactly one opponent plays a searched move (minimising), the others the move
+    whose child is best for themselves by `evaluate` (returns at terminals; first among ties);
+    depth counts root moves and searched replies; chance nodes average.
+    """
+    if state.is_terminal():
+        return float(state.returns()[root])
+    if state.is_chance_node():
+        return sum(
+            p
+            * solve_brs_plus(
+                state.child(o), root, depth, evaluate, in_segment=in_segment, searched=searched
+            )
+            for o, p in state.chance_outcomes()
+        )
+    player = state.current_player()
+    if player == root and in_segment and not searched:
+        return math.inf
+    if depth == 0:
+        return float(evaluate(state)[root])
+    if player == root:
+        return max(
+            solve_brs_plus(state.child(a), root, depth - 1, evaluate) for a in state.legal_actions()
+        )
+
+    def own(action: int) -> float:
+        child = state.child(action)
+        return float(child.returns()[player] if child.is_terminal() else evaluate(child)[player])
+
+    actions = state.legal_actions()
+    values = [own(a) for a in actions]
+    preferred = actions[values.index(max(values))]
+    deferred = solve_brs_plus(
+        state.child(preferred), root, depth, evaluate, in_segment=True, searched=searched
+    )
+    if searched:
+        return deferred
+    replies = [
+        solve_brs_plus(state.child(a), root, depth - 1, evaluate, in_segment=True, searched=True)
+        for a in actions
+    ]
+    return min([deferred, *replies])

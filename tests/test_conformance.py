@@ -61,6 +61,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "maxn": {"nodes": 200, "evaluator": "zero"},
     "paranoid": {"nodes": 200},
     "offensive": {"nodes": 200, "evaluator": "zero"},
+    "brs_plus": {"nodes": 200, "evaluator": "zero"},
     "mp_mix": {"nodes": 200, "evaluator": "zero"},
 }
 # Why a bot may decline a game of the list (any other refusal fails the test).

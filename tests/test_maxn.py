@@ -16,6 +16,7 @@ from spiel_bounded import load_bot, oracles
 from spiel_bounded.bots.nplayer import MPMixChoice, MPMixSettings, mp_mix_choice
 from spiel_bounded.limits import Limits
 from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab, paranoid
+from spiel_bounded.search.brs import brs_plus
 from spiel_bounded.search.maxn import MaxnSettings, directed_offensive, maxn
 from spiel_bounded.synthetic import make_game
 from spiel_bounded.testing import random_positions
@@ -336,3 +337,40 @@ def test_mp_mix_and_offensive_bots_play_and_refuse_bad_input() -> None:
         load_bot("mp_mix", game, 0, offensive_threshold=-1)
     with pytest.raises(ValueError, match=r"it has 2 players \(supported: 3..n\)"):
         load_bot("mp_mix", "tic_tac_toe", 0)
+
+
+# -- BRS+ --------------------------------------------------------------------------------------
+
+
+@_FAST
+@given(
+    seed=st.integers(0, 10_000),
+    players=st.integers(2, 4),
+    chance=st.sampled_from([0.0, 0.5]),
+    depth=st.integers(1, 5),
+)
+def test_brs_plus_equals_its_brute_force(
+    seed: int, players: int, chance: float, depth: int
+) -> None:
+    game = _tree(seed, players, chance, integer=True)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    evaluator = CyclicEvaluator(game)
+    result = brs_plus(state, evaluator=evaluator, limits=Limits(depth=depth))
+    root = state.current_player()
+    values = {
+        action: oracles.solve_brs_plus(state.child(action), root, depth - 1, evaluator.evaluate)
+        for action in state.legal_actions()
+    }
+    best = max(values.values())
+    assert result.lower == pytest.approx(best, abs=1e-12)
+    assert result.action == next(a for a, v in values.items() if v == best)
+
+
+def test_brs_plus_bot_plays_three_player_games() -> None:
+    game = pyspiel.load_game("chinese_checkers(players=3)")
+    state = game.new_initial_state()
+    bot = load_bot("brs_plus", game, 0, depth=2, evaluator="zero")
+    assert bot.step(state) in state.legal_actions()
+    assert not bot.last_result.proven

@@ -1,4 +1,4 @@
-"""The n-player family: `maxn`, `paranoid`, `offensive` and `mp_mix` (`brs_plus` to come).
+"""The n-player family: `maxn`, `paranoid`, `brs_plus`, `offensive` and `mp_mix`.
 
 The bot plays the search's own move (`policy=None`): max^n breaks ties by move order, and a
 bound-based policy would break them otherwise.
@@ -36,6 +36,7 @@ from spiel_bounded.params import (
 )
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.alphabeta import PARANOID_GAMES, AlphaBetaSettings, paranoid
+from spiel_bounded.search.brs import BRS_GAMES, brs_plus
 from spiel_bounded.search.maxn import (
     N_PLAYER_GAMES,
     MaxnSettings,
@@ -74,6 +75,18 @@ def _build_paranoid(
         )
 
     return SearchBot(game, player_id, search, policy=params["policy"], seed=params["seed"])
+
+
+def _build_brs_plus(
+    game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
+) -> pyspiel.Bot:
+    limits = limits_from(params)
+    evaluator = evaluator_from(game, params)
+
+    def search(state: pyspiel.State) -> SearchResult:
+        return brs_plus(state, evaluator=evaluator, limits=limits)
+
+    return SearchBot(game, player_id, search, policy=None, seed=params["seed"])
 
 
 def _build_offensive(
@@ -193,6 +206,16 @@ SPECS: Final = (
         },
         requirements=PARANOID_GAMES,
         build=_build_paranoid,
+    ),
+    BotSpec(
+        name="brs_plus",
+        description=(
+            "BRS+ (Schadd & Winands; Esser et al.): one opponent replies with a searched move "
+            "between root moves, the others play their evaluator-preferred move"
+        ),
+        params={**LIMIT_PARAMS, **EVALUATOR_PARAMS, **SEED_PARAM},
+        requirements=BRS_GAMES,
+        build=_build_brs_plus,
     ),
     BotSpec(
         name="offensive",

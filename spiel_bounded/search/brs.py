@@ -1,0 +1,196 @@
+"""Best-reply search BRS+ (Schadd & Winands 2011; Esser et al. 2013) for n-player games.
+
+The root player maximises its value; between two of its turns, exactly one opponent plays a
+searched move (all its moves are tried, and the opponents' choice is the one worst for the root
+player), while every other opponent plays its preferred move: the move whose child is best for
+that opponent by the evaluator (terminal returns count as they are), the first in legal order
+among ties. OpenSpiel fixes the turn order, so the opponents between two root turns move in
+that order: at each of them the search either makes it the searched one or lets it play its
+preferred move and defers the choice to the next; a path on which no opponent was searched
+before the root player moves again is not a candidate (unless the game ends first). Players
+may move several times in a row: the mover is read at every node, and a run of root moves is
+no segment.
+
+Depth counts the root player's moves and the searched opponent moves (preferred moves are
+free), so depth 2 is one root move and one best reply. Chance nodes average (no depth). The
+value is the root player's; alpha-beta prunes between the root player and the opponents.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+import pyspiel
+
+from spiel_bounded.evaluators.base import Evaluator, check_values
+from spiel_bounded.games import GameInfo, Requirements, require
+from spiel_bounded.limits import Budget, Limits, SearchStopped
+from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+
+ALGORITHM: Final = "brs_plus"
+BRS_GAMES: Final = Requirements(players=(2, None), chance=True, zero_sum=False)
+_INVALID: Final = math.inf  # a path without a searched opponent: the minimiser never takes it
+
+
+class _Engine:
+    def __init__(self, info: GameInfo, root: int, evaluator: Evaluator, budget: Budget) -> None:
+        self.info = info
+        self.root = root
+        self.evaluator = evaluator
+        self.budget = budget
+        self.evaluations = 0
+        self.cutoffs = 0
+        self.horizon = False
+
+    def _values(self, state: pyspiel.State) -> list[float]:
+        self.evaluations += 1
+        values = check_values(self.evaluator.evaluate(state), self.evaluator, self.info)
+        return [float(value) for value in values]
+
+    def preferred(self, state: pyspiel.State) -> int:
+        """The opponent's preferred move: best child for it by the evaluator (or returns)."""
+        player = state.current_player()
+        best_action, best_value = -1, -math.inf
+        for action in state.legal_actions():
+            child = state.child(action)
+            # Chance nodes included: the evaluator values them too.
+            terminal = child.is_terminal()
+            value = child.returns()[player] if terminal else self._values(child)[player]
+            if value > best_value:
+                best_action, best_value = action, value
+        return best_action
+
+    def value(
+        self,
+        state: pyspiel.State,
+        depth: int,
+        alpha: float,
+        beta: float,
+        in_segment: bool,
+        searched: bool,
+    ) -> float:
+        """The root player's BRS+ value; `in_segment`: an opponent moved since the last root
+        move; `searched`: one of them played a searched move."""
+        self.budget.tick()
+        if state.is_terminal():
+            return float(state.returns()[self.root])
+        if state.is_chance_node():
+            total = 0.0
+            for outcome, probability in state.chance_outcomes():
+                child = state.child(outcome)
+                total += probability * self.value(
+                    child, depth, -math.inf, math.inf, in_segment, searched
+                )
+            return total
+        player = state.current_player()
+        if player == self.root:
+            if in_segment and not searched:
+                return _INVALID
+            if depth == 0:
+                self.horizon = True
+                return self._values(state)[self.root]
+            best = -math.inf
+            for action in state.legal_actions():
+                value = self.value(state.child(action), depth - 1, alpha, beta, False, False)
+                best = max(best, value)
+                alpha = max(alpha, value)
+                if alpha >= beta:
+                    self.cutoffs += 1
+                    break
+            return best
+        if depth == 0:
+            self.horizon = True
+            return self._values(state)[self.root]
+        if searched:  # another opponent already replied: this one plays its preferred move
+            return self.value(state.child(self.preferred(state)), depth, alpha, beta, True, True)
+        # Either this opponent is the searched one, or it plays its preferred move and the
+        # choice passes to the next opponent.
+        best = self.value(state.child(self.preferred(state)), depth, alpha, beta, True, False)
+        beta = min(beta, best)
+        if alpha >= beta:
+            self.cutoffs += 1
+            return best
+        for action in state.legal_actions():
+            value = self.value(state.child(action), depth - 1, alpha, beta, True, True)
+            best = min(best, value)
+            beta = min(beta, value)
+            if alpha >= beta:
+                self.cutoffs += 1
+                break
+        return best
+
+
+def brs_plus(
+    state: pyspiel.State, *, evaluator: Evaluator, limits: Limits | None = None
+) -> SearchResult:
+    """BRS+ from `state` for the player to move, iterative deepening under `limits`.
+
+    Returns:
+        A `SearchResult` whose `lower` = `upper` is the root player's BRS+ value (an estimate:
+        `proven` is False), `children` the value after each root move examined in full.
+
+    Raises:
+        ValueError: An unsupported game, a terminal or chance state, or evaluator values out of
+            range.
+    """
+    limits = limits or Limits()
+    game = state.get_game()
+    info = require(game, ALGORITHM, BRS_GAMES)
+    if state.is_terminal() or state.is_chance_node():
+        raise ValueError(f"{ALGORITHM} needs a decision state of {info.description}, got:\n{state}")
+    root = state.current_player()
+    budget = Budget(limits)
+    engine = _Engine(info, root, evaluator, budget)
+    moves = state.legal_actions()
+    final_depth = limits.depth if limits.depth is not None else game.max_game_length()
+    best: tuple[int, float, dict[int, Interval], int] | None = None
+    stopped_by: StopReason = "depth"
+    try:
+        for depth in range(1, final_depth + 1):
+            engine.horizon = False
+            budget.tick()
+            children: dict[int, Interval] = {}
+            chosen: tuple[int, float] | None = None
+            for move in moves:
+                alpha = -math.inf if chosen is None else chosen[1]
+                value = engine.value(state.child(move), depth - 1, alpha, math.inf, False, False)
+                if chosen is None or value > chosen[1]:
+                    chosen = (move, value)
+                    children[move] = Interval(value, value)
+                else:  # failed low: at most the best so far
+                    children[move] = Interval(info.min_utility, min(value, chosen[1]))
+            assert chosen is not None
+            best = (chosen[0], chosen[1], children, depth)
+            if not engine.horizon:
+                stopped_by = "solved"
+                break
+    except SearchStopped as stop:
+        stopped_by = stop.reason
+    stats = SearchStats(
+        nodes=budget.nodes,
+        evaluations=engine.evaluations,
+        cutoffs=engine.cutoffs,
+        depth=0 if best is None else best[3],
+        seconds=budget.elapsed(),
+        stopped_by=stopped_by,
+    )
+    if best is None:
+        return SearchResult(
+            action=moves[0],
+            lower=info.min_utility,
+            upper=info.max_utility,
+            pv=(moves[0],),
+            stats=stats,
+            proven=False,
+        )
+    action, value, children, _ = best
+    return SearchResult(
+        action=action,
+        lower=value,
+        upper=value,
+        children=children,
+        pv=(action,),
+        stats=stats,
+        proven=False,
+    )
