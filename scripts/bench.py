@@ -21,17 +21,18 @@ from absl import app, flags
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchmarks import alphabeta, chance, mcts, overshoot  # after the path set-up
+from benchmarks import alphabeta, chance, mcts, nplayer, overshoot  # after the path set-up
 
 SUITES = {
     "alphabeta": alphabeta.run,
     "chance": chance.run,
     "mcts": mcts.run,
+    "nplayer": nplayer.run,
     "overshoot": overshoot.run,
 }
 
-# Suite flags start with these prefixes (ab_, chance_, mcts_, overshoot_).
-SUITES_FLAG_PREFIXES = ("ab", "chance", "mcts", "overshoot")
+# Suite flags start with these prefixes (ab_, chance_, mcts_, nplayer_, overshoot_).
+SUITES_FLAG_PREFIXES = ("ab", "chance", "mcts", "nplayer", "overshoot")
 
 _SUITES = flags.DEFINE_list(
     "suites",
