@@ -30,6 +30,7 @@ from spiel_bounded.evaluators.heuristics import (
     CONNECT_FOUR_CENTRE_BONUS,
     LINE_WEIGHT_BASE,
 )
+from spiel_bounded.evaluators.heuristics_nplayer import ChineseCheckersScorer
 from spiel_bounded.games import game_info
 
 # --------------------------------------------------------------------------- helpers
@@ -481,7 +482,7 @@ def test_heuristic_rejects_games_without_one() -> None:
     assert not has_heuristic(game)
     message = (
         r"^no heuristic for kuhn_poker; heuristics exist for: backgammon, breakthrough, "
-        r"connect_four, pig, "
+        r"chinese_checkers, connect_four, pig, "
     )
     with pytest.raises(ValueError, match=message + r"tic_tac_toe$"):
         HeuristicEvaluator(game)
@@ -493,6 +494,7 @@ def test_heuristic_games_listed() -> None:
     assert set(HEURISTIC_GAMES) == {
         "backgammon",
         "breakthrough",
+        "chinese_checkers",
         "connect_four",
         "pig",
         "tic_tac_toe",
@@ -510,3 +512,31 @@ def test_heuristic_games_listed() -> None:
 def test_zero_keeps_the_constant_sum(game_string: str, expected: tuple[float, ...]) -> None:
     game = pyspiel.load_game(game_string)
     assert tuple(ZeroEvaluator(game).evaluate(game.new_initial_state())) == expected
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_chinese_checkers_values_keep_the_sum_and_the_range(players: int) -> None:
+    game = pyspiel.load_game(f"chinese_checkers(players={players})")
+    evaluator = make_evaluator("heuristic", game)
+    start = evaluator.evaluate(game.new_initial_state())
+    assert start == pytest.approx([0.0] * players)  # symmetric start: no one ahead
+    positions = testing.random_positions(game, 30, plies=(0, 400), seed=players)
+    for state in positions:
+        values = evaluator.evaluate(state)
+        assert sum(values) == pytest.approx(0.0, abs=1e-12)
+        assert all(-1.0 < value < players - 1 for value in values)
+
+
+def test_chinese_checkers_rewards_progress() -> None:
+    """A player one step further on than the others is ahead."""
+    game = pyspiel.load_game("chinese_checkers(players=3)")
+    state = game.new_initial_state()
+    scorer = ChineseCheckersScorer(game)
+    before = scorer.progress(str(state))
+    best = max(
+        state.legal_actions(), key=lambda action: scorer.progress(str(state.child(action)))[0]
+    )
+    after = scorer.progress(str(state.child(best)))
+    assert after[0] > before[0] == 0.0 and after[1:] == before[1:]
+    values = make_evaluator("heuristic", game).evaluate(state.child(best))
+    assert values[0] > values[1] == pytest.approx(values[2])

@@ -45,10 +45,19 @@ from typing import Final
 import pyspiel
 
 from spiel_bounded.evaluators.heuristics_chance import BackgammonScorer, PigScorer
+from spiel_bounded.evaluators.heuristics_nplayer import ChineseCheckersScorer
 from spiel_bounded.games import game_description
 
-HEURISTIC_GAMES: Final = ("backgammon", "breakthrough", "connect_four", "pig", "tic_tac_toe")
-"""Short names of the games `HeuristicEvaluator` supports (pig: any number of players)."""
+HEURISTIC_GAMES: Final = (
+    "backgammon",
+    "breakthrough",
+    "chinese_checkers",
+    "connect_four",
+    "pig",
+    "tic_tac_toe",
+)
+"""Short names of the games `HeuristicEvaluator` supports (pig and chinese_checkers: any number
+of players)."""
 CHANCE_HEURISTIC_GAMES: Final = ("backgammon", "pig")
 """The supported games with chance nodes, whose heuristics also value chance nodes."""
 
@@ -309,12 +318,16 @@ class HeuristicEvaluator:
         self._half = 0.5 * (high - low) * _CONFIDENCE
         self._values: Callable[[str], Sequence[float]] | None = None
         self._score: Callable[[str], float]
-        if short_name in CHANCE_HEURISTIC_GAMES:
-            chance_scorer = (
-                BackgammonScorer(game) if short_name == "backgammon" else PigScorer(game)
-            )
-            self._values = chance_scorer.values
-            self._score = chance_scorer.score
+        if short_name in CHANCE_HEURISTIC_GAMES or short_name == "chinese_checkers":
+            vector_scorer: BackgammonScorer | PigScorer | ChineseCheckersScorer
+            if short_name == "backgammon":
+                vector_scorer = BackgammonScorer(game)
+            elif short_name == "pig":
+                vector_scorer = PigScorer(game)
+            else:
+                vector_scorer = ChineseCheckersScorer(game)
+            self._values = vector_scorer.values
+            self._score = vector_scorer.score
             self._inverse_scale = 1.0
         else:
             self._score, scale = _scorer(game, short_name)
