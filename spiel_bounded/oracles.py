@@ -233,7 +233,7 @@ def solve_brs_plus(
     """The BRS+ value of `state` for `root` by plain recursion (see `search.brs`): between two
     root moves exactly one opponent plays a searched move (minimising), the others the move
     whose child is best for themselves by `evaluate` (returns at terminals; first among ties);
-    depth counts root moves and searched replies; chance nodes average.
+    depth counts decision plies; chance nodes average.
     """
     if state.is_terminal():
         return float(state.returns()[root])
@@ -263,7 +263,7 @@ def solve_brs_plus(
     values = [own(a) for a in actions]
     preferred = actions[values.index(max(values))]
     deferred = solve_brs_plus(
-        state.child(preferred), root, depth, evaluate, in_segment=True, searched=searched
+        state.child(preferred), root, depth - 1, evaluate, in_segment=True, searched=searched
     )
     if searched:
         return deferred

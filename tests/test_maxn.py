@@ -374,3 +374,12 @@ def test_brs_plus_bot_plays_three_player_games() -> None:
     bot = load_bot("brs_plus", game, 0, depth=2, evaluator="zero")
     assert bot.step(state) in state.legal_actions()
     assert not bot.last_result.proven
+
+
+def test_brs_plus_depth_is_bounded_where_players_move_again_through_chance() -> None:
+    """In pig a player may roll again and again through chance nodes: if preferred moves were
+    free, depth 2 would never end (it ran past 200,000 nodes before the fix)."""
+    game = pyspiel.load_game("pig(players=3)")
+    state = game.new_initial_state()
+    result = brs_plus(state, evaluator=CyclicEvaluator(game), limits=Limits(depth=3, nodes=200_000))
+    assert (result.stats.stopped_by, result.stats.depth) == ("depth", 3)

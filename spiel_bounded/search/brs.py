@@ -11,9 +11,10 @@ before the root player moves again is not a candidate (unless the game ends firs
 may move several times in a row: the mover is read at every node, and a run of root moves is
 no segment.
 
-Depth counts the root player's moves and the searched opponent moves (preferred moves are
-free), so depth 2 is one root move and one best reply. Chance nodes average (no depth). The
-value is the root player's; alpha-beta prunes between the root player and the opponents.
+Depth counts decision plies, every player's, as in the package's other searches (preferred
+moves too: in pig, where a player may roll again and again through chance nodes, free moves
+would make the tree unbounded); chance nodes average and do not count. The value is the root
+player's; alpha-beta prunes between the root player and the opponents.
 """
 
 from __future__ import annotations
@@ -103,10 +104,12 @@ class _Engine:
             self.horizon = True
             return self._values(state)[self.root]
         if searched:  # another opponent already replied: this one plays its preferred move
-            return self.value(state.child(self.preferred(state)), depth, alpha, beta, True, True)
+            return self.value(
+                state.child(self.preferred(state)), depth - 1, alpha, beta, True, True
+            )
         # Either this opponent is the searched one, or it plays its preferred move and the
         # choice passes to the next opponent.
-        best = self.value(state.child(self.preferred(state)), depth, alpha, beta, True, False)
+        best = self.value(state.child(self.preferred(state)), depth - 1, alpha, beta, True, False)
         beta = min(beta, best)
         if alpha >= beta:
             self.cutoffs += 1
