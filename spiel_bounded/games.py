@@ -208,3 +208,14 @@ def require(
     if reasons:
         raise ValueError(f"{algorithm} cannot play {info.description}: {'; '.join(reasons)}{hint}")
     return info
+
+
+def require_decision_state(
+    state: pyspiel.State, algorithm: str, requirements: Requirements, *, hint: str = ""
+) -> GameInfo:
+    """`require` for the state's game, and `ValueError` unless `state` is a decision node (a
+    search starts from a player's move, not a terminal or a chance node)."""
+    info = require(state.get_game(), algorithm, requirements, hint=hint)
+    if state.is_terminal() or state.is_chance_node():
+        raise ValueError(f"{algorithm} needs a decision state of {info.description}, got:\n{state}")
+    return info

@@ -8,7 +8,7 @@ import pytest
 from open_spiel.python.algorithms import evaluate_bots as python_evaluate_bots
 
 from spiel_bounded import load_bot
-from spiel_bounded.bots import POLICIES, choose_action
+from spiel_bounded.bots import POLICIES, SearchBot, choose_action
 from spiel_bounded.result import Interval, SearchResult
 from spiel_bounded.testing import random_positions
 
@@ -221,3 +221,9 @@ def test_last_result_describes_the_move_played(name: str, policy: str) -> None:
         assert bot.last_result.pv[0] == action
         assert action in bot.last_result.children
         state.apply_action(action)
+
+
+def test_an_unknown_policy_is_refused_naming_the_accepted_ones() -> None:
+    game = pyspiel.load_game("tic_tac_toe")
+    with pytest.raises(ValueError, match="unknown policy 'bold'; accepted: pessimistic, optim"):
+        SearchBot(game, 0, lambda state: None, policy="bold")  # type: ignore[arg-type,return-value]

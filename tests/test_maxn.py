@@ -74,6 +74,14 @@ def _tree(seed: int, players: int, chance: float, integer: bool) -> pyspiel.Game
 _FAST_MANY = settings(max_examples=150, deadline=None)
 
 
+def _first_decision(game: pyspiel.Game) -> pyspiel.State:
+    """The first decision node from the start (the first outcome at every chance node)."""
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    return state
+
+
 @_FAST_MANY
 @given(
     seed=st.integers(0, 10_000),
@@ -86,9 +94,7 @@ def test_maxn_equals_the_oracle_and_pruning_changes_nothing(
     seed: int, players: int, chance: float, integer: bool, depth: int
 ) -> None:
     game = _tree(seed, players, chance, integer)
-    state = game.new_initial_state()
-    while state.is_chance_node():
-        state.apply_action(state.chance_outcomes()[0][0])
+    state = _first_decision(game)
     evaluator = CyclicEvaluator(game)
     plain = maxn(
         state,
@@ -214,9 +220,7 @@ def test_paranoid_is_bounded_around_the_brute_force_paranoid_value(
     seed: int, players: int, chance: float, depth: int, epsilon: float, probing: bool
 ) -> None:
     game = _tree(seed, players, chance, integer=False)
-    state = game.new_initial_state()
-    while state.is_chance_node():
-        state.apply_action(state.chance_outcomes()[0][0])
+    state = _first_decision(game)
     evaluator = CyclicEvaluator(game)
     result = paranoid(
         state,
@@ -266,9 +270,7 @@ def test_directed_offensive_equals_its_oracle(
     seed: int, players: int, chance: float, depth: int, target_offset: int
 ) -> None:
     game = _tree(seed, players, chance, integer=True)
-    state = game.new_initial_state()
-    while state.is_chance_node():
-        state.apply_action(state.chance_outcomes()[0][0])
+    state = _first_decision(game)
     mover = state.current_player()
     target = (mover + target_offset) % players
     if target == mover:
@@ -353,9 +355,7 @@ def test_brs_plus_equals_its_brute_force(
     seed: int, players: int, chance: float, depth: int
 ) -> None:
     game = _tree(seed, players, chance, integer=True)
-    state = game.new_initial_state()
-    while state.is_chance_node():
-        state.apply_action(state.chance_outcomes()[0][0])
+    state = _first_decision(game)
     evaluator = CyclicEvaluator(game)
     result = brs_plus(state, evaluator=evaluator, limits=Limits(depth=depth))
     root = state.current_player()
@@ -383,3 +383,13 @@ def test_brs_plus_depth_is_bounded_where_players_move_again_through_chance() -> 
     state = game.new_initial_state()
     result = brs_plus(state, evaluator=CyclicEvaluator(game), limits=Limits(depth=3, nodes=200_000))
     assert (result.stats.stopped_by, result.stats.depth) == ("depth", 3)
+
+
+@pytest.mark.parametrize("search", [maxn, brs_plus, directed_offensive])
+def test_n_player_searches_need_a_decision_state(search) -> None:
+    game = make_game(branching=2, depth=2, players=3, chance=1.0, seed=1)
+    chance_root = game.new_initial_state()
+    name = {maxn: "maxn", brs_plus: "brs_plus", directed_offensive: "directed_offensive"}[search]
+    kwargs = {"target": 1} if search is directed_offensive else {}
+    with pytest.raises(ValueError, match=f"{name} needs a decision state of bounded_random_tree"):
+        search(chance_root, evaluator=CyclicEvaluator(game), **kwargs)

@@ -61,6 +61,31 @@ def _search(
     return result, statistics.median(times)
 
 
+def _totals(
+    states: list[pyspiel.State], depth: int, repeats: int, evaluator: Evaluator | None = None
+) -> dict[str, tuple[int, float]]:
+    """Nodes and seconds of every pruning mode summed over `states`, each mode checked to give
+    plain max^n's move and vector."""
+    totals = dict.fromkeys(PRUNINGS, (0, 0.0))
+    for state in states:
+        plain, _ = _search(state, "none", depth, 1, evaluator)
+        for mode in PRUNINGS:
+            result, seconds = _search(state, mode, depth, repeats, evaluator)
+            assert (result.action, result.values) == (plain.action, plain.values), mode
+            nodes, total = totals[mode]
+            totals[mode] = (nodes + (result.stats.nodes or 0), total + seconds)
+    return totals
+
+
+def _rows(label: str, totals: dict[str, tuple[int, float]]) -> list[str]:
+    base_nodes, base_seconds = totals["none"]
+    return [
+        f"| {label} | {mode} | {nodes:,} | {nodes / base_nodes:.3f} | {seconds:.2f} | "
+        f"{seconds / base_seconds:.3f} |"
+        for mode, (nodes, seconds) in totals.items()
+    ]
+
+
 def run(repeats: int) -> list[str]:
     """Runs the suite; returns its Markdown section."""
     lines = [
@@ -78,23 +103,13 @@ def run(repeats: int) -> list[str]:
     ]
     for shape in _SHAPES.value:
         branching, depth = (int(part) for part in shape.split("x"))
-        totals = {mode: [0, 0.0] for mode in PRUNINGS}
-        for seed in range(_TREES.value):
-            game = make_game(branching=branching, depth=depth, players=_PLAYERS.value, seed=seed)
-            state = game.new_initial_state()
-            plain, _ = _search(state, "none", depth, 1)
-            for mode in PRUNINGS:
-                result, seconds = _search(state, mode, depth, repeats)
-                assert (result.action, result.values) == (plain.action, plain.values), mode
-                totals[mode][0] += result.stats.nodes or 0
-                totals[mode][1] += seconds
-        base_nodes, base_seconds = totals["none"]
-        for mode in PRUNINGS:
-            nodes, seconds = totals[mode]
-            lines.append(
-                f"| {branching} x {depth} | {mode} | {nodes:,} | {nodes / base_nodes:.3f} | "
-                f"{seconds:.2f} | {seconds / base_seconds:.3f} |"
-            )
+        trees = [
+            make_game(
+                branching=branching, depth=depth, players=_PLAYERS.value, seed=seed
+            ).new_initial_state()
+            for seed in range(_TREES.value)
+        ]
+        lines += _rows(f"{branching} x {depth}", _totals(trees, depth, repeats))
     lines += [
         "",
         f"Catalogue games: {_CC_POSITIONS.value} random positions per game (10-40 plies, seed "
@@ -109,21 +124,8 @@ def run(repeats: int) -> list[str]:
         evaluator = make_evaluator("heuristic", game)
         positions = random_positions(game, _CC_POSITIONS.value, plies=(10, 40), seed=_SEED.value)
         for depth in range(1, _CC_DEPTH.value + 1):
-            totals = {mode: [0, 0.0] for mode in PRUNINGS}
-            for state in positions:
-                plain, _ = _search(state, "none", depth, 1, evaluator)
-                for mode in PRUNINGS:
-                    result, seconds = _search(state, mode, depth, repeats, evaluator)
-                    assert (result.action, result.values) == (plain.action, plain.values), mode
-                    totals[mode][0] += result.stats.nodes or 0
-                    totals[mode][1] += seconds
-            base_nodes, base_seconds = totals["none"]
-            for mode in PRUNINGS:
-                nodes, seconds = totals[mode]
-                lines.append(
-                    f"| {game_string} | {depth} | {mode} | {nodes:,} | "
-                    f"{nodes / base_nodes:.3f} | {seconds:.2f} | {seconds / base_seconds:.3f} |"
-                )
+            totals = _totals(positions, depth, repeats, evaluator)
+            lines += _rows(f"{game_string} | {depth}", totals)
     lines += [
         "",
         "Speculative pruning (Sturtevant 2003) and its 5x target at the deepest depth are the "

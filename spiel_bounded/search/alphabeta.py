@@ -53,7 +53,7 @@ from spiel_bounded.games import (
     TWO_PLAYER_ZERO_SUM_CHANCE,
     GameInfo,
     Requirements,
-    require,
+    require_decision_state,
 )
 from spiel_bounded.limits import Budget, Limits, SearchStopped
 from spiel_bounded.params import FLAG, NON_NEGATIVE, POSITIVE_INT, OneOf, check_fields, setting
@@ -630,9 +630,7 @@ def _search(
     budget = Budget(limits, clock=clock)  # from here on, setting up counts against the limit
     settings = settings or AlphaBetaSettings()
     game = state.get_game()
-    info = require(game, algorithm, requirements, hint=hint)
-    if state.is_terminal() or state.is_chance_node():
-        raise ValueError(f"{algorithm} needs a decision state of {info.description}, got:\n{state}")
+    info = require_decision_state(state, algorithm, requirements, hint=hint)
     max_player = state.current_player()
     engine = _Engine(game, info, max_player, evaluator, settings, budget, probing, state)
 

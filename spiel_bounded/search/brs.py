@@ -25,9 +25,10 @@ from typing import Final
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, check_values
-from spiel_bounded.games import GameInfo, Requirements, require
-from spiel_bounded.limits import Budget, Limits, SearchStopped
-from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+from spiel_bounded.games import GameInfo, Requirements, require_decision_state
+from spiel_bounded.limits import Budget, Limits
+from spiel_bounded.result import Interval, SearchResult
+from spiel_bounded.search.deepening import Iteration, deepen, result_of
 
 ALGORITHM: Final = "brs_plus"
 BRS_GAMES: Final = Requirements(players=(2, None), chance=True, zero_sum=False)
@@ -138,62 +139,36 @@ def brs_plus(
             range.
     """
     limits = limits or Limits()
-    game = state.get_game()
-    info = require(game, ALGORITHM, BRS_GAMES)
-    if state.is_terminal() or state.is_chance_node():
-        raise ValueError(f"{ALGORITHM} needs a decision state of {info.description}, got:\n{state}")
+    info = require_decision_state(state, ALGORITHM, BRS_GAMES)
     root = state.current_player()
     budget = Budget(limits)
     engine = _Engine(info, root, evaluator, budget)
     moves = state.legal_actions()
-    final_depth = limits.depth if limits.depth is not None else game.max_game_length()
-    best: tuple[int, float, dict[int, Interval], int] | None = None
-    stopped_by: StopReason = "depth"
-    try:
-        for depth in range(1, final_depth + 1):
-            engine.horizon = False
-            budget.tick()
-            children: dict[int, Interval] = {}
-            chosen: tuple[int, float] | None = None
-            for move in moves:
-                alpha = -math.inf if chosen is None else chosen[1]
-                value = engine.value(state.child(move), depth - 1, alpha, math.inf, False, False)
-                if chosen is None or value > chosen[1]:
-                    chosen = (move, value)
-                    children[move] = Interval(value, value)
-                else:  # failed low: at most the best so far
-                    children[move] = Interval(info.min_utility, min(value, chosen[1]))
-            assert chosen is not None
-            best = (chosen[0], chosen[1], children, depth)
-            if not engine.horizon:
-                stopped_by = "solved"
-                break
-    except SearchStopped as stop:
-        stopped_by = stop.reason
-    stats = SearchStats(
-        nodes=budget.nodes,
+
+    def search_to(depth: int) -> Iteration:
+        engine.horizon = False
+        children: dict[int, Interval] = {}
+        chosen: tuple[int, float] | None = None
+        for move in moves:
+            alpha = -math.inf if chosen is None else chosen[1]
+            value = engine.value(state.child(move), depth - 1, alpha, math.inf, False, False)
+            if chosen is None or value > chosen[1]:
+                chosen = (move, value)
+                children[move] = Interval(value, value)
+            else:  # failed low: at most the best so far
+                children[move] = Interval(info.min_utility, min(value, chosen[1]))
+        assert chosen is not None
+        return Iteration(chosen[0], chosen[1], children, depth, engine.horizon)
+
+    final_depth = limits.depth if limits.depth is not None else state.get_game().max_game_length()
+    best, stopped_by = deepen(search_to, final_depth, budget)
+    return result_of(
+        best,
+        stopped_by,
+        moves=moves,
+        info=info,
+        budget=budget,
         evaluations=engine.evaluations,
         cutoffs=engine.cutoffs,
-        depth=0 if best is None else best[3],
-        seconds=budget.elapsed(),
-        stopped_by=stopped_by,
-    )
-    if best is None:
-        return SearchResult(
-            action=moves[0],
-            lower=info.min_utility,
-            upper=info.max_utility,
-            pv=(moves[0],),
-            stats=stats,
-            proven=False,
-        )
-    action, value, children, _ = best
-    return SearchResult(
-        action=action,
-        lower=value,
-        upper=value,
-        children=children,
-        pv=(action,),
-        stats=stats,
-        proven=False,
+        exact=False,
     )

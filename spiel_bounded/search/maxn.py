@@ -34,16 +34,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 import numpy as np
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, check_values
-from spiel_bounded.games import GameInfo, Requirements, game_info, require
-from spiel_bounded.limits import Budget, Limits, SearchStopped
+from spiel_bounded.games import GameInfo, Requirements, game_info, require_decision_state
+from spiel_bounded.limits import Budget, Limits
 from spiel_bounded.params import OneOf, check_fields, setting
-from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+from spiel_bounded.result import Interval, SearchResult
+from spiel_bounded.search.deepening import Iteration, deepen, result_of
 
 ALGORITHM: Final = "maxn"
 PRUNINGS: Final = ("none", "shallow", "last_branch")
@@ -92,8 +93,7 @@ def pruning_bounds(info: GameInfo, game: pyspiel.Game) -> PruningBounds:
     )
 
 
-@dataclass(frozen=True)
-class _Context:
+class _Context(NamedTuple):
     """What a decision node knows of its parent P and grandparent G for pruning.
 
     Attributes:
@@ -169,17 +169,22 @@ class _Engine:
         actions = state.legal_actions()
         last = len(actions) - 1
         best: np.ndarray | None = None
+        pruning = self.bounds is not None  # without pruning no node needs a context
         for index, action in enumerate(actions):
-            child_context = _Context(
-                parent=player,
-                parent_best=-math.inf if best is None else float(best[player]),
-                last=index == last,
-                grand=None if context is None else context.parent,
-                grand_best=-math.inf if context is None else context.parent_best,
-                parent_best_for_grand=(
-                    -math.inf if best is None or context is None else float(best[context.parent])
-                ),
-            )
+            child_context = None
+            if pruning:
+                child_context = _Context(
+                    parent=player,
+                    parent_best=-math.inf if best is None else float(best[player]),
+                    last=index == last,
+                    grand=None if context is None else context.parent,
+                    grand_best=-math.inf if context is None else context.parent_best,
+                    parent_best_for_grand=(
+                        -math.inf
+                        if best is None or context is None
+                        else float(best[context.parent])
+                    ),
+                )
             child = self.value(state.child(action), depth - 1, child_context)
             if best is None or child[player] > best[player]:
                 best = child
@@ -246,7 +251,7 @@ def maxn(
             not constant-sum, or evaluator values out of range or breaking the constant sum.
     """
     settings = settings or MaxnSettings()
-    return _search(state, evaluator, limits or Limits(), settings.pruning, target=None)
+    return _search(state, evaluator, limits or Limits(), settings.pruning, ALGORITHM, target=None)
 
 
 def leader(values: Sequence[float], exclude: int) -> int:
@@ -286,7 +291,9 @@ def directed_offensive(
         raise ValueError(f"target must be a player 0..{num_players - 1}, got {target!r}")
     if target == player:
         raise ValueError(f"target must be another player than the mover {player}")
-    return _search(state, evaluator, limits or Limits(), "none", target=target)
+    return _search(
+        state, evaluator, limits or Limits(), "none", "directed_offensive", target=target
+    )
 
 
 def _checked(evaluator: Evaluator, state: pyspiel.State) -> Sequence[float]:
@@ -299,12 +306,11 @@ def _search(
     evaluator: Evaluator,
     limits: Limits,
     pruning: str,
+    algorithm: str,
     target: int | None,
 ) -> SearchResult:
     game = state.get_game()
-    info = require(game, ALGORITHM, N_PLAYER_GAMES)
-    if state.is_terminal() or state.is_chance_node():
-        raise ValueError(f"{ALGORITHM} needs a decision state of {info.description}, got:\n{state}")
+    info = require_decision_state(state, algorithm, N_PLAYER_GAMES)
     bounds = pruning_bounds(info, game) if pruning != "none" else None
     budget = Budget(limits)
     player = state.current_player()
@@ -318,57 +324,40 @@ def _search(
         target=target,
     )
     moves = state.legal_actions()
+
+    def search_to(depth: int) -> Iteration:
+        engine.horizon = False
+        children: dict[int, Interval] = {}
+        chosen: tuple[int, np.ndarray] | None = None
+        for move in moves:
+            vector = engine.value(state.child(move), depth - 1, None)
+            children[move] = Interval(float(vector[player]), float(vector[player]))
+            if chosen is None or (
+                vector[target] < chosen[1][target]
+                if target is not None
+                else vector[player] > chosen[1][player]
+            ):
+                chosen = (move, vector)
+        assert chosen is not None
+        action, values = chosen
+        return Iteration(
+            action,
+            float(values[player]),
+            children,
+            depth,
+            engine.horizon,
+            tuple(float(value) for value in values),
+        )
+
     final_depth = limits.depth if limits.depth is not None else game.max_game_length()
-    best: tuple[int, np.ndarray, dict[int, Interval], int, bool] | None = None
-    stopped_by: StopReason = "depth"
-    try:
-        for depth in range(1, final_depth + 1):
-            engine.horizon = False
-            budget.tick()
-            children: dict[int, Interval] = {}
-            chosen: tuple[int, np.ndarray] | None = None
-            for move in moves:
-                vector = engine.value(state.child(move), depth - 1, None)
-                children[move] = Interval(float(vector[player]), float(vector[player]))
-                if chosen is None or (
-                    vector[target] < chosen[1][target]
-                    if target is not None
-                    else vector[player] > chosen[1][player]
-                ):
-                    chosen = (move, vector)
-            assert chosen is not None
-            best = (chosen[0], chosen[1], children, depth, engine.horizon)
-            if not engine.horizon:
-                stopped_by = "solved"
-                break
-    except SearchStopped as stop:
-        stopped_by = stop.reason
-    stats = SearchStats(
-        nodes=budget.nodes,
+    best, stopped_by = deepen(search_to, final_depth, budget)
+    return result_of(
+        best,
+        stopped_by,
+        moves=moves,
+        info=info,
+        budget=budget,
         evaluations=engine.evaluations,
         cutoffs=engine.cutoffs,
-        depth=0 if best is None else best[3],
-        seconds=budget.elapsed(),
-        stopped_by=stopped_by,
-    )
-    if best is None:  # not even depth 1 completed: any legal move, the whole value range
-        return SearchResult(
-            action=moves[0],
-            lower=info.min_utility,
-            upper=info.max_utility,
-            pv=(moves[0],),
-            stats=stats,
-            proven=False,
-        )
-    action, vector, children, _, horizon = best
-    value = float(vector[player])
-    return SearchResult(
-        action=action,
-        lower=value,
-        upper=value,
-        children=children,
-        pv=(action,),
-        stats=stats,
-        proven=not horizon,
-        values=tuple(float(v) for v in vector),
+        exact=True,
     )

@@ -1,0 +1,107 @@
+"""Iterative deepening at the root, shared by the n-player searches (max^n, BRS+).
+
+A search supplies one function that searches every root move to a given depth and returns an
+`Iteration`; `deepen` calls it at depths 1, 2, ... until the depth limit, a budget runs out, or
+an iteration evaluates no leaf (its values are then the game's: deeper changes nothing), and
+`result_of` turns the last completed iteration into a `SearchResult`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from spiel_bounded.games import GameInfo
+from spiel_bounded.limits import Budget, SearchStopped
+from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """One completed depth of a root search.
+
+    Attributes:
+        action: The move chosen.
+        value: The mover's value of that move.
+        children: The mover's value (or bounds) after each root move.
+        depth: The depth searched.
+        horizon: A leaf was valued by the evaluator (False: the values are the game's).
+        values: The chosen move's value for every player, when the search computes them.
+    """
+
+    action: int
+    value: float
+    children: Mapping[int, Interval]
+    depth: int
+    horizon: bool
+    values: tuple[float, ...] | None = None
+
+
+def deepen(
+    search_to: Callable[[int], Iteration], final_depth: int, budget: Budget
+) -> tuple[Iteration | None, StopReason]:
+    """The last iteration completed (None: not even depth 1) and why the search stopped."""
+    best = None
+    try:
+        for depth in range(1, final_depth + 1):
+            budget.tick()
+            best = search_to(depth)
+            if not best.horizon:
+                return best, "solved"
+    except SearchStopped as stop:
+        return best, stop.reason
+    return best, "depth"
+
+
+def result_of(
+    best: Iteration | None,
+    stopped_by: StopReason,
+    *,
+    moves: list[int],
+    info: GameInfo,
+    budget: Budget,
+    evaluations: int,
+    cutoffs: int,
+    exact: bool,
+) -> SearchResult:
+    """The `SearchResult` of a deepened search.
+
+    Args:
+        best: The last completed iteration; None gives the first legal move and the whole
+            value range.
+        stopped_by: Why the search stopped.
+        moves: The root's legal moves.
+        info: The game.
+        budget: The search's budget (nodes and time).
+        evaluations: Evaluator calls.
+        cutoffs: Nodes left before their last child.
+        exact: The search's values are the game's when no leaf was evaluated (max^n); False
+            for a search whose value is a model of play (BRS+), never proven.
+    """
+    stats = SearchStats(
+        nodes=budget.nodes,
+        evaluations=evaluations,
+        cutoffs=cutoffs,
+        depth=0 if best is None else best.depth,
+        seconds=budget.elapsed(),
+        stopped_by=stopped_by,
+    )
+    if best is None:
+        return SearchResult(
+            action=moves[0],
+            lower=info.min_utility,
+            upper=info.max_utility,
+            pv=(moves[0],),
+            stats=stats,
+            proven=False,
+        )
+    return SearchResult(
+        action=best.action,
+        lower=best.value,
+        upper=best.value,
+        children=best.children,
+        pv=(best.action,),
+        stats=stats,
+        proven=exact and not best.horizon,
+        values=best.values,
+    )
