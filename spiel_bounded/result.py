@@ -37,6 +37,8 @@ class SearchStats:
         evaluations: Calls to the evaluator at non-terminal leaves.
         cutoffs: Nodes left before their last child because the window closed.
         tt_hits: Transposition-table probes that ended a node without searching it.
+        researches: Speculatively pruned nodes searched again (max^n speculative pruning).
+        research_nodes: Nodes visited by those re-searches, included in `nodes`.
         depth: Deepest iteration completed (0 when none completed).
         seconds: Wall-clock seconds spent.
         stopped_by: Why the search ended (`StopReason`): "solved" (the result holds at every
@@ -49,6 +51,8 @@ class SearchStats:
     evaluations: int = 0
     cutoffs: int = 0
     tt_hits: int = 0
+    researches: int = 0
+    research_nodes: int = 0
     depth: int = 0
     seconds: float = 0.0
     stopped_by: StopReason = "depth"

@@ -14,10 +14,17 @@ from hypothesis import strategies as st
 
 from spiel_bounded import load_bot, oracles
 from spiel_bounded.bots.nplayer import MPMixChoice, MPMixSettings, mp_mix_choice
+from spiel_bounded.games import game_info
 from spiel_bounded.limits import Limits
+from spiel_bounded.result import SearchResult
 from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab, paranoid
 from spiel_bounded.search.brs import brs_plus
-from spiel_bounded.search.maxn import MaxnSettings, directed_offensive, maxn
+from spiel_bounded.search.maxn import (
+    MaxnSettings,
+    directed_offensive,
+    maxn,
+    pruning_bounds,
+)
 from spiel_bounded.synthetic import make_game
 from spiel_bounded.testing import random_positions
 
@@ -32,7 +39,11 @@ class CyclicEvaluator:
 
     def __init__(self, game: pyspiel.Game, levels: int = 5) -> None:
         self._players = game.num_players()
-        self._scale = 0.999 * min(game.max_utility(), -game.min_utility())
+        utility = game.get_type().utility
+        constant_sum = utility != pyspiel.GameType.Utility.GENERAL_SUM
+        # maedn: -1, tighter than declared
+        lowest = pruning_bounds(game_info(game), game).lower if constant_sum else game.min_utility()
+        self._scale = 0.999 * min(game.max_utility(), -lowest)
         self._levels = levels
 
     def evaluate(self, state: pyspiel.State) -> Sequence[float]:
@@ -82,6 +93,37 @@ def _first_decision(game: pyspiel.Game) -> pyspiel.State:
     return state
 
 
+PRUNED_MODES = ("shallow", "last_branch", "speculative")
+
+
+def _search_all_modes(
+    state: pyspiel.State, evaluator, depth: int, ordering: str
+) -> tuple[SearchResult, dict[str, SearchResult]]:
+    plain, *pruned = (
+        maxn(
+            state,
+            evaluator=evaluator,
+            limits=Limits(depth=depth),
+            settings=MaxnSettings(pruning=mode, ordering=ordering),
+        )
+        for mode in ("none", *PRUNED_MODES)
+    )
+    return plain, dict(zip(PRUNED_MODES, pruned, strict=True))
+
+
+def _check_pruning_changes_nothing(plain: SearchResult, pruned: dict[str, SearchResult]) -> None:
+    """Same move and root vector; no more first-pass nodes; pruned root moves bounded."""
+    for mode, result in pruned.items():
+        assert (result.action, result.values) == (plain.action, plain.values), mode
+        first_pass = result.stats.nodes - result.stats.research_nodes
+        assert first_pass <= plain.stats.nodes, mode
+        for move, exact in plain.children.items():
+            bounds = result.children[move]
+            assert bounds.lower - 1e-12 <= exact.lower <= bounds.upper + 1e-12, (mode, move)
+        if mode != "speculative":
+            assert result.stats.researches == result.stats.research_nodes == 0
+
+
 @_FAST_MANY
 @given(
     seed=st.integers(0, 10_000),
@@ -96,48 +138,50 @@ def test_maxn_equals_the_oracle_and_pruning_changes_nothing(
     game = _tree(seed, players, chance, integer)
     state = _first_decision(game)
     evaluator = CyclicEvaluator(game)
-    plain = maxn(
-        state,
-        evaluator=evaluator,
-        limits=Limits(depth=depth),
-        settings=MaxnSettings(pruning="none"),
-    )
+    plain, pruned = _search_all_modes(state, evaluator, depth, ordering="none")
     action, vector = _oracle(state, depth, evaluator.evaluate)
     assert plain.action == action
     np.testing.assert_allclose(plain.values, vector, atol=1e-12)
-    for mode in ("shallow", "last_branch"):
-        pruned = maxn(
-            state,
-            evaluator=evaluator,
-            limits=Limits(depth=depth),
-            settings=MaxnSettings(pruning=mode),
-        )
-        assert pruned.action == plain.action and pruned.values == plain.values, mode
-        assert pruned.stats.nodes <= plain.stats.nodes, mode
+    _check_pruning_changes_nothing(plain, pruned)
+    _check_pruning_changes_nothing(*_search_all_modes(state, evaluator, depth, "evaluator"))
+
+
+@_FAST_MANY
+@given(
+    seed=st.integers(0, 100_000),
+    branching=st.integers(2, 4),
+    depth=st.integers(4, 7),
+    levels=st.integers(2, 6),
+)
+def test_speculative_pruning_on_three_player_trees(
+    seed: int, branching: int, depth: int, levels: int
+) -> None:
+    """Deeper 3-player trees, few distinct leaf values (many ties), both orderings."""
+    game = make_game(branching=branching, depth=depth, players=3, seed=seed)
+    state = game.new_initial_state()
+    evaluator = CyclicEvaluator(game, levels=levels)
+    for ordering in ("none", "evaluator"):
+        _check_pruning_changes_nothing(*_search_all_modes(state, evaluator, depth, ordering))
 
 
 @pytest.mark.parametrize(
     ("game_string", "depth"),
-    [("chinese_checkers(players=3)", 3), ("chinese_checkers(players=4)", 3), ("pig(players=3)", 4)],
+    [
+        ("chinese_checkers(players=3)", 3),
+        ("chinese_checkers(players=4)", 3),
+        ("pig(players=3)", 4),
+        ("maedn(players=3)", 3),
+    ],
 )
-def test_shallow_pruning_on_catalogue_games(game_string: str, depth: int) -> None:
+def test_pruning_on_catalogue_games(game_string: str, depth: int) -> None:
     game = pyspiel.load_game(game_string)
     evaluator = CyclicEvaluator(game)
     saved = 0
     for state in random_positions(game, 4, plies=(0, 20), seed=3):
-        plain, shallow, last_branch = (
-            maxn(
-                state,
-                evaluator=evaluator,
-                limits=Limits(depth=depth),
-                settings=MaxnSettings(pruning=mode),
-            )
-            for mode in ("none", "shallow", "last_branch")
-        )
-        for pruned in (shallow, last_branch):
-            assert (pruned.action, pruned.values) == (plain.action, plain.values)
-            assert pruned.stats.nodes <= plain.stats.nodes
-        saved += plain.stats.nodes - last_branch.stats.nodes
+        for ordering in ("none", "evaluator"):
+            plain, pruned = _search_all_modes(state, evaluator, depth, ordering)
+            _check_pruning_changes_nothing(plain, pruned)
+            saved += plain.stats.nodes - pruned["speculative"].stats.nodes
     if game_string == "chinese_checkers(players=3)":
         # The cut really happens there; with 4 players the bound (each player >= -1, sum 0)
         # is too loose for these leaf values ever to cut.
@@ -148,11 +192,14 @@ def test_two_players_maxn_is_minimax() -> None:
     game = pyspiel.load_game("tic_tac_toe")
     state = game.new_initial_state()
     state.apply_action(4)
-    result = maxn(state, evaluator=CyclicEvaluator(game), settings=MaxnSettings(pruning="shallow"))
     ab = load_bot("bounded_ab", game, 1, depth=9).step(state)
-    assert result.proven and result.values == (0.0, 0.0)
-    assert result.children[result.action].lower == 0.0
-    assert ab in [a for a, bounds in result.children.items() if bounds.lower == 0.0]
+    plain = maxn(state, evaluator=CyclicEvaluator(game), settings=MaxnSettings(pruning="none"))
+    assert plain.proven and plain.values == (0.0, 0.0)
+    assert ab in [a for a, bounds in plain.children.items() if bounds.lower == 0.0]
+    pruned = maxn(state, evaluator=CyclicEvaluator(game))
+    assert pruned.values == plain.values and pruned.stats.nodes < plain.stats.nodes
+    for action, bounds in plain.children.items():
+        assert pruned.children[action].lower <= bounds.lower <= pruned.children[action].upper
 
 
 def test_bad_input_is_refused() -> None:
@@ -196,7 +243,7 @@ def test_last_branch_conditions_matter(seed: int, branching: int, depth: int, in
             state,
             evaluator=evaluator,
             limits=Limits(depth=depth),
-            settings=MaxnSettings(pruning=mode),
+            settings=MaxnSettings(pruning=mode, ordering="none"),
         )
         for mode in ("none", "last_branch")
     )
@@ -393,3 +440,28 @@ def test_n_player_searches_need_a_decision_state(search) -> None:
     kwargs = {"target": 1} if search is directed_offensive else {}
     with pytest.raises(ValueError, match=f"{name} needs a decision state of bounded_random_tree"):
         search(chance_root, evaluator=CyclicEvaluator(game), **kwargs)
+
+
+@pytest.mark.parametrize(("seed", "branching", "depth"), [(21, 4, 5), (41, 3, 6), (50, 3, 6)])
+def test_speculative_re_search_is_needed(seed: int, branching: int, depth: int) -> None:
+    """Trees found by a sweep where speculative pruning without its re-search returns a wrong
+    vector: the re-search happens there and restores the unpruned result."""
+    game = make_game(branching=branching, depth=depth, players=3, seed=seed)
+    state = game.new_initial_state()
+    evaluator = CyclicEvaluator(game, levels=3)
+    plain, pruned = _search_all_modes(state, evaluator, depth, ordering="none")
+    _check_pruning_changes_nothing(plain, pruned)
+    speculative = pruned["speculative"].stats
+    assert speculative.researches > 0 and speculative.research_nodes > 0
+
+
+def test_speculative_prunes_more_than_last_branch() -> None:
+    expansions = {mode: 0 for mode in PRUNED_MODES}
+    for seed in range(10):
+        game = make_game(branching=4, depth=6, players=3, seed=seed)
+        _, pruned = _search_all_modes(
+            game.new_initial_state(), CyclicEvaluator(game), 6, "evaluator"
+        )
+        for mode, result in pruned.items():
+            expansions[mode] += result.stats.nodes
+    assert expansions["speculative"] < expansions["last_branch"] < expansions["shallow"]

@@ -63,6 +63,8 @@ def result_of(
     evaluations: int,
     cutoffs: int,
     exact: bool,
+    researches: int = 0,
+    research_nodes: int = 0,
 ) -> SearchResult:
     """The `SearchResult` of a deepened search.
 
@@ -77,11 +79,15 @@ def result_of(
         cutoffs: Nodes left before their last child.
         exact: The search's values are the game's when no leaf was evaluated (max^n); False
             for a search whose value is a model of play (BRS+), never proven.
+        researches: Speculatively pruned nodes searched again (max^n).
+        research_nodes: Nodes visited by those re-searches (included in the budget's nodes).
     """
     stats = SearchStats(
         nodes=budget.nodes,
         evaluations=evaluations,
         cutoffs=cutoffs,
+        researches=researches,
+        research_nodes=research_nodes,
         depth=0 if best is None else best.depth,
         seconds=budget.elapsed(),
         stopped_by=stopped_by,

@@ -1,4 +1,5 @@
-"""Max^n (Luckhardt & Irani 1986) for n-player games, with Korf's shallow pruning.
+"""Max^n (Luckhardt & Irani 1986) for n-player games, with Korf's shallow pruning and
+Sturtevant's last-branch and speculative pruning.
 
 Every node is valued by a vector with one value per player: a decision node takes the vector
 of the child that maximises its mover's own value, a chance node the probability-weighted mean
@@ -7,26 +8,44 @@ values. Depth counts decision plies (chance nodes do not count, and one at the h
 evaluated), as in `oracles.solve_depth_limited`. The mover is read at every node: the same
 player may move several times in a row.
 
-Ties: among children whose vectors give the mover the same value, the first in
-`legal_actions()` order is kept (a later child replaces it only when strictly better). Ties
-change max^n values, so this rule is the same in every pruning mode and in the oracle.
+Move order and ties: children are searched in `legal_actions()` order, or with
+`ordering="evaluator"` best first for the mover by the evaluator's value of each child (a
+stable sort, at nodes whose children are not leaves). Among children whose vectors give the
+mover the same value, the first searched is kept (a later child replaces it only when strictly
+better). Ties change max^n values, so this rule is the same in every pruning mode; with
+`ordering="none"` it is the oracle's (`oracles.solve_depth_limited`).
 
-Shallow pruning (Korf 1991): it needs a lower bound `lb` on every player's value and an upper
-bound `max_sum` on the sum of all of them (the game's constant sum). At a node of player i
-whose parent, player j != i, already has `best_j` from an earlier child: once this node has a
-child giving i the value `b`, j can get at most `max_sum - b - (n - 2) * lb` here, and when that
-is not more than `best_j` the parent will not choose this node; its other children are skipped.
-No bound is passed through a chance node or between two nodes of the same player. The root
-vector and move are those of the unpruned search; pruned nodes are never chosen.
+Pruning needs a lower bound `lb` on every player's value and an upper bound `max_sum` on the
+sum of all of them: the game's constant sum, and its declared minimum utility, or a tighter
+proven one (`TRUE_MINIMUM`). Evaluator values must respect both (`ValueError` otherwise).
+
+Shallow pruning (Korf 1991): at a node of player i whose parent, player j != i, already has
+`best_j` from an earlier child: once this node has a child giving i the value `b`, j can get at
+most `max_sum - b - (n - 2) * lb` here, and when that is not more than `best_j` the parent will
+not choose this node; its other children are skipped. No bound is passed through a chance node
+or between two nodes of the same player. The root passes its bound to its children, whose
+values are then reported as an upper bound (`children`); the move and root vector are those of
+the unpruned search.
 
 Last-branch pruning (Sturtevant 2003) adds the grandparent: at a node N of player i, with
 parent P (player j) and grandparent G (player k), all three different, G having `best_k` and P
 having `best_j` from earlier children, once N has a child giving i the value `b` with
-`best_k + best_j + b + (n - 3) * lb >= max_sum`, neither P choosing N nor G choosing P can
-follow, provided N is P's last child (no later sibling's choice can depend on N's partial value)
-and P's best vector so far gives k no more than `best_k` (so G does not choose P through an
-earlier child either). N's other children are skipped. Speculative pruning, which prunes before
-the last branch and re-searches when needed, is the next step (issue 11).
+`best_k + best_j + b + (n - 3) * lb >= max_sum`, any vector of N that P would prefer gives k
+less than `best_k`, so G would not take it through P. N's other children are skipped, provided
+N is P's last child (no later sibling's choice depends on N's partial value) and P's best
+vector so far gives k no more than `best_k` (G does not choose P through an earlier child).
+
+Speculative pruning (Sturtevant 2003) prunes N under the same sum condition before P's last
+child, as long as P's best vector so far gives k no more than `best_k` (otherwise a re-search
+would be certain): P sets N aside and goes on. When P has finished, if P's best vector (from
+the children it did not set aside) gives k no more than `best_k`, G keeps an earlier child
+whatever N holds, and P returns that vector, marked as not exact. Otherwise G may take P, so P
+searches the children it set aside again (pruned by P's bound only) and chooses among all its
+children in their order. Re-searches are counted separately (`SearchStats.researches`,
+`SearchStats.research_nodes`). Deep pruning is unsound for max^n and is not implemented.
+
+Games in `UNDO_EXACT_GAMES` are searched with `apply_action` / `undo_action` on a clone of the
+root instead of `child()` (tests check that undo restores the state exactly there).
 """
 
 from __future__ import annotations
@@ -47,7 +66,14 @@ from spiel_bounded.result import Interval, SearchResult
 from spiel_bounded.search.deepening import Iteration, deepen, result_of
 
 ALGORITHM: Final = "maxn"
-PRUNINGS: Final = ("none", "shallow", "last_branch")
+PRUNINGS: Final = ("none", "shallow", "last_branch", "speculative")
+ORDERINGS: Final = ("none", "evaluator")
+UNDO_EXACT_GAMES: Final = frozenset({"chinese_checkers", "maedn"})
+"""Games where `undo_action` restores every observable of the state (checked by the tests)."""
+TRUE_MINIMUM: Final = {"maedn": -1.0}
+"""Per-game lower bounds on a player's return tighter than the declared minimum utility (maedn
+declares -3; its losers get -1), checked against terminal returns by the tests."""
+_CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 N_PLAYER_GAMES: Final = Requirements(players=(2, None), chance=True, zero_sum=False)
 """Turn-based perfect-information games of any number of players, with or without chance."""
 _SUM_TOLERANCE: Final = 1e-9
@@ -58,14 +84,22 @@ class MaxnSettings:
     """Settings of max^n.
 
     Attributes:
-        pruning: "none", "shallow" or "last_branch" (both need a constant-sum game: see the
-            module docstring).
+        pruning: "none", "shallow", "last_branch" or "speculative" (each adds to the one before;
+            all but "none" need a constant-sum game: see the module docstring).
+        ordering: "evaluator" searches the mover's best children first by the evaluator,
+            "none" in legal order (ties go to the first child searched either way).
     """
 
     pruning: str = setting(
-        "shallow",
-        "pruning: none, shallow, or last_branch (shallow plus last-branch; constant-sum games)",
+        "speculative",
+        "pruning: none, shallow, last_branch, or speculative (each adds to the one before; "
+        "constant-sum games)",
         OneOf(PRUNINGS),
+    )
+    ordering: str = setting(
+        "evaluator",
+        "move ordering: evaluator (the mover's best child first) or none (legal order)",
+        OneOf(ORDERINGS),
     )
 
     def __post_init__(self) -> None:
@@ -83,10 +117,11 @@ class PruningBounds:
 def pruning_bounds(info: GameInfo, game: pyspiel.Game) -> PruningBounds:
     """The bounds of a constant-sum game, or `ValueError` when it has none."""
     utility = game.get_type().utility
+    lower = TRUE_MINIMUM.get(game.get_type().short_name, info.min_utility)
     if utility == pyspiel.GameType.Utility.ZERO_SUM:
-        return PruningBounds(info.min_utility, 0.0)
+        return PruningBounds(lower, 0.0)
     if utility == pyspiel.GameType.Utility.CONSTANT_SUM:
-        return PruningBounds(info.min_utility, float(game.utility_sum()))
+        return PruningBounds(lower, float(game.utility_sum()))
     raise ValueError(
         f"{ALGORITHM} pruning needs a bound on the sum of the players' values, and "
         f"{info.description} is not constant-sum; use pruning='none'"
@@ -100,7 +135,8 @@ class _Context(NamedTuple):
         parent: P's player.
         parent_best: P's best value for itself so far (-inf before its first child).
         last: This node is P's last child.
-        grand: G's player (None: no grandparent decision node, or a chance node between).
+        grand: G's player (None: no grandparent decision node, a chance node between, or a
+            re-search, which prunes by the parent only).
         grand_best: G's best value for itself so far.
         parent_best_for_grand: G's player's value in P's best vector so far (-inf if none).
     """
@@ -113,6 +149,14 @@ class _Context(NamedTuple):
     parent_best_for_grand: float
 
 
+# What a node's returned vector is, read by its parent from `_Engine.status` after the call.
+_EXACT: Final = 0  # the node's max^n vector
+_CUT: Final = 1  # not exact, and the parent does not choose this node (nor would it, exact)
+_GRAND: Final = 2  # last-branch pruned: the parent's vector is not exact, and the grandparent
+# does not choose the parent
+_PENDING: Final = 3  # speculatively pruned: the parent sets it aside and may re-search it
+
+
 class _Engine:
     def __init__(
         self,
@@ -120,11 +164,16 @@ class _Engine:
         evaluator: Evaluator,
         bounds: PruningBounds | None,
         budget: Budget,
-        last_branch: bool = False,
+        pruning: str = "none",
+        ordering: bool = False,
+        undo: bool = False,
         attacker: int | None = None,
         target: int | None = None,
     ) -> None:
-        self.last_branch = last_branch
+        self.grand_pruning = pruning in ("last_branch", "speculative")
+        self.speculative = pruning == "speculative"
+        self.ordering = ordering
+        self.undo = undo  # apply_action / undo_action instead of child(): exact for this game
         self.attacker = attacker  # directed offensive: this player minimises `target`'s value
         self.target = target
         self.info = info
@@ -134,11 +183,14 @@ class _Engine:
         self.players = info.num_players
         self.evaluations = 0
         self.cutoffs = 0
+        self.researches = 0  # speculatively pruned nodes searched again
+        self.research_nodes = 0  # nodes visited by those re-searches
+        self.researching = 0  # depth of nested re-searches in progress
         self.horizon = False
+        self.status = _EXACT
 
-    def _evaluate(self, state: pyspiel.State) -> np.ndarray:
+    def _values(self, state: pyspiel.State) -> np.ndarray:
         self.evaluations += 1
-        self.horizon = True
         values = np.asarray(check_values(self.evaluator.evaluate(state), self.evaluator, self.info))
         bounds = self.bounds
         if bounds is not None and values.sum() > bounds.max_sum + _SUM_TOLERANCE:
@@ -148,50 +200,120 @@ class _Engine:
                 f"whose sum exceeds the game's constant sum {bounds.max_sum}; max^n pruning "
                 "needs evaluator values that keep it"
             )
+        if bounds is not None and values.min() < bounds.lower - _SUM_TOLERANCE:
+            name = getattr(self.evaluator, "name", type(self.evaluator).__name__)
+            raise ValueError(
+                f"evaluator {name!r} returned {values.tolist()} on {self.info.description}, "
+                f"below the lower bound {bounds.lower} of every player's value that max^n "
+                "pruning relies on"
+            )
         return values.astype(np.float64)
 
     def value(self, state: pyspiel.State, depth: int, context: _Context | None) -> np.ndarray:
-        """The node's vector; `context` carries the bounds of its parent and grandparent."""
+        """The node's vector; `context` carries the bounds of its parent and grandparent.
+
+        Sets `self.status` to what the vector is (`_EXACT`, `_CUT` or `_PENDING`).
+        """
         self.budget.tick()
+        if self.researching:
+            self.research_nodes += 1
+        self.status = _EXACT
         if state.is_terminal():
             return np.asarray(state.returns(), dtype=np.float64)
         if depth == 0:
-            return self._evaluate(state)
+            self.horizon = True
+            return self._values(state)
         if state.is_chance_node():
             total = np.zeros(self.players)
             for outcome, probability in state.chance_outcomes():
-                total = total + probability * self.value(state.child(outcome), depth, None)
+                total += probability * self._child(state, _CHANCE, outcome, depth, None)
+            self.status = _EXACT  # chance children get no context: they are exact
             return total
         player = state.current_player()
         if player == self.attacker:
             return self._attack(state, depth)
-        limit = self._limit(player, context)  # beyond it, no ancestor will choose this node
-        actions = state.legal_actions()
+        return self._decide(state, player, self._moves(state, player, depth), depth, context)
+
+    def _child(
+        self, state: pyspiel.State, player: int, action: int, depth: int, context: _Context | None
+    ) -> np.ndarray:
+        if not self.undo:
+            return self.value(state.child(action), depth, context)
+        state.apply_action(action)
+        vector = self.value(state, depth, context)
+        state.undo_action(player, action)
+        return vector
+
+    def _decide(
+        self,
+        state: pyspiel.State,
+        player: int,
+        actions: list[int],
+        depth: int,
+        context: _Context | None,
+        first_pass: list[tuple[np.ndarray, int]] | None = None,
+    ) -> np.ndarray:
+        """A decision node: its children in `actions` order, the first strictly best kept.
+
+        `first_pass` (a re-search): the children's vectors and statuses from the first pass;
+        only the `_PENDING` ones are searched again, pruned by this node's bound only.
+        """
+        shallow, grand = self._limits(player, context)
+        pruning = self.bounds is not None
         last = len(actions) - 1
         best: np.ndarray | None = None
-        pruning = self.bounds is not None  # without pruning no node needs a context
+        exact = True  # no child was last-branch pruned
+        record: list[tuple[np.ndarray, int]] | None = [] if self.speculative else None
+        pending = False
         for index, action in enumerate(actions):
-            child_context = None
-            if pruning:
-                child_context = _Context(
-                    parent=player,
-                    parent_best=-math.inf if best is None else float(best[player]),
-                    last=index == last,
-                    grand=None if context is None else context.parent,
-                    grand_best=-math.inf if context is None else context.parent_best,
-                    parent_best_for_grand=(
-                        -math.inf
-                        if best is None or context is None
-                        else float(best[context.parent])
-                    ),
-                )
-            child = self.value(state.child(action), depth - 1, child_context)
+            if first_pass is not None and first_pass[index][1] != _PENDING:
+                child, status = first_pass[index]
+            else:
+                child_context = None
+                if pruning:
+                    child_context = _Context(
+                        parent=player,
+                        parent_best=-math.inf if best is None else float(best[player]),
+                        last=index == last,
+                        grand=None if context is None or first_pass is not None else context.parent,
+                        grand_best=-math.inf if context is None else context.parent_best,
+                        parent_best_for_grand=(
+                            -math.inf
+                            if best is None or context is None
+                            else float(best[context.parent])
+                        ),
+                    )
+                self.researching += first_pass is not None
+                child = self._child(state, player, action, depth - 1, child_context)
+                self.researching -= first_pass is not None
+                status = self.status
+            if record is not None:
+                record.append((child, status))
+            if status == _PENDING:
+                pending = True
+                continue
+            if status == _GRAND:
+                exact = False
             if best is None or child[player] > best[player]:
                 best = child
-                if best[player] >= limit:
+                if best[player] >= shallow:
                     self.cutoffs += 1
-                    break
+                    self.status = _CUT
+                    return best
+                if best[player] >= grand:
+                    self.cutoffs += 1
+                    self.status = _PENDING if self.speculative else _GRAND
+                    return best
         assert best is not None, "a decision node without legal actions"
+        self.status = _EXACT if exact else _CUT
+        if pending:
+            assert context is not None and record is not None
+            if best[context.parent] <= context.parent_best:
+                # The parent keeps an earlier child whatever the pruned children hold.
+                self.status = _CUT
+                return best
+            self.researches += 1
+            return self._decide(state, player, actions, depth, context, first_pass=record)
         return best
 
     def _attack(self, state: pyspiel.State, depth: int) -> np.ndarray:
@@ -199,30 +321,61 @@ class _Engine:
         first in legal order among ties); nothing is pruned (directed offensive allows no
         shallow pruning)."""
         target = self.target
+        player = state.current_player()
         best: np.ndarray | None = None
         for action in state.legal_actions():
-            child = self.value(state.child(action), depth - 1, None)
+            child = self._child(state, player, action, depth - 1, None)
             if best is None or child[target] < best[target]:
                 best = child
         assert best is not None, "a decision node without legal actions"
+        self.status = _EXACT
         return best
 
-    def _limit(self, player: int, context: _Context | None) -> float:
+    def _moves(self, state: pyspiel.State, player: int, depth: int) -> list[int]:
+        """The legal actions, best first for the mover by the evaluator when ordering and the
+        children are interior (depth >= 2); stable, so equal values keep legal order."""
+        actions = state.legal_actions()
+        if not self.ordering or depth < 2 or len(actions) < 2:
+            return actions
+        keys = []
+        for action in actions:
+            if self.undo:
+                state.apply_action(action)
+                keys.append(self._order_value(state, player))
+                state.undo_action(player, action)
+            else:
+                keys.append(self._order_value(state.child(action), player))
+        order = sorted(range(len(actions)), key=lambda index: -keys[index])
+        return [actions[index] for index in order]
+
+    def _order_value(self, state: pyspiel.State, player: int) -> float:
+        if state.is_terminal():
+            return float(state.returns()[player])
+        if state.is_chance_node():
+            return 0.0 if self.bounds is None else self.bounds.max_sum / self.players
+        return float(self._values(state)[player])
+
+    def _limits(self, player: int, context: _Context | None) -> tuple[float, float]:
+        """(shallow, grand): a best value for `player` at or above `shallow` means the parent
+        will not choose this node; at or above `grand`, neither the parent nor the
+        grandparent will, provided (last-branch) this is the parent's last child and the
+        parent's best so far does not tempt the grandparent, or (speculative) checked later
+        by the parent, which re-searches this node when it fails."""
         bounds = self.bounds
         if bounds is None or context is None or context.parent == player:
-            return math.inf
+            return math.inf, math.inf
         n, lower, max_sum = self.players, bounds.lower, bounds.max_sum
-        limit = max_sum - (n - 2) * lower - context.parent_best  # shallow (Korf)
+        shallow = max_sum - (n - 2) * lower - context.parent_best  # Korf
         grand = context.grand
         if (
-            self.last_branch
-            and grand is not None
-            and grand not in (player, context.parent)
-            and context.last
-            and context.parent_best_for_grand <= context.grand_best
+            not self.grand_pruning
+            or grand is None
+            or grand in (player, context.parent)
+            or context.parent_best_for_grand > context.grand_best
+            or not (self.speculative or context.last)
         ):
-            limit = min(limit, max_sum - (n - 3) * lower - context.parent_best - context.grand_best)
-        return limit
+            return shallow, math.inf
+        return shallow, max_sum - (n - 3) * lower - context.parent_best - context.grand_best
 
 
 def maxn(
@@ -239,19 +392,20 @@ def maxn(
         evaluator: Values non-terminal states at the depth horizon, one value per player.
         limits: Depth / nodes / seconds; the last completed depth is returned when a node or
             time limit stops the search.
-        settings: The pruning mode.
+        settings: The pruning mode and move ordering.
 
     Returns:
         A `SearchResult` for the player to move: `values` is the root's max^n vector, `lower` =
-        `upper` the mover's value in it, `children` the mover's value after each root move.
-        `proven` is True only when no leaf was evaluated (the values are the game's).
+        `upper` the mover's value in it, `children` the mover's value after each root move (an
+        interval up to the best value found before it for a pruned move). `proven` is True
+        only when no leaf was evaluated (the values are the game's).
 
     Raises:
         ValueError: An unsupported game, a terminal or chance state, pruning on a game that is
             not constant-sum, or evaluator values out of range or breaking the constant sum.
     """
     settings = settings or MaxnSettings()
-    return _search(state, evaluator, limits or Limits(), settings.pruning, ALGORITHM, target=None)
+    return _search(state, evaluator, limits or Limits(), settings, ALGORITHM, target=None)
 
 
 def leader(values: Sequence[float], exclude: int) -> int:
@@ -291,9 +445,8 @@ def directed_offensive(
         raise ValueError(f"target must be a player 0..{num_players - 1}, got {target!r}")
     if target == player:
         raise ValueError(f"target must be another player than the mover {player}")
-    return _search(
-        state, evaluator, limits or Limits(), "none", "directed_offensive", target=target
-    )
+    settings = MaxnSettings(pruning="none", ordering="none")
+    return _search(state, evaluator, limits or Limits(), settings, "directed_offensive", target)
 
 
 def _checked(evaluator: Evaluator, state: pyspiel.State) -> Sequence[float]:
@@ -305,33 +458,49 @@ def _search(
     state: pyspiel.State,
     evaluator: Evaluator,
     limits: Limits,
-    pruning: str,
+    settings: MaxnSettings,
     algorithm: str,
     target: int | None,
 ) -> SearchResult:
     game = state.get_game()
     info = require_decision_state(state, algorithm, N_PLAYER_GAMES)
-    bounds = pruning_bounds(info, game) if pruning != "none" else None
+    bounds = pruning_bounds(info, game) if settings.pruning != "none" else None
     budget = Budget(limits)
     player = state.current_player()
+    undo = game.get_type().short_name in UNDO_EXACT_GAMES
     engine = _Engine(
         info,
         evaluator,
         bounds,
         budget,
-        last_branch=pruning == "last_branch",
+        pruning=settings.pruning,
+        ordering=settings.ordering == "evaluator",
+        undo=undo,
         attacker=None if target is None else player,
         target=target,
     )
-    moves = state.legal_actions()
+    root = state.clone()  # apply / undo works on it; a stopped search leaves it mid-line
+    lower = info.min_utility if bounds is None else bounds.lower
 
     def search_to(depth: int) -> Iteration:
         engine.horizon = False
         children: dict[int, Interval] = {}
         chosen: tuple[int, np.ndarray] | None = None
-        for move in moves:
-            vector = engine.value(state.child(move), depth - 1, None)
-            children[move] = Interval(float(vector[player]), float(vector[player]))
+        moves = engine._moves(root, player, depth)
+        last = len(moves) - 1
+        for index, move in enumerate(moves):
+            context = None
+            if bounds is not None:
+                best = -math.inf if chosen is None else float(chosen[1][player])
+                context = _Context(player, best, index == last, None, -math.inf, -math.inf)
+            vector = engine._child(root, player, move, depth - 1, context)
+            value = float(vector[player])
+            if engine.status == _EXACT:
+                children[move] = Interval(value, value)
+            else:  # a pruned child: the mover gets no more than its best so far there
+                assert chosen is not None, "the first root move is never pruned"
+                children[move] = Interval(lower, float(chosen[1][player]))
+                continue
             if chosen is None or (
                 vector[target] < chosen[1][target]
                 if target is not None
@@ -343,7 +512,7 @@ def _search(
         return Iteration(
             action,
             float(values[player]),
-            children,
+            {move: children[move] for move in root.legal_actions()},
             depth,
             engine.horizon,
             tuple(float(value) for value in values),
@@ -354,10 +523,12 @@ def _search(
     return result_of(
         best,
         stopped_by,
-        moves=moves,
+        moves=state.legal_actions(),
         info=info,
         budget=budget,
         evaluations=engine.evaluations,
         cutoffs=engine.cutoffs,
         exact=True,
+        researches=engine.researches,
+        research_nodes=engine.research_nodes,
     )
