@@ -71,6 +71,8 @@ __all__ = [
 ]
 
 SHORT_NAME = "bounded_random_tree"
+PLAYOUT_SAMPLES = 3
+"""Playouts averaged by `SyntheticState.playout_returns` (the trees' heuristic)."""
 MAX_PLAYERS = 16
 MAX_CHANCE_OUTCOMES = 1 << 16
 
@@ -129,6 +131,7 @@ _SALT_ROOT = 0x6A09E667F3BCC908
 _SALT_CHANCE_NODE = 0xBB67AE8584CAA73B
 _SALT_PROBABILITY = 0x3C6EF372FE94F82B
 _SALT_VALUE = 0xA54FF53A5F1D36F1
+_SALT_PLAYOUT = 0x510E527FADE682D1
 _PROBABILITY_BITS = 30
 _PROBABILITY_ONE = 1 << _PROBABILITY_BITS
 _INV_2_53 = 1.0 / (1 << 53)
@@ -498,6 +501,26 @@ class SyntheticState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         """Moves to the child reached by `action` (a chance outcome at chance nodes)."""
         self._node = self._node.child(action)
+
+    def playout_returns(self, samples: int = PLAYOUT_SAMPLES) -> list[float]:
+        """The mean returns of `samples` seeded playouts from this node: every move and chance
+        outcome is picked by hashing the node's key with the playout's number, so the estimate
+        is deterministic, and as the mean of real leaves it keeps the tree's value range and
+        constant sum (the heuristic evaluator of these trees)."""
+        node = self._node
+        tree = node.tree
+        total = [0.0] * tree.players
+        for sample in range(samples):
+            walk = node
+            while walk.ply < tree.depth:
+                pick = _mix(walk.key ^ (_SALT_PLAYOUT + sample))
+                if walk.at_chance:
+                    walk = walk.child(pick % tree.chance_outcomes)
+                else:
+                    walk = walk.child(pick % tree.branching)
+            for player, value in enumerate(tree.leaf_returns(walk.key)):
+                total[player] += value
+        return [value / samples for value in total]
 
     def _action_to_string(self, player: int, action: int) -> str:
         """Returns `c<outcome>` for chance outcomes and `p<player>:<action>` for moves."""

@@ -340,7 +340,7 @@ def test_connect_four_fast_score_equals_reference_hypothesis(choices: list[int])
 def test_connect_four_lines_and_corner_piece() -> None:
     evaluator = HeuristicEvaluator(pyspiel.load_game("connect_four"))
     # 6 rows, 7 columns and 6 + 6 diagonals of length >= 4 hold the 69 windows.
-    assert evaluator._score.lines == 6 + 7 + 6 + 6  # type: ignore[attr-defined]
+    assert evaluator.scorer.lines == 6 + 7 + 6 + 6  # type: ignore[attr-defined]
     # One x in the corner: it lies in 3 windows (row, column, diagonal), each worth 1.
     state = play(pyspiel.load_game("connect_four"), [0])
     assert evaluator.score(state) == 3
@@ -481,10 +481,10 @@ def test_heuristic_rejects_games_without_one() -> None:
     game = pyspiel.load_game("kuhn_poker")
     assert not has_heuristic(game)
     message = (
-        r"^no heuristic for kuhn_poker; heuristics exist for: backgammon, breakthrough, "
-        r"chinese_checkers, connect_four, pig, "
+        r"^no heuristic for kuhn_poker; heuristics exist for: backgammon, bounded_random_tree, "
+        r"breakthrough, chinese_checkers, connect_four, maedn, pig, "
     )
-    with pytest.raises(ValueError, match=message + r"tic_tac_toe$"):
+    with pytest.raises(ValueError, match=message + r"tic_tac_toe, yacht$"):
         HeuristicEvaluator(game)
     with pytest.raises(ValueError, match=message):
         make_evaluator("heuristic", game)
@@ -493,11 +493,14 @@ def test_heuristic_rejects_games_without_one() -> None:
 def test_heuristic_games_listed() -> None:
     assert set(HEURISTIC_GAMES) == {
         "backgammon",
+        "bounded_random_tree",
         "breakthrough",
         "chinese_checkers",
         "connect_four",
+        "maedn",
         "pig",
         "tic_tac_toe",
+        "yacht",
     }
     for name in HEURISTIC_GAMES:
         game = pyspiel.load_game(name)

@@ -76,7 +76,7 @@ def pig_text(scores: list[int], total: int, player: int, rolling: bool = False) 
 
 def scorer_of(evaluator: HeuristicEvaluator) -> BackgammonScorer | PigScorer:
     """The scorer object behind a backgammon or pig `HeuristicEvaluator`."""
-    scorer = evaluator._values.__self__  # type: ignore[union-attr]
+    scorer = evaluator.scorer
     assert isinstance(scorer, BackgammonScorer | PigScorer)
     return scorer
 

@@ -45,19 +45,26 @@ from typing import Final
 import pyspiel
 
 from spiel_bounded.evaluators.heuristics_chance import BackgammonScorer, PigScorer
-from spiel_bounded.evaluators.heuristics_nplayer import ChineseCheckersScorer
+from spiel_bounded.evaluators.heuristics_nplayer import (
+    ChineseCheckersScorer,
+    MaednScorer,
+    YachtScorer,
+)
 from spiel_bounded.games import game_description
 
 HEURISTIC_GAMES: Final = (
     "backgammon",
+    "bounded_random_tree",
     "breakthrough",
     "chinese_checkers",
     "connect_four",
+    "maedn",
     "pig",
     "tic_tac_toe",
+    "yacht",
 )
-"""Short names of the games `HeuristicEvaluator` supports (pig and chinese_checkers: any number
-of players)."""
+"""Short names of the games `HeuristicEvaluator` supports (pig, chinese_checkers, maedn, yacht
+and the synthetic trees: any number of players)."""
 CHANCE_HEURISTIC_GAMES: Final = ("backgammon", "pig")
 """The supported games with chance nodes, whose heuristics also value chance nodes."""
 
@@ -82,8 +89,12 @@ _CONFIDENCE: Final = 0.95  # |v| < 0.95 of the half-range: values stay strictly 
 
 
 def has_heuristic(game: pyspiel.Game) -> bool:
-    """True when `HeuristicEvaluator` has a heuristic for `game`."""
-    return bool(game.get_type().short_name in HEURISTIC_GAMES)
+    """True when `HeuristicEvaluator` has a heuristic for `game` (yacht: with its default 5
+    six-sided dice)."""
+    short_name = game.get_type().short_name
+    if short_name == "yacht":
+        return YachtScorer.supports(game)
+    return bool(short_name in HEURISTIC_GAMES)
 
 
 class _LineTable(dict[str, int]):
@@ -285,9 +296,12 @@ class HeuristicEvaluator:
     connect_four, breakthrough, tic_tac_toe: `evaluate(state)` returns
     `(mid + half * v, mid - half * v)` with `v = 0.95 * tanh(score(state) / scale)`, a static
     score (see the module docstring). backgammon and pig: the values come from an estimated
-    winning chance given the side to move (see `heuristics_chance`), and `evaluate` also accepts
-    chance nodes. Either way `value[p]` is player p's estimated utility, strictly inside
-    `(min_utility, max_utility)`.
+    winning chance given the side to move (see `heuristics_chance`). chinese_checkers, maedn and
+    yacht: every player's expected return from estimated winning chances (see
+    `heuristics_nplayer`). The synthetic trees (`bounded_random_tree`): the mean returns of a
+    few seeded playouts (`SyntheticState.playout_returns`). `evaluate` accepts chance nodes in
+    the games that have them. `value[p]` is player p's estimated utility, inside the utility
+    range and keeping a constant-sum game's sum.
 
     Attributes:
         name: "heuristic".
@@ -316,42 +330,65 @@ class HeuristicEvaluator:
         low, high = float(game.min_utility()), float(game.max_utility())
         self._mid = 0.5 * (low + high)
         self._half = 0.5 * (high - low) * _CONFIDENCE
-        self._values: Callable[[str], Sequence[float]] | None = None
-        self._score: Callable[[str], float]
-        if short_name in CHANCE_HEURISTIC_GAMES or short_name == "chinese_checkers":
-            vector_scorer: BackgammonScorer | PigScorer | ChineseCheckersScorer
+        self._values: Callable[[pyspiel.State], Sequence[float]]
+        self._score: Callable[[pyspiel.State], float]
+        self.scorer: object = None
+        """The game's scorer (e.g. `PigScorer`; the line scorer of the board games; None for
+        the synthetic trees)."""
+        if short_name == "maedn":
+            maedn = MaednScorer(game)
+            self.scorer = maedn
+            self._values, self._score = maedn.values, maedn.score
+        elif short_name == "bounded_random_tree":
+            self._values = _playout_returns
+            self._score = lambda state: (_playout_returns(state)[0] - self._mid) / self._half
+        elif short_name in CHANCE_HEURISTIC_GAMES or short_name in ("chinese_checkers", "yacht"):
+            text_scorer: BackgammonScorer | PigScorer | ChineseCheckersScorer | YachtScorer
             if short_name == "backgammon":
-                vector_scorer = BackgammonScorer(game)
+                text_scorer = BackgammonScorer(game)
             elif short_name == "pig":
-                vector_scorer = PigScorer(game)
+                text_scorer = PigScorer(game)
+            elif short_name == "yacht":
+                text_scorer = YachtScorer(game)
             else:
-                vector_scorer = ChineseCheckersScorer(game)
-            self._values = vector_scorer.values
-            self._score = vector_scorer.score
-            self._inverse_scale = 1.0
+                text_scorer = ChineseCheckersScorer(game)
+            self.scorer = text_scorer
+            values, score = text_scorer.values, text_scorer.score
+            self._values = lambda state: values(str(state))
+            self._score = lambda state: score(str(state))
         else:
-            self._score, scale = _scorer(game, short_name)
-            self._inverse_scale = 1.0 / scale
+            text_score, scale = _scorer(game, short_name)
+            self.scorer = text_score
+            inverse_scale = 1.0 / scale
+            self._score = lambda state: text_score(str(state))
+            self._values = lambda state: self._pair(text_score(str(state)) * inverse_scale)
+
+    def _pair(self, scaled: float) -> tuple[float, float]:
+        offset = self._half * math.tanh(scaled)
+        return (self._mid + offset, self._mid - offset)
 
     def score(self, state: pyspiel.State) -> float:
         """The raw heuristic score of `state` from player 0's side (positive: player 0 better).
 
-        An integer for the deterministic games; for backgammon and pig, player 0's value
-        normalised to [-1, 1]: `(value[0] - mid) / (0.95 * half)`.
+        An integer for the two-player board games; for the others, player 0's value
+        normalised to about [-1, 1].
         """
-        return self._score(str(state))
+        return self._score(state)
 
     def evaluate(self, state: pyspiel.State) -> Sequence[float]:
         """Per-player values of `state`: `value[p]` estimates player p's utility.
 
         Args:
-            state: A state of the game the evaluator was built for (backgammon and pig: chance
-                nodes included).
+            state: A state of the game the evaluator was built for (backgammon, pig, maedn,
+                yacht and the synthetic trees: chance nodes included).
 
         Returns:
-            One value per player, strictly inside the utility range.
+            One value per player, inside the utility range (strictly, except on the synthetic
+            trees, whose estimate is a mean of leaves).
         """
-        if self._values is not None:
-            return self._values(str(state))
-        offset = self._half * math.tanh(self._score(str(state)) * self._inverse_scale)
-        return (self._mid + offset, self._mid - offset)
+        return self._values(state)
+
+
+def _playout_returns(state: pyspiel.State) -> Sequence[float]:
+    returns: Sequence[float] = state.playout_returns()
+    return returns
