@@ -46,6 +46,20 @@ THREE_PLAYER_GAMES = (
     "pig(players=3,winscore=20)",
     "bounded_random_tree(branching=3,depth=6,seed=5,players=3)",
 )
+# The n-player games of issue 11 (turn caps and fewer dice keep the suite fast).
+N_PLAYER_GAMES = (
+    "chinese_checkers(players=2,max_moves=40)",
+    "chinese_checkers(players=4,max_moves=60)",
+    "chinese_checkers(players=6,max_moves=60)",
+    "maedn(players=3)",
+    "maedn(players=4)",
+    "pig(players=4,winscore=20)",
+    "yacht(players=3,num_dice=3)",
+    "bounded_random_tree(branching=3,depth=6,seed=5,players=3,chance=0.5)",
+    "bounded_random_tree(branching=3,depth=8,seed=5,players=4)",
+    "bounded_random_tree(branching=3,depth=8,seed=5,players=4,chance=0.5)",
+)
+N_PLAYER_BOTS = ("maxn", "paranoid", "brs_plus", "offensive", "mp_mix")
 GAMES = DETERMINISTIC_GAMES + CHANCE_GAMES + THREE_PLAYER_GAMES
 
 # Small limits keep a whole game to a fraction of a second; node limits keep it reproducible.
@@ -101,6 +115,24 @@ def test_bot_plays_the_game(name: str, game_string: str) -> None:
     assert {(game.seat, game.driver) for game in played} == {
         (seat, driver) for seat in range(game.num_players()) for driver in DRIVERS
     }
+
+
+@pytest.mark.parametrize("game_string", N_PLAYER_GAMES + THREE_PLAYER_GAMES)
+@pytest.mark.parametrize("name", N_PLAYER_BOTS)
+def test_n_player_bot_plays_mcts_and_random(name: str, game_string: str) -> None:
+    """Full games against the MCTS opponent in every seat and against random players in seat 0,
+    under both drivers."""
+    game = pyspiel.load_game(game_string)
+    spec = next(spec for spec in list_bots() if spec.name == name)
+    reasons = spec.reasons_against(game_info(game))
+    if reasons:
+        assert name == "mp_mix" and game.num_players() == 2, reasons
+        pytest.skip(f"{name} cannot play {game_string}: {'; '.join(reasons)}")
+    params = {**SMALL[name], "evaluator": "zero"}  # the heuristics have their own tests
+    if game_string not in THREE_PLAYER_GAMES:  # test_bot_plays_the_game covers those
+        check_bot(name, game, params, **_opponent(game))
+    played = check_bot(name, game, params, opponent="random", seats=(0,))
+    assert {game.driver for game in played} == set(DRIVERS)
 
 
 @pytest.mark.parametrize("game_string", FULL_CHANCE_GAMES)

@@ -210,7 +210,7 @@ def test_bad_input_is_refused() -> None:
     with pytest.raises(ValueError, match="not constant-sum"):
         load_bot("maxn", general, 0)
     with pytest.raises(
-        ValueError, match=r"pruning' of bot 'maxn'.*one of none, shallow, last_branch"
+        ValueError, match=r"pruning' of bot 'maxn'.*one of none, shallow, last_branch, specul"
     ):
         load_bot("maxn", "chinese_checkers(players=3)", 0, pruning="deep")
     with pytest.raises(ValueError, match="quoridor with more than 2 players is broken"):
@@ -225,6 +225,27 @@ def test_bad_input_is_refused() -> None:
     game = pyspiel.load_game("chinese_checkers(players=3)")
     with pytest.raises(ValueError, match=r"exceeds the game's constant sum 0\.0"):
         maxn(game.new_initial_state(), evaluator=Breaking(), limits=Limits(depth=2))
+
+    class BelowMinimum:
+        name = "below"
+
+        def evaluate(self, state: pyspiel.State) -> Sequence[float]:
+            return [-2.0, 1.0, 1.0]  # inside maedn's declared [-3, 3], below its true -1
+
+    maedn = _first_decision(pyspiel.load_game("maedn(players=3)"))
+    with pytest.raises(ValueError, match=r"below the lower bound -1\.0 of every player"):
+        maxn(maedn, evaluator=BelowMinimum(), limits=Limits(depth=2))
+    plain = maxn(
+        maedn,
+        evaluator=BelowMinimum(),
+        limits=Limits(depth=2),
+        settings=MaxnSettings(pruning="none"),
+    )
+    assert plain.stats.evaluations > 0  # without pruning no bound is needed
+    with pytest.raises(ValueError, match=r"ordering' of bot 'maxn'.*one of none, evaluator"):
+        load_bot("maxn", "chinese_checkers(players=3)", 0, ordering="best")
+    with pytest.raises(ValueError, match=r"3 players \(supported: 2\)"):
+        load_bot("bounded_ab", "chinese_checkers(players=3)", 0)
 
 
 @pytest.mark.parametrize(
