@@ -108,7 +108,7 @@ class MaxnSettings:
 
 @dataclass(frozen=True)
 class PruningBounds:
-    """What shallow pruning needs: every player's value >= `lower`, their sum <= `max_sum`."""
+    """What pruning needs: every player's value >= `lower`, their sum <= `max_sum`."""
 
     lower: float
     max_sum: float
@@ -226,17 +226,19 @@ class _Engine:
         if state.is_chance_node():
             total = np.zeros(self.players)
             for outcome, probability in state.chance_outcomes():
-                total += probability * self._child(state, _CHANCE, outcome, depth, None)
+                total += probability * self.child_value(state, _CHANCE, outcome, depth, None)
             self.status = _EXACT  # chance children get no context: they are exact
             return total
         player = state.current_player()
         if player == self.attacker:
             return self._attack(state, depth)
-        return self._decide(state, player, self._moves(state, player, depth), depth, context)
+        return self._decide(state, player, self.ordered_moves(state, player, depth), depth, context)
 
-    def _child(
+    def child_value(
         self, state: pyspiel.State, player: int, action: int, depth: int, context: _Context | None
     ) -> np.ndarray:
+        """The vector of the child `action` leads to (`player` moved: the chance player's id at
+        a chance node), by `child()` or by applying and undoing the action on `state`."""
         if not self.undo:
             return self.value(state.child(action), depth, context)
         state.apply_action(action)
@@ -284,7 +286,7 @@ class _Engine:
                         ),
                     )
                 self.researching += first_pass is not None
-                child = self._child(state, player, action, depth - 1, child_context)
+                child = self.child_value(state, player, action, depth - 1, child_context)
                 self.researching -= first_pass is not None
                 status = self.status
             if record is not None:
@@ -324,14 +326,14 @@ class _Engine:
         player = state.current_player()
         best: np.ndarray | None = None
         for action in state.legal_actions():
-            child = self._child(state, player, action, depth - 1, None)
+            child = self.child_value(state, player, action, depth - 1, None)
             if best is None or child[target] < best[target]:
                 best = child
         assert best is not None, "a decision node without legal actions"
         self.status = _EXACT
         return best
 
-    def _moves(self, state: pyspiel.State, player: int, depth: int) -> list[int]:
+    def ordered_moves(self, state: pyspiel.State, player: int, depth: int) -> list[int]:
         """The legal actions, best first for the mover by the evaluator when ordering and the
         children are interior (depth >= 2); stable, so equal values keep legal order."""
         actions = state.legal_actions()
@@ -486,14 +488,14 @@ def _search(
         engine.horizon = False
         children: dict[int, Interval] = {}
         chosen: tuple[int, np.ndarray] | None = None
-        moves = engine._moves(root, player, depth)
+        moves = engine.ordered_moves(root, player, depth)
         last = len(moves) - 1
         for index, move in enumerate(moves):
             context = None
             if bounds is not None:
                 best = -math.inf if chosen is None else float(chosen[1][player])
                 context = _Context(player, best, index == last, None, -math.inf, -math.inf)
-            vector = engine._child(root, player, move, depth - 1, context)
+            vector = engine.child_value(root, player, move, depth - 1, context)
             value = float(vector[player])
             if engine.status == _EXACT:
                 children[move] = Interval(value, value)
