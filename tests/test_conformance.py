@@ -77,6 +77,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "offensive": {"nodes": 200, "evaluator": "zero"},
     "brs_plus": {"nodes": 200, "evaluator": "zero"},
     "mp_mix": {"nodes": 200, "evaluator": "zero"},
+    "rivest": {"nodes": 200},
 }
 # Why a bot may decline a game of the list (any other refusal fails the test).
 DOCUMENTED_REFUSALS = {
@@ -86,6 +87,7 @@ DOCUMENTED_REFUSALS = {
     "bounded_star2": ("players",),
     "babmcts": ("players",),
     "mp_mix": ("players",),
+    "rivest": ("chance nodes", "players"),
     "mcts": ("implemented in Python",),
 }
 

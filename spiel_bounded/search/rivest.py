@@ -1,0 +1,346 @@
+"""Best-first search by min/max approximation (R. L. Rivest, "Game Tree Searching by Min/Max
+Approximation", Artificial Intelligence 34, 1987) for two-player zero-sum deterministic games.
+
+The search grows an explicit partial tree from the root. Values are the root player's, mapped
+to be strictly positive as the generalized mean needs: a utility `u` in `[lo, hi]` becomes
+`v = 1 + (TOP - 1) (u - lo) / (hi - lo)`, so a loss is 1, a win `TOP` = 1023 (Rivest's static
+values lay in [1, 1023]) and any value is at least 1. A tip (a leaf of the partial tree) is
+valued by the evaluator, a terminal by its returns.
+
+The generalized p-mean of n values is `M_p(a) = ((1/n) sum a_i^p)^(1/p)`: it tends to max as
+p -> +inf and to min as p -> -inf. A node where the root player moves (a max node) uses `q = p`,
+the opponent's nodes (min nodes) `q = -p`.
+
+Weights and penalties: the weight of the edge from a parent f to its child c is
+
+- `generalized` mode: `-ln dM_q(f)/dv(c) = ln n - (q - 1) (ln v(c) - ln v(f))`, with
+  `v(f) = M_q` of f's children's values, n the number of f's children: minus the log of how
+  strongly the parent's value depends on this child;
+- `reverse` mode (Rivest's implementation): `REVERSE_BASE + |ln v(f) - ln v(c)|`, with interior
+  values the true min / max of their children (the means only shape the weights; `p` has no
+  effect).
+
+A node's penalty `pi` is 0 at an expandable tip, and `min over children (w(c) + pi(c))` above;
+the tip with the least sum of weights on its path from the root (the root's `pi`) is expanded
+next, all its children at once, and the values, weights and penalties are updated on that tip's
+path only (each ancestor recomputes its value, its children's weights and its penalty:
+O(depth x branching) per expansion, never the whole tree). `recompute` does the whole-tree
+computation the tests compare with.
+
+Solved subtrees: a terminal is solved with its exact value; a node is solved when all its
+children are, or when a child is solved with the best value its mover can get (a win for the
+max player, a loss for the min player); a solved node takes its exact minimax value in both
+modes and gets an infinite penalty, so it is never expanded again. A tip at the depth limit
+gets an infinite penalty too, unsolved.
+
+The move is the root child with the best backed-up value for the root player (the first in
+`legal_actions()` order among equals). Budgets: `nodes` counts children generated (Rivest's
+calls to the move routine), `seconds`, and `depth` (plies below the root).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Final
+
+import pyspiel
+
+from spiel_bounded.evaluators.base import Evaluator, check_values
+from spiel_bounded.games import TWO_PLAYER_ZERO_SUM, GameInfo, require_decision_state
+from spiel_bounded.limits import Budget, Limits, SearchStopped
+from spiel_bounded.params import Number, OneOf, check_fields, setting
+from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+
+ALGORITHM: Final = "rivest"
+MODES: Final = ("reverse", "generalized")
+TOP: Final = 1023.0
+"""The mapped value of a win for the root player (a loss is 1)."""
+REVERSE_BASE: Final = 0.05
+"""reverse mode: the constant part of every edge weight (Rivest's implementation)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RivestSettings:
+    """Settings of min/max approximation.
+
+    Attributes:
+        mode: "reverse" (minimax values, Rivest's edge penalty) or "generalized" (p-mean
+            values and derivative weights).
+        p: The generalized mean's exponent (generalized mode).
+    """
+
+    mode: str = setting(
+        "reverse",
+        "reverse (minimax values, Rivest's edge penalty) or generalized (p-mean values)",
+        OneOf(MODES),
+    )
+    p: float = setting(
+        10.0,
+        "exponent of the generalized mean (generalized mode)",
+        Number(minimum=1.0, strict=True),
+    )
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+class Node:
+    """A node of the partial tree.
+
+    Attributes:
+        state: The position (dropped once expanded).
+        maximizing: The root player moves here (False: the opponent, or a terminal).
+        depth: Plies below the root.
+        value: Backed-up value in [1, TOP] (the root player's).
+        solved: `value` is the exact minimax value; the node is never expanded.
+        penalty: Least sum of weights from here to an expandable tip (inf: none).
+        weight: Weight of the edge from the parent (0 at the root).
+        actions: The moves to the children (empty until expanded).
+        children: The children, in `legal_actions()` order.
+    """
+
+    __slots__ = (
+        "actions",
+        "children",
+        "depth",
+        "maximizing",
+        "penalty",
+        "solved",
+        "state",
+        "value",
+        "weight",
+    )
+
+    def __init__(self, state: pyspiel.State | None, maximizing: bool, depth: int) -> None:
+        self.state = state
+        self.maximizing = maximizing
+        self.depth = depth
+        self.value = 0.0
+        self.solved = False
+        self.penalty = 0.0
+        self.weight = 0.0
+        self.actions: list[int] = []
+        self.children: list[Node] = []
+
+
+def generalized_mean(values: list[float], q: float) -> float:
+    """`M_q(values) = ((1/n) sum v^q)^(1/q)` for positive values, computed in log space."""
+    logs = [q * math.log(value) for value in values]
+    top = max(logs)
+    total = sum(math.exp(log - top) for log in logs)
+    return math.exp((top + math.log(total / len(values))) / q)
+
+
+class MinMaxTree:
+    """The partial tree and its update rules (one search from one root)."""
+
+    def __init__(
+        self,
+        state: pyspiel.State,
+        evaluator: Evaluator,
+        info: GameInfo,
+        settings: RivestSettings,
+        max_depth: int | None = None,
+    ) -> None:
+        self.info = info
+        self.evaluator = evaluator
+        self.player = state.current_player()
+        self.generalized = settings.mode == "generalized"
+        self.p = settings.p
+        self.max_depth = max_depth
+        self.evaluations = 0
+        self.tree_depth = 0
+        self._low = info.min_utility
+        self._scale = (TOP - 1.0) / (info.max_utility - info.min_utility)
+        self.root = self._leaf(state.clone(), 0)
+
+    # -- values ----------------------------------------------------------------------------
+
+    def mapped(self, utility: float) -> float:
+        """A utility of the root player mapped into [1, TOP]."""
+        return 1.0 + (utility - self._low) * self._scale
+
+    def utility(self, value: float) -> float:
+        """The inverse of `mapped`."""
+        return self._low + (value - 1.0) / self._scale
+
+    def _leaf(self, state: pyspiel.State, depth: int) -> Node:
+        node = Node(state, state.current_player() == self.player, depth)
+        if state.is_terminal():
+            node.value = self.mapped(state.returns()[self.player])
+            node.solved = True
+            node.penalty = math.inf
+            node.state = None
+            return node
+        self.evaluations += 1
+        values = check_values(self.evaluator.evaluate(state), self.evaluator, self.info)
+        node.value = self.mapped(values[self.player])
+        if self.max_depth is not None and depth >= self.max_depth:
+            node.penalty = math.inf  # at the depth limit: never expanded
+        return node
+
+    def weight(self, parent: Node, child: Node) -> float:
+        """The weight of the edge parent -> child (see the module docstring)."""
+        if not self.generalized:
+            return REVERSE_BASE + abs(math.log(parent.value) - math.log(child.value))
+        q = self.p if parent.maximizing else -self.p
+        count = len(parent.children)
+        return math.log(count) - (q - 1.0) * (math.log(child.value) - math.log(parent.value))
+
+    def back_up(self, node: Node) -> None:
+        """Recomputes an expanded node's value, solved flag, children's weights and penalty
+        from its children."""
+        children = node.children
+        values = [child.value for child in children]
+        best = max(values) if node.maximizing else min(values)
+        decisive = TOP if node.maximizing else 1.0
+        node.solved = all(child.solved for child in children) or any(
+            child.solved and child.value == decisive for child in children
+        )
+        if node.solved:
+            exact = [child.value for child in children if child.solved]
+            node.value = max(exact) if node.maximizing else min(exact)
+        elif self.generalized:
+            node.value = generalized_mean(values, self.p if node.maximizing else -self.p)
+        else:
+            node.value = best
+        penalty = math.inf
+        for child in children:
+            child.weight = self.weight(node, child)
+            penalty = min(penalty, child.weight + child.penalty)
+        node.penalty = math.inf if node.solved else penalty
+
+    # -- search ----------------------------------------------------------------------------
+
+    def select(self) -> list[Node]:
+        """The path from the root to the tip of least penalty (root first)."""
+        path = [self.root]
+        node = self.root
+        while node.children:
+            node = min(node.children, key=lambda child: child.weight + child.penalty)
+            path.append(node)
+        return path
+
+    def expand(self, tip: Node, budget: Budget) -> None:
+        """Generates all the tip's children (one budget tick each) and values them; a budget
+        that runs out leaves the tip as it was."""
+        state = tip.state
+        assert state is not None, "an expanded or terminal node"
+        actions = state.legal_actions()
+        children = []
+        for action in actions:
+            budget.tick()
+            children.append(self._leaf(state.child(action), tip.depth + 1))
+        tip.actions, tip.children, tip.state = actions, children, None
+        self.tree_depth = max(self.tree_depth, tip.depth + 1)
+
+    def step(self, budget: Budget) -> bool:
+        """Expands the best tip and updates its path; False when nothing is left to expand."""
+        if self.root.penalty == math.inf:
+            return False
+        path = self.select()
+        self.expand(path[-1], budget)
+        for node in reversed(path):
+            self.back_up(node)
+        return True
+
+    def best_child(self) -> int:
+        """Index of the root child with the best value for the root player (first among
+        equals)."""
+        values = [child.value for child in self.root.children]
+        return values.index(max(values))
+
+
+def recompute(tree: MinMaxTree, node: Node | None = None) -> None:
+    """Recomputes every value, weight and penalty below `node` (the root by default) from the
+    tips up: the reference the incremental updates must match."""
+    node = node or tree.root
+    if not node.children:
+        return
+    for child in node.children:
+        recompute(tree, child)
+    tree.back_up(node)
+
+
+def rivest(
+    state: pyspiel.State,
+    *,
+    evaluator: Evaluator,
+    limits: Limits | None = None,
+    settings: RivestSettings | None = None,
+) -> SearchResult:
+    """Min/max approximation from `state` under `limits`.
+
+    Args:
+        state: A non-terminal state of a two-player zero-sum deterministic game.
+        evaluator: Values the tips (the mover's component is used).
+        limits: `nodes` (children generated), `seconds`, `depth` (plies below the root);
+            with none, the search runs until the root is solved.
+        settings: Mode and exponent.
+
+    Returns:
+        A `SearchResult` for the player to move: the move with the best backed-up value,
+        `lower` = `upper` its value as a utility (an estimate unless `proven`: the root
+        solved), `children` every root move's backed-up value, `stats.nodes` the children
+        generated, `stats.depth` the tree's depth.
+
+    Raises:
+        ValueError: An unsupported game, a terminal or chance state, or evaluator values out
+            of range.
+    """
+    info = require_decision_state(state, ALGORITHM, TWO_PLAYER_ZERO_SUM)
+    limits = limits or Limits()
+    budget = Budget(limits)
+    tree = MinMaxTree(state, evaluator, info, settings or RivestSettings(), limits.depth)
+    stopped_by: StopReason = "depth"
+    try:
+        while tree.step(budget):
+            pass
+        stopped_by = "solved" if tree.root.solved else "depth"
+    except SearchStopped as stop:
+        stopped_by = stop.reason
+    root = tree.root
+    stats = SearchStats(
+        nodes=budget.nodes,
+        evaluations=tree.evaluations,
+        depth=tree.tree_depth,
+        seconds=budget.elapsed(),
+        stopped_by=stopped_by,
+    )
+    if not root.children:  # the budget ran out before the root was expanded
+        action = state.legal_actions()[0]
+        return SearchResult(
+            action=action,
+            lower=info.min_utility,
+            upper=info.max_utility,
+            pv=(action,),
+            stats=stats,
+            proven=False,
+        )
+    index = tree.best_child()
+    value = tree.utility(root.children[index].value)
+    children = {}
+    for action, child in zip(root.actions, root.children, strict=True):
+        child_value = tree.utility(child.value)
+        children[action] = Interval(child_value, child_value)
+    return SearchResult(
+        action=root.actions[index],
+        lower=value,
+        upper=value,
+        children=children,
+        pv=_principal_variation(root, index),
+        stats=stats,
+        proven=root.solved,
+    )
+
+
+def _principal_variation(root: Node, index: int) -> tuple[int, ...]:
+    moves = [root.actions[index]]
+    node = root.children[index]
+    while node.children:
+        values = [child.value for child in node.children]
+        best = values.index(max(values) if node.maximizing else min(values))
+        moves.append(node.actions[best])
+        node = node.children[best]
+    return tuple(moves)
