@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from spiel_bounded.arena import ConfigError, load_config, parse_config
+from spiel_bounded.arena import ConfigError, load_config, make_schedule, parse_config
 
 TREE = "bounded_random_tree(branching=2,depth=3,seed=1)"
 
@@ -185,7 +185,7 @@ def test_unsupported_bot_is_refused_unless_skipping_is_asked_for() -> None:
             'games = ["tic_tac_toe"]\ngames_per_pairing = 2\npairing = "swiss"',
             None,
             "",
-            r"\[tournament\] pairing: must be one of all, focus, baseline; got 'swiss'",
+            r"\[tournament\] pairing: must be one of all, focus, baseline, tables; got 'swiss'",
         ),
         (
             'games = ["tic_tac_toe"]\ngames_per_pairing = 2\npairing = "focus"',
@@ -328,3 +328,37 @@ def test_a_bot_that_cannot_be_built_for_a_game_is_refused_naming_label_game_and_
     )
     settings = parse_config(config_text(tournament=tournament, bots=fixed)).tournament
     assert settings.params_for(settings.bots[0], "hex(board_size=5)", {})["evaluator"] == "zero"
+
+
+def test_pairing_tables_plays_exactly_the_listed_tables() -> None:
+    bots = BOTS + '[[bots]]\nlabel = "rand2"\nbot = "random"\n'
+    tournament = (
+        'games = ["tic_tac_toe"]\ngames_per_pairing = 2\npairing = "tables"\n'
+        'tables = [["ab", "rand"], ["rand2", "ab"]]'
+    )
+    settings = parse_config(config_text(tournament=tournament, bots=bots)).tournament
+    assert settings.tables == (("ab", "rand"), ("rand2", "ab"))
+    assert {frozenset(match.labels) for match in make_schedule(settings)} == {
+        frozenset({"ab", "rand"}),
+        frozenset({"rand2", "ab"}),
+    }
+    assert settings.canonical()["tables"] == [["ab", "rand"], ["rand2", "ab"]]
+    plain = parse_config(config_text()).tournament
+    assert "tables" not in plain.canonical()  # older runs keep their fingerprint
+
+
+@pytest.mark.parametrize(
+    ("tables", "message"),
+    [
+        ("", 'tables: must list at least one table for pairing "tables"'),
+        ('tables = [["ab", "nobody"]]', "unknown bot\\(s\\) 'nobody' in \\['ab', 'nobody'\\]"),
+        ('tables = [["ab", "ab"]]', "names a bot twice"),
+        ('tables = [["ab", "rand", "ab2"]]', "unknown bot"),
+        ('tables = [["ab"]]', "has 1 bot\\(s\\) but 'tic_tac_toe' has 2 players"),
+        ('tables = ["ab", "rand"]', "must be a list of lists of bot labels"),
+    ],
+)
+def test_pairing_tables_refuses_bad_tables(tables: str, message: str) -> None:
+    tournament = f'games = ["tic_tac_toe"]\ngames_per_pairing = 2\npairing = "tables"\n{tables}'
+    with pytest.raises(ConfigError, match=message):
+        parse_config(config_text(tournament=tournament))

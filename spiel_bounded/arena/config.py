@@ -5,9 +5,10 @@ A config has four parts::
     [tournament]            # what is played; a change here makes a different tournament
     games = ["tic_tac_toe", "connect_four"]
     games_per_pairing = 20  # per table of bots and game; a multiple of the seat assignments
-    pairing = "all"         # all | focus | baseline
+    pairing = "all"         # all | focus | baseline | tables
     focus = ["ab"]          # pairing = "focus": only tables with at least one of these bots
     baseline = "random"     # pairing = "baseline": each bot against copies of this one
+    tables = [["ab", "mcts"]]  # pairing = "tables": exactly these tables
     seating = "rotate"      # rotate (n cyclic seatings) | permute (every seat order)
     seconds_per_move = 0.1  # given to every bot with a `seconds` parameter that sets none
     opening_moves = 0       # uniformly random plies played by the arena before the bots move
@@ -91,6 +92,7 @@ _SECTIONS: Final = {
         "pairing",
         "focus",
         "baseline",
+        "tables",
         "seating",
         "seconds_per_move",
         "opening_moves",
@@ -316,6 +318,11 @@ def _tournament(
         )
     if pairing == "baseline" and baseline is None:
         raise reader.fail("tournament", "baseline", 'must name a bot for pairing "baseline"')
+    listed = _listed_tables(reader, labels)
+    if pairing == "tables" and not listed:
+        raise reader.fail(
+            "tournament", "tables", 'must list at least one table for pairing "tables"'
+        )
     seating = reader.checked("tournament", "seating", "rotate", OneOf(SEATINGS))
     skip = reader.checked("tournament", "skip_unsupported", False, FLAG)
 
@@ -326,6 +333,7 @@ def _tournament(
         pairing=pairing,
         focus=focus,
         baseline=baseline,
+        tables=listed,
         seating=seating,
         seconds_per_move=reader.checked("tournament", "seconds_per_move", None, OPTIONAL_POSITIVE),
         opening_moves=reader.checked("tournament", "opening_moves", 0, NON_NEGATIVE_INT),
@@ -482,10 +490,44 @@ def _toml_key(name: str) -> str:
     return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
 
 
+def _listed_tables(reader: _Reader, labels: list[str]) -> tuple[tuple[str, ...], ...]:
+    value = reader.get("tournament", "tables")
+    if value is None:
+        return ()
+    example = 'e.g. tables = [["ab", "mcts"], ["ab", "random"]]'
+    if not isinstance(value, list) or not all(
+        isinstance(table, list) and all(isinstance(label, str) for label in table)
+        for table in value
+    ):
+        raise reader.fail(
+            "tournament", "tables", f"must be a list of lists of bot labels, {example}"
+        )
+    for table in value:
+        unknown = [label for label in table if label not in labels]
+        if unknown:
+            raise reader.fail(
+                "tournament",
+                "tables",
+                f"unknown bot(s) {', '.join(map(repr, unknown))} in {table}; accepted: "
+                f"{', '.join(labels)}",
+            )
+        if len(set(table)) != len(table):
+            raise reader.fail("tournament", "tables", f"{table} names a bot twice")
+    return tuple(tuple(table) for table in value)
+
+
 def _check_tables(
     reader: _Reader, settings: TournamentSettings, name: str, num_players: int
 ) -> None:
     lineup = [entry.label for entry in settings.lineup(name)]
+    if settings.pairing == "tables":
+        for table in settings.tables:
+            if len(table) != num_players:
+                raise reader.fail(
+                    "tournament",
+                    "tables",
+                    f"{list(table)} has {len(table)} bot(s) but {name!r} has {num_players} players",
+                )
     if settings.pairing == "baseline":
         if settings.baseline not in lineup:
             raise reader.fail(

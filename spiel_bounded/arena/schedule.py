@@ -96,6 +96,8 @@ def tables(settings: TournamentSettings, game: str, num_players: int) -> list[tu
         baseline = settings.baseline
         assert baseline is not None
         return [(label, *([baseline] * (num_players - 1))) for label in lineup if label != baseline]
+    if settings.pairing == "tables":
+        return [table for table in settings.tables if set(table) <= set(lineup)]
     every = list(combinations(lineup, num_players))
     if settings.pairing == "focus":
         focus = set(settings.focus)

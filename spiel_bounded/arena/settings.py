@@ -16,7 +16,7 @@ import pyspiel
 
 from spiel_bounded import registry
 
-PAIRINGS: Final = ("all", "focus", "baseline")
+PAIRINGS: Final = ("all", "focus", "baseline", "tables")
 SEATINGS: Final = ("rotate", "permute")
 EXECUTORS: Final = ("process", "dask", "inline")
 
@@ -63,9 +63,12 @@ class TournamentSettings:
             so that every bot takes every seat equally often.
         pairing: "all": every combination of n distinct bots (n = the game's players);
             "focus": those combinations containing at least one `focus` bot; "baseline": every
-            other bot in one seat against copies of `baseline` in the rest.
+            other bot in one seat against copies of `baseline` in the rest; "tables": exactly
+            the `tables` listed.
         focus: Labels of the focus bots (pairing "focus").
         baseline: Label of the baseline bot (pairing "baseline").
+        tables: The tables of bot labels played (pairing "tables"), one per condition of an
+            experiment (e.g. two bots at equal budgets, at several budgets).
         seating: "rotate": the n cyclic rotations of a table; "permute": every distinct order.
         seconds_per_move: Given as `seconds` to every bot that has a `seconds` parameter and does
             not set one; None gives nothing.
@@ -82,6 +85,7 @@ class TournamentSettings:
     pairing: str = "all"
     focus: tuple[str, ...] = ()
     baseline: str | None = None
+    tables: tuple[tuple[str, ...], ...] = ()
     seating: str = "rotate"
     seconds_per_move: float | None = None
     opening_moves: int = 0
@@ -109,8 +113,9 @@ class TournamentSettings:
         return params
 
     def canonical(self) -> dict[str, Any]:
-        """The settings as plain JSON data (what the fingerprint hashes)."""
-        return {
+        """The settings as plain JSON data (what the fingerprint hashes; `tables` only when
+        set, so that runs from before it existed keep their fingerprint)."""
+        data = {
             "games": list(self.games),
             "bots": [
                 {
@@ -134,6 +139,9 @@ class TournamentSettings:
             "seed": self.seed,
             "skip_unsupported": self.skip_unsupported,
         }
+        if self.tables:
+            data["tables"] = [list(table) for table in self.tables]
+        return data
 
     def fingerprint(self) -> str:
         """A hash of `canonical()`: equal fingerprints schedule identical games."""
