@@ -163,5 +163,14 @@ def run(repeats: int) -> list[str]:
         for depth in range(1, _CC_DEPTH.value + 1):
             totals = _totals(positions, depth, repeats, evaluator)
             lines += _rows(f"{game_string} | {depth}", totals)
-    lines.append("")
+    lines += ["", *_NOTE, ""]
     return lines
+
+
+_NOTE = (
+    "With 4 players the cuts need each player's bound of -1 on the values of three others: "
+    "the sum condition `best_k + best_j + b + (n - 3) lb >= max_sum` becomes "
+    "`best_k + best_j + b >= 1`, which the chinese_checkers heuristic's values (near 0, "
+    "summing to 0) never meet, so no mode prunes there. A chain of three ancestors (the "
+    "lemma with n - 1 players) would be needed; it is not implemented.",
+)
