@@ -71,14 +71,7 @@ def test_maedn_values_follow_progress(game_string: str) -> None:
 
 def test_maedn_finished_player_has_progress_one() -> None:
     game = pyspiel.load_game("maedn(players=3)")
-    rng = np.random.default_rng(0)
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
+    state = _play_out(game, np.random.default_rng(0))
     winner = int(np.argmax(state.returns()))
     assert MaednScorer(game).progress(state)[winner] == pytest.approx(1.0)
 

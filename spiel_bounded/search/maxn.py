@@ -193,20 +193,19 @@ class _Engine:
         self.evaluations += 1
         values = np.asarray(check_values(self.evaluator.evaluate(state), self.evaluator, self.info))
         bounds = self.bounds
-        if bounds is not None and values.sum() > bounds.max_sum + _SUM_TOLERANCE:
-            name = getattr(self.evaluator, "name", type(self.evaluator).__name__)
-            raise ValueError(
-                f"evaluator {name!r} returned {values.tolist()} on {self.info.description}, "
-                f"whose sum exceeds the game's constant sum {bounds.max_sum}; max^n pruning "
-                "needs evaluator values that keep it"
-            )
-        if bounds is not None and values.min() < bounds.lower - _SUM_TOLERANCE:
-            name = getattr(self.evaluator, "name", type(self.evaluator).__name__)
-            raise ValueError(
-                f"evaluator {name!r} returned {values.tolist()} on {self.info.description}, "
-                f"below the lower bound {bounds.lower} of every player's value that max^n "
-                "pruning relies on"
-            )
+        if bounds is not None:
+            broken = None
+            if values.sum() > bounds.max_sum + _SUM_TOLERANCE:
+                broken = f"whose sum exceeds the game's constant sum {bounds.max_sum}"
+            elif values.min() < bounds.lower - _SUM_TOLERANCE:
+                broken = f"below the lower bound {bounds.lower} of every player's value"
+            if broken is not None:
+                name = getattr(self.evaluator, "name", type(self.evaluator).__name__)
+                raise ValueError(
+                    f"evaluator {name!r} returned {values.tolist()} on "
+                    f"{self.info.description}, {broken}; max^n pruning needs evaluator values "
+                    "that keep both bounds"
+                )
         return values.astype(np.float64)
 
     def value(self, state: pyspiel.State, depth: int, context: _Context | None) -> np.ndarray:
@@ -285,9 +284,7 @@ class _Engine:
                             else float(best[context.parent])
                         ),
                     )
-                self.researching += first_pass is not None
                 child = self.child_value(state, player, action, depth - 1, child_context)
-                self.researching -= first_pass is not None
                 status = self.status
             if record is not None:
                 record.append((child, status))
@@ -315,7 +312,9 @@ class _Engine:
                 self.status = _CUT
                 return best
             self.researches += 1
-            return self._decide(state, player, actions, depth, context, first_pass=record)
+            self.researching += 1
+            best = self._decide(state, player, actions, depth, context, first_pass=record)
+            self.researching -= 1
         return best
 
     def _attack(self, state: pyspiel.State, depth: int) -> np.ndarray:

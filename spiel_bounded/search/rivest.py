@@ -193,7 +193,6 @@ class MinMaxTree:
         from its children."""
         children = node.children
         values = [child.value for child in children]
-        best = max(values) if node.maximizing else min(values)
         decisive = TOP if node.maximizing else 1.0
         node.solved = all(child.solved for child in children) or any(
             child.solved and child.value == decisive for child in children
@@ -204,7 +203,7 @@ class MinMaxTree:
         elif self.generalized:
             node.value = generalized_mean(values, self.p if node.maximizing else -self.p)
         else:
-            node.value = best
+            node.value = max(values) if node.maximizing else min(values)
         penalty = math.inf
         for child in children:
             child.weight = self.weight(node, child)
