@@ -24,7 +24,7 @@ import pyspiel
 
 from spiel_bounded.bots.base import POLICIES, SearchBot, choose_action
 from spiel_bounded.bots.spec import EVALUATOR_PARAMS, SEED_PARAM, BotSpec
-from spiel_bounded.evaluators import EVALUATOR_NAMES, Evaluator, make_evaluator
+from spiel_bounded.evaluators import EVALUATOR_NAMES, NET_PREFIX, Evaluator, make_evaluator
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo
 from spiel_bounded.limits import DEFAULT_SECONDS, Limits
 from spiel_bounded.params import (
@@ -278,7 +278,8 @@ SPECS: Final = (
                 "auto",
                 "leaf evaluator: auto (rollout), "
                 + ", ".join(EVALUATOR_NAMES)
-                + ", or an Evaluator",
+                + f", {NET_PREFIX}PATH (a value network's leaf value instead of a rollout), "
+                "or an Evaluator",
                 EVALUATOR_PARAMS["evaluator"].check,
             ),
             **declared(BABMCTSBotSettings),

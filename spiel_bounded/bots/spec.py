@@ -14,7 +14,7 @@ from typing import Any, Final
 import pyspiel
 
 from spiel_bounded.bots.base import POLICIES
-from spiel_bounded.evaluators import EVALUATOR_NAMES, Evaluator, make_evaluator
+from spiel_bounded.evaluators import EVALUATOR_NAMES, NET_PREFIX, Evaluator, make_evaluator
 from spiel_bounded.evaluators.heuristics import has_heuristic
 from spiel_bounded.games import GameInfo, Requirements, unsupported_reasons
 from spiel_bounded.limits import DEFAULT_SECONDS, Limits
@@ -48,11 +48,14 @@ class BotSpec:
 
 def _evaluator_spec(value: Any) -> Any:
     if isinstance(value, str):
-        return OneOf(("auto", *EVALUATOR_NAMES))(value)
+        if value.startswith(NET_PREFIX) and len(value) > len(NET_PREFIX):
+            return value
+        return OneOf(("auto", *EVALUATOR_NAMES, f"{NET_PREFIX}PATH"))(value)
     if isinstance(value, Evaluator):
         return value
     raise ValueError(
-        f"must be one of auto, {', '.join(EVALUATOR_NAMES)} or an Evaluator; got {value!r}"
+        f"must be one of auto, {', '.join(EVALUATOR_NAMES)}, {NET_PREFIX}PATH or an Evaluator; "
+        f"got {value!r}"
     )
 
 
@@ -72,7 +75,7 @@ EVALUATOR_PARAMS: Final = {
         "auto",
         "leaf evaluator: auto (heuristic when the game has one, else rollout), "
         + ", ".join(EVALUATOR_NAMES)
-        + ", or an Evaluator object",
+        + f", {NET_PREFIX}PATH (a trained value network), or an Evaluator object",
         _evaluator_spec,
     ),
     "rollouts": Param(1, "random playouts per evaluation (rollout evaluator)", POSITIVE_INT),

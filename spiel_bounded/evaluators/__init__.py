@@ -1,7 +1,7 @@
 """Leaf evaluators: estimate per-player values of non-terminal states for depth-limited search.
 
-Use `make_evaluator("zero" | "rollout" | "heuristic", game)` or pass any object satisfying the
-`Evaluator` protocol.
+Use `make_evaluator("zero" | "rollout" | "heuristic" | "net:PATH", game)` or pass any object
+satisfying the `Evaluator` protocol. "net:PATH" loads a trained value network (`value_net`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,14 @@ from spiel_bounded.evaluators.heuristics import (
 from spiel_bounded.evaluators.rollout import RolloutEvaluator
 
 EVALUATOR_NAMES = ("zero", "rollout", "heuristic")
-"""Names `make_evaluator` accepts."""
+"""Names `make_evaluator` accepts, besides `NET_PREFIX` followed by a checkpoint path."""
+NET_PREFIX = "net:"
+"""`"net:PATH"` names the value network whose checkpoint is at PATH."""
 
 __all__ = [
     "EVALUATOR_NAMES",
     "HEURISTIC_GAMES",
+    "NET_PREFIX",
     "Evaluator",
     "HeuristicEvaluator",
     "RolloutEvaluator",
@@ -43,7 +46,8 @@ def make_evaluator(
     """Builds an evaluator by name, or passes an evaluator object through.
 
     Args:
-        spec: One of `EVALUATOR_NAMES`, or an object with a `name` and an `evaluate` method.
+        spec: One of `EVALUATOR_NAMES`, "net:PATH" (a value-network checkpoint), or an object
+            with a `name` and an `evaluate` method.
         game: The game the evaluator will be used on.
         rollouts: Playouts per evaluation ("rollout" only).
         seed: Integer seed or generator for the playouts ("rollout" only).
@@ -53,7 +57,8 @@ def make_evaluator(
 
     Raises:
         ValueError: Unknown name, an object that is not an evaluator, or an invalid argument
-            for the named evaluator (e.g. `rollouts=0`, or "heuristic" on an unsupported game).
+            for the named evaluator (e.g. `rollouts=0`, "heuristic" on an unsupported game, a
+            checkpoint that is missing, corrupted or trained on another game).
     """
     if isinstance(spec, str):
         if spec == "zero":
@@ -62,10 +67,18 @@ def make_evaluator(
             return RolloutEvaluator(game, rollouts=rollouts, seed=seed)
         if spec == "heuristic":
             return HeuristicEvaluator(game)
-        raise ValueError(f"unknown evaluator {spec!r}; accepted: {', '.join(EVALUATOR_NAMES)}")
+        if spec.startswith(NET_PREFIX) and len(spec) > len(NET_PREFIX):
+            from spiel_bounded.evaluators.value_net.evaluator import ValueNetEvaluator
+
+            return ValueNetEvaluator(game, spec[len(NET_PREFIX) :])
+        raise ValueError(
+            f"unknown evaluator {spec!r}; accepted: {', '.join(EVALUATOR_NAMES)}, "
+            f"{NET_PREFIX}PATH (a value-network checkpoint)"
+        )
     if isinstance(spec, Evaluator) and callable(getattr(spec, "evaluate", None)):
         return spec
     raise ValueError(
-        f"evaluator must be a name ({', '.join(EVALUATOR_NAMES)}) or an object with `name` and "
+        f"evaluator must be a name ({', '.join(EVALUATOR_NAMES)}, {NET_PREFIX}PATH) or an object "
+        "with `name` and "
         f"`evaluate(state)`, got {type(spec).__name__}"
     )

@@ -1,0 +1,100 @@
+"""Trains a value network: self-play data (resumable, parallel), then Flax training.
+
+    python scripts/train_value_net.py --config=configs/value_net_connect_four.toml
+    python scripts/train_value_net.py --config=... --stage=generate --workers=2
+    python scripts/train_value_net.py --config=... --executor=dask --scheduler=tcp://host:8786
+
+Stages: `generate` plays the self-play games not yet on disk (an interrupted run resumes where
+it stopped), `train` assembles the deduplicated dataset and trains, `all` does both. Writes the
+checkpoint (`model.npz`), `loss_curve.png` and `training.json` into the config's
+[output] directory. Use the checkpoint with any bot: `evaluator="net:<directory>/model.npz"`.
+Training needs the jax extra: pip install 'spiel-bounded[jax]'.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+
+from absl import app, flags
+
+from spiel_bounded.evaluators.value_net.dataset import EXECUTORS, assemble, generate, save_dataset
+from spiel_bounded.evaluators.value_net.losses import EpochLosses
+from spiel_bounded.evaluators.value_net.pipeline import (
+    DATASET_FILE,
+    fit_and_save,
+    read_run_config,
+)
+
+_CONFIG = flags.DEFINE_string("config", None, "TOML config ([data], [model], [train], [output]).")
+_STAGE = flags.DEFINE_enum("stage", "all", ["all", "generate", "train"], "What to run.")
+_EXECUTOR = flags.DEFINE_enum("executor", "process", list(EXECUTORS), "Where games are played.")
+_WORKERS = flags.DEFINE_integer("workers", 2, "Worker processes (local executors).")
+_SCHEDULER = flags.DEFINE_string("scheduler", None, "Dask scheduler address (executor=dask).")
+_GAMES = flags.DEFINE_integer("games", None, "Override [data] games.")
+_QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
+
+
+def _bar(done: int, total: int, started: float, what: str) -> None:
+    if _QUIET.value:
+        return
+    fraction = done / total if total else 1.0
+    filled = int(24 * fraction)
+    elapsed = time.monotonic() - started
+    sys.stderr.write(
+        f"\r{what} [{'#' * filled}{'.' * (24 - filled)}] {done}/{total} ({elapsed:.0f} s)"
+    )
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def main(argv: Sequence[str]) -> None:
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
+    if _CONFIG.value is None:
+        raise app.UsageError("--config is required (e.g. configs/value_net_connect_four.toml)")
+    try:
+        config = read_run_config(_CONFIG.value)
+    except ValueError as error:
+        raise app.UsageError(str(error)) from None
+    if _GAMES.value is not None:
+        config = replace(config, data=replace(config.data, games=_GAMES.value))
+    command = "python " + shlex.join(sys.argv)
+    if _STAGE.value in ("all", "generate"):
+        started = time.monotonic()
+        played = generate(
+            config.data,
+            config.data_directory,
+            executor=_EXECUTOR.value,
+            workers=_WORKERS.value,
+            scheduler=_SCHEDULER.value,
+            command=command,
+            progress=lambda done, total: _bar(done, total, started, "self-play"),
+        )
+        print(f"played {played} games into {config.data_directory}")
+    if _STAGE.value in ("all", "train"):
+        dataset = assemble(config.data_directory, games=config.data.games)
+        save_dataset(config.data_directory / DATASET_FILE, dataset)
+        print(f"dataset: {len(dataset)} distinct positions from {dataset.meta['games']} games")
+        started = time.monotonic()
+
+        def on_epoch(losses: EpochLosses) -> None:
+            if not _QUIET.value:
+                sys.stderr.write(
+                    f"epoch {losses.epoch:3d}  train {losses.train:.5f}  "
+                    f"validation {losses.validation:.5f}  ({time.monotonic() - started:.0f} s)\n"
+                )
+
+        record = fit_and_save(dataset, config, command=command, on_epoch=on_epoch)
+        print(
+            f"best epoch {record['best_epoch']}: validation loss {record['validation_loss']:.5f} "
+            f"(from {record['initial_validation_loss']:.5f}); wrote {config.directory}"
+        )
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -1,0 +1,152 @@
+"""Checkpoints: the parameters with everything needed to refuse the wrong one.
+
+A checkpoint is one `.npz` file: each parameter as an array, and `__meta__` holding JSON with the
+format, the package version, the game string, the observation shape, the model config, the
+training record, and a SHA-256 checksum over the metadata and every parameter's bytes. Loading
+refuses, with a `ValueError` that names the file and what was wrong: a file that is not a
+checkpoint, a truncated or corrupted file, a checksum mismatch, a checkpoint for another game or
+observation shape, and parameters that do not fit the model config. Loading needs numpy only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import pyspiel
+
+from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping, from_mapping
+from spiel_bounded.games import game_description
+
+FORMAT: Final = "spiel_bounded.value_net/1"
+_META: Final = "__meta__"
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("spiel-bounded")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Checkpoint:
+    """A trained network.
+
+    Attributes:
+        game: The game string it was trained on (`game_description`).
+        observation_shape: That game's observation shape.
+        model: The architecture settings.
+        params: Parameter name -> float32 array.
+        record: How it was trained (data, labelling, losses, command, backend): free-form JSON.
+        version: The package version that wrote it.
+    """
+
+    game: str
+    observation_shape: tuple[int, ...]
+    model: ModelConfig
+    params: Mapping[str, np.ndarray]
+    record: Mapping[str, Any] = field(default_factory=dict)
+    version: str = field(default_factory=package_version)
+
+
+def _checksum(meta: Mapping[str, Any], params: Mapping[str, np.ndarray]) -> str:
+    digest = hashlib.sha256(json.dumps(meta, sort_keys=True).encode())
+    for name in sorted(params):
+        array = np.ascontiguousarray(params[name])
+        digest.update(f"{name}|{array.dtype.str}|{array.shape}".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def save_checkpoint(path: str | os.PathLike[str], checkpoint: Checkpoint) -> Path:
+    """Writes `checkpoint` to `path` (atomically: a crash leaves the old file or none)."""
+    target = Path(path)
+    params = {
+        name: np.asarray(value, dtype=np.float32) for name, value in checkpoint.params.items()
+    }
+    if _META in params:
+        raise ValueError(f"{_META!r} is reserved and cannot name a parameter")
+    meta: dict[str, Any] = {
+        "format": FORMAT,
+        "version": checkpoint.version,
+        "game": checkpoint.game,
+        "observation_shape": list(checkpoint.observation_shape),
+        "model": as_mapping(checkpoint.model),
+        "record": dict(checkpoint.record),
+    }
+    meta["checksum"] = _checksum(meta, params)
+    encoded = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    with open(partial, "wb") as handle:
+        arrays: dict[str, Any] = {**params, _META: encoded}
+        np.savez_compressed(handle, **arrays)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial, target)
+    return target
+
+
+def load_checkpoint(path: str | os.PathLike[str], game: pyspiel.Game | None = None) -> Checkpoint:
+    """Reads and verifies a checkpoint; with `game`, also that it was trained on that game.
+
+    Raises:
+        ValueError: Missing, truncated, corrupted or foreign file; checksum mismatch; another
+            game or observation shape; parameters that do not match the model config.
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise ValueError(f"no value-network checkpoint at {str(source)!r} (no such file)")
+    try:
+        with np.load(source, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+        meta = json.loads(bytes(arrays.pop(_META)).decode())
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise ValueError(f"format {meta.get('format') if isinstance(meta, dict) else meta!r}")
+        expected = meta.pop("checksum")
+    except (zipfile.BadZipFile, OSError, EOFError, KeyError, ValueError, TypeError) as error:
+        raise ValueError(
+            f"{str(source)!r} is not a readable value-network checkpoint ({FORMAT}): the file is "
+            f"truncated, corrupted or of another kind ({type(error).__name__}: {error})"
+        ) from None
+    if _checksum(meta, arrays) != expected:
+        raise ValueError(
+            f"checkpoint {str(source)!r} is corrupted: its checksum does not match its contents"
+        )
+    checkpoint = Checkpoint(
+        game=meta["game"],
+        observation_shape=tuple(meta["observation_shape"]),
+        model=from_mapping(ModelConfig, meta["model"], "model"),
+        params=arrays,
+        record=meta["record"],
+        version=meta["version"],
+    )
+    if game is not None:
+        check_fits(checkpoint, game, source)
+    return checkpoint
+
+
+def check_fits(checkpoint: Checkpoint, game: pyspiel.Game, source: Path | str = "") -> None:
+    """`ValueError` unless `checkpoint` was trained on `game` (same string, same shape)."""
+    where = f" {str(source)!r}" if source else ""
+    description = game_description(game)
+    if checkpoint.game != description:
+        raise ValueError(
+            f"checkpoint{where} was trained on {checkpoint.game}, not on {description}; "
+            "train a network for this game (scripts/train_value_net.py)"
+        )
+    shape = tuple(game.observation_tensor_shape())
+    if tuple(checkpoint.observation_shape) != shape:
+        raise ValueError(
+            f"checkpoint{where} expects observations of shape {list(checkpoint.observation_shape)}"
+            f", but {description} has {list(shape)} (another OpenSpiel version?)"
+        )

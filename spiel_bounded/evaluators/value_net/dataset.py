@@ -1,0 +1,355 @@
+"""Datasets: self-play generation that resumes, deduplication, labels, and the split by game.
+
+`generate` plays the games of a `DataConfig` in worker processes (or on a Dask cluster) and writes
+each finished game at once to `<directory>/games/game_<index>.npz` (atomically), so an
+interrupted run loses no finished game and the next run plays only the missing ones.
+`assemble` merges the games into a `Dataset`: a position seen several times is kept once, in the
+first game that reached it, with its labels averaged over its occurrences, so that a split by
+game never puts the same position on both sides.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from spiel_bounded import registry
+from spiel_bounded.evaluators.value_net.config import DataConfig, TrainConfig, as_mapping
+from spiel_bounded.evaluators.value_net.features import Features
+from spiel_bounded.evaluators.value_net.selfplay import GamePositions, play_selfplay_game
+from spiel_bounded.games import game_description, load_game
+
+EXECUTORS: Final = ("process", "dask", "inline")
+_CONFIG_FILE: Final = "data.json"
+_GAMES_DIR: Final = "games"
+_DATASET_FORMAT: Final = "spiel_bounded.value_net.dataset/1"
+
+Progress = Callable[[int, int], None]
+"""Called with (games done, games in the run) after each finished game."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Deduplicated positions of a set of self-play games.
+
+    Attributes:
+        game: The game string.
+        observation_shape: The game's observation shape.
+        features: `[positions, size]` network inputs.
+        outcome: `[positions, players]` final returns, averaged over the position's occurrences.
+        search: `[positions, players]` search values, averaged likewise (NaN: never searched).
+        games: `[positions]` the first game that reached the position (the split unit).
+        occurrences: `[positions]` how often the position was reached.
+        meta: What produced it (data config, command).
+    """
+
+    game: str
+    observation_shape: tuple[int, ...]
+    features: np.ndarray
+    outcome: np.ndarray
+    search: np.ndarray
+    games: np.ndarray
+    occurrences: np.ndarray
+    meta: Mapping[str, Any]
+
+    def __len__(self) -> int:
+        return int(self.features.shape[0])
+
+
+def _game_path(directory: Path, index: int) -> Path:
+    return directory / _GAMES_DIR / f"game_{index:06d}.npz"
+
+
+def _write_game(directory: Path, positions: GamePositions) -> None:
+    target = _game_path(directory, positions.index)
+    partial = target.with_name(target.name + ".partial")
+    with open(partial, "wb") as handle:
+        np.savez_compressed(
+            handle,
+            features=positions.features,
+            outcome=positions.outcome,
+            search=positions.search,
+            keys=positions.keys,
+        )
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial, target)
+
+
+def _read_game(path: Path) -> dict[str, np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return {name: archive[name] for name in ("features", "outcome", "search", "keys")}
+    except Exception as error:
+        raise ValueError(
+            f"self-play game file {str(path)!r} is unreadable ({type(error).__name__}: {error}); "
+            "delete it and run the generation again to replay that game"
+        ) from None
+
+
+def finished_games(directory: str | os.PathLike[str]) -> list[int]:
+    """Indices of the games already written in `directory`."""
+    games = Path(directory) / _GAMES_DIR
+    if not games.is_dir():
+        return []
+    return sorted(int(path.stem.split("_")[1]) for path in games.glob("game_*.npz"))
+
+
+def _check_config(directory: Path, config: DataConfig, command: str) -> None:
+    """Records the config in a new directory, or refuses a directory holding another one."""
+    recorded = directory / _CONFIG_FILE
+    wanted = as_mapping(config)
+    if recorded.exists():
+        found = json.loads(recorded.read_text())["data"]
+        different = {
+            key for key in wanted.keys() | found.keys() if wanted.get(key) != found.get(key)
+        }
+        # More games extend a run; anything else would mix different data.
+        different.discard("games")
+        if different:
+            raise ValueError(
+                f"{str(directory)!r} holds self-play data of another config (differs in "
+                f"{', '.join(sorted(different))}); use another directory or the same config"
+            )
+        return
+    directory.mkdir(parents=True, exist_ok=True)
+    recorded.write_text(json.dumps({"data": wanted, "command": command}, indent=2) + "\n")
+
+
+def check_data_config(config: DataConfig) -> None:
+    """`ValueError` unless the config's game, bot and parameters can be played."""
+    game = load_game(config.game)
+    Features(game)
+    for player in range(game.num_players()):
+        registry.load_bot(config.bot, game, player, **dict(config.bot_params))
+
+
+def _completed(
+    todo: list[int], config: DataConfig, executor: str, workers: int, scheduler: str | None
+) -> Iterator[GamePositions]:
+    if executor == "inline":
+        for index in todo:
+            yield play_selfplay_game(config, index)
+        return
+    if executor == "process":
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(play_selfplay_game, config, index) for index in todo]
+            try:
+                for future in as_completed(futures):
+                    yield future.result()
+            finally:
+                for future in futures:
+                    future.cancel()
+        return
+    try:
+        from distributed import Client, LocalCluster
+        from distributed import as_completed as dask_completed
+    except ImportError:
+        raise RuntimeError(
+            "the dask executor needs the cluster extra: pip install 'spiel-bounded[cluster]'"
+        ) from None
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+    client = Client(scheduler if cluster is None else cluster)
+    try:
+        tasks = client.map(play_selfplay_game, [config] * len(todo), todo, pure=False)
+        for task in dask_completed(tasks):
+            yield task.result()
+            task.release()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def generate(
+    config: DataConfig,
+    directory: str | os.PathLike[str],
+    *,
+    executor: str = "process",
+    workers: int = 1,
+    scheduler: str | None = None,
+    command: str = "",
+    progress: Progress | None = None,
+) -> int:
+    """Plays the games of `config` not yet in `directory`; returns how many it played.
+
+    Raises:
+        ValueError: A bad config (unknown game or bot, bad parameters, a game without
+            observation tensor), an unknown executor, or a directory holding another config.
+    """
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}; accepted: {', '.join(EXECUTORS)}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    check_data_config(config)
+    root = Path(directory)
+    _check_config(root, config, command)
+    (root / _GAMES_DIR).mkdir(parents=True, exist_ok=True)
+    done = set(finished_games(root))
+    todo = [index for index in range(config.games) if index not in done]
+    finished = config.games - len(todo)
+    if progress is not None:
+        progress(finished, config.games)
+    for positions in _completed(todo, config, executor, workers, scheduler):
+        _write_game(root, positions)
+        finished += 1
+        if progress is not None:
+            progress(finished, config.games)
+    return len(todo)
+
+
+def assemble(directory: str | os.PathLike[str], *, games: int | None = None) -> Dataset:
+    """The deduplicated dataset of the games in `directory` (the first `games` of them)."""
+    root = Path(directory)
+    recorded = json.loads((root / _CONFIG_FILE).read_text())
+    config = DataConfig(**recorded["data"])
+    indices = [index for index in finished_games(root) if games is None or index < games]
+    if not indices:
+        raise ValueError(f"no finished self-play game in {str(root)!r}")
+    game = load_game(config.game)
+    first: dict[str, int] = {}
+    rows: list[np.ndarray] = []
+    outcome_sum: list[np.ndarray] = []
+    search_sum: list[np.ndarray] = []
+    search_count: list[np.ndarray] = []
+    owner: list[int] = []
+    seen: list[int] = []
+    for index in indices:
+        arrays = _read_game(_game_path(root, index))
+        for row, key in enumerate(arrays["keys"].tolist()):
+            slot = first.get(key)
+            searched = ~np.isnan(arrays["search"][row])
+            search = np.where(searched, arrays["search"][row], 0.0)
+            if slot is None:
+                first[key] = len(rows)
+                rows.append(arrays["features"][row])
+                outcome_sum.append(arrays["outcome"][row].astype(np.float64))
+                search_sum.append(search.astype(np.float64))
+                search_count.append(searched.astype(np.int64))
+                owner.append(index)
+                seen.append(1)
+            else:
+                outcome_sum[slot] += arrays["outcome"][row]
+                search_sum[slot] += search
+                search_count[slot] += searched
+                seen[slot] += 1
+    occurrences = np.asarray(seen)
+    counts = np.asarray(search_count)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        search_mean = np.where(counts > 0, np.asarray(search_sum) / counts, np.nan)
+    return Dataset(
+        game=game_description(game),
+        observation_shape=tuple(game.observation_tensor_shape()),
+        features=np.asarray(rows, dtype=np.float32),
+        outcome=(np.asarray(outcome_sum) / occurrences[:, None]).astype(np.float32),
+        search=search_mean.astype(np.float32),
+        games=np.asarray(owner, dtype=np.int64),
+        occurrences=occurrences,
+        meta={
+            "data": as_mapping(config),
+            "command": recorded.get("command", ""),
+            "games": len(indices),
+        },
+    )
+
+
+def save_dataset(path: str | os.PathLike[str], dataset: Dataset) -> Path:
+    """Writes `dataset` as a compressed `.npz` with its metadata as JSON."""
+    target = Path(path)
+    meta = {
+        "format": _DATASET_FORMAT,
+        "game": dataset.game,
+        "observation_shape": list(dataset.observation_shape),
+        "labels": ["outcome", "search"],
+        **dataset.meta,
+    }
+    target.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(
+        target,
+        features=dataset.features,
+        outcome=dataset.outcome,
+        search=dataset.search,
+        games=dataset.games,
+        occurrences=dataset.occurrences,
+        meta=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8),
+    )
+    return target
+
+
+def load_dataset(path: str | os.PathLike[str]) -> Dataset:
+    """Reads a dataset written by `save_dataset`; `ValueError` for anything else."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+        meta = json.loads(bytes(arrays.pop("meta")).decode())
+        if meta.get("format") != _DATASET_FORMAT:
+            raise ValueError(f"format {meta.get('format')!r}")
+        return Dataset(
+            game=meta["game"],
+            observation_shape=tuple(meta["observation_shape"]),
+            features=arrays["features"],
+            outcome=arrays["outcome"],
+            search=arrays["search"],
+            games=arrays["games"],
+            occurrences=arrays["occurrences"],
+            meta=meta,
+        )
+    except Exception as error:
+        raise ValueError(
+            f"{str(path)!r} is not a readable value-network dataset ({_DATASET_FORMAT}): "
+            f"{type(error).__name__}: {error}"
+        ) from None
+
+
+@dataclass(frozen=True)
+class Split:
+    """Row indices of the training and validation positions (disjoint sets of games)."""
+
+    train: np.ndarray
+    validation: np.ndarray
+
+
+def split_by_game(dataset: Dataset, fraction: float, seed: int) -> Split:
+    """Holds out `ceil(fraction * games)` whole games (at least one, and never all)."""
+    games = np.unique(dataset.games)
+    if len(games) < 2:
+        raise ValueError("splitting by game needs positions from at least 2 games")
+    held = min(len(games) - 1, max(1, math.ceil(fraction * len(games))))
+    rng = np.random.default_rng(seed)
+    validation_games = rng.permutation(games)[:held]
+    in_validation = np.isin(dataset.games, validation_games)
+    return Split(train=np.flatnonzero(~in_validation), validation=np.flatnonzero(in_validation))
+
+
+def targets(dataset: Dataset, config: TrainConfig) -> np.ndarray:
+    """Target values `[positions, players]` for the config's labelling: "outcome", "search"
+    (NaN rows where a position was never searched: those are left out), or "mix" (the outcome
+    where a position was never searched)."""
+    searched = ~np.isnan(dataset.search).any(axis=1)
+    if config.labelling == "outcome":
+        return dataset.outcome
+    if config.labelling == "search":
+        if not searched.any():
+            raise ValueError(
+                "labelling 'search' needs search values, but the self-play bot reported none "
+                "(use a search bot, or labelling = outcome)"
+            )
+        return dataset.search
+    weight = config.outcome_weight
+    mixed = np.where(
+        searched[:, None], weight * dataset.outcome + (1 - weight) * dataset.search, dataset.outcome
+    )
+    return mixed.astype(np.float32)

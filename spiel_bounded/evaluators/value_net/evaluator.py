@@ -1,0 +1,95 @@
+"""`ValueNetEvaluator`: a trained network as the leaf evaluator of any search."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+
+from spiel_bounded.evaluators.value_net.checkpoint import Checkpoint, load_checkpoint
+from spiel_bounded.evaluators.value_net.features import Features
+from spiel_bounded.evaluators.value_net.layout import Layout
+from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
+from spiel_bounded.evaluators.value_net.outputs import OutputForm, output_form
+
+
+def layout_of(checkpoint: Checkpoint, game: pyspiel.Game) -> Layout:
+    """The architecture a checkpoint describes for `game`; `ValueError` when its parameters do
+    not have the shapes that architecture needs."""
+    features = Features(game)
+    layout = Layout(
+        model=checkpoint.model,
+        observation_shape=features.observation_shape,
+        extra=features.size - features.observation_size,
+        outputs=output_form(game).outputs,
+    )
+    expected = layout.shapes()
+    found = {name: tuple(array.shape) for name, array in checkpoint.params.items()}
+    if found != expected:
+        wrong = sorted(set(expected) ^ set(found)) or sorted(
+            name for name in expected if expected[name] != found[name]
+        )
+        raise ValueError(
+            f"checkpoint parameters do not fit its model config {checkpoint.model} on "
+            f"{checkpoint.game}: mismatched {', '.join(wrong)}"
+        )
+    return layout
+
+
+class ValueNetEvaluator:
+    """Per-player values from a trained network, computed in numpy one position at a time.
+
+    The observation is written into a reused buffer; the raw outputs go through the game's
+    `OutputForm`, so every value lies in the utility range (and n-player values keep the
+    constant sum). `evaluate_batch` values many positions at once (with JAX when installed).
+
+    Args:
+        game: The game to evaluate; the checkpoint must have been trained on it.
+        path: The checkpoint file.
+
+    Raises:
+        ValueError: A missing, corrupted or mismatched checkpoint (see `load_checkpoint`).
+    """
+
+    def __init__(self, game: pyspiel.Game, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.name = f"net:{path}"
+        self.checkpoint = load_checkpoint(self.path, game)
+        self.layout = layout_of(self.checkpoint, game)
+        self.form: OutputForm = output_form(game)
+        self._features = Features(game)
+        self._network = NumpyNetwork(self.layout, self.checkpoint.params)
+        self._buffer = np.zeros((1, self._features.size), dtype=np.float32)
+        self._write = self._features.writer(self._buffer[0])
+        self._batch: Callable[[np.ndarray], np.ndarray] | None = None
+
+    def evaluate(self, state: pyspiel.State) -> Sequence[float]:
+        self._write(state)
+        return self.form.values_of_one(self._network(self._buffer)[0])
+
+    def features(self, states: Sequence[pyspiel.State]) -> np.ndarray:
+        """The input vectors of `states`, `[len(states), size]` float32."""
+        out = np.zeros((len(states), self._features.size), dtype=np.float32)
+        for row, state in zip(out, states, strict=True):
+            self._features.write(state, row)
+        return out
+
+    def evaluate_batch(
+        self, states: Sequence[pyspiel.State], *, use_jax: bool = True
+    ) -> np.ndarray:
+        """Values `[len(states), players]` of many positions: one jitted JAX call when JAX is
+        installed and `use_jax`, else numpy."""
+        features = self.features(states)
+        if use_jax and self._batch is None:
+            try:
+                from spiel_bounded.evaluators.value_net.model import BatchValues
+            except ImportError:
+                use_jax = False
+            else:
+                self._batch = BatchValues(self.layout, self.form, self.checkpoint.params)
+        if use_jax and self._batch is not None:
+            return self._batch(features)
+        return np.asarray(self.form.values(self._network(features), np))

@@ -1,0 +1,73 @@
+"""The layers of a network: names and shapes of its parameters, shared by JAX and numpy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spiel_bounded.evaluators.value_net.config import ModelConfig
+
+KERNEL_SIZE = 3
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A network's architecture for one game.
+
+    Attributes:
+        model: The model settings.
+        observation_shape: The game's observation shape; "conv" reads it as (planes, rows,
+            columns).
+        extra: Input entries after the observation (the mover's one-hot).
+        outputs: Raw outputs.
+    """
+
+    model: ModelConfig
+    observation_shape: tuple[int, ...]
+    extra: int
+    outputs: int
+
+    def __post_init__(self) -> None:
+        if self.model.kind == "conv" and len(self.observation_shape) != 3:
+            raise ValueError(
+                f"a conv model reads a board observation of shape (planes, rows, columns); this "
+                f"game's observation has shape {list(self.observation_shape)}; use kind = mlp"
+            )
+
+    @property
+    def observation_size(self) -> int:
+        size = 1
+        for dimension in self.observation_shape:
+            size *= dimension
+        return size
+
+    @property
+    def dense_input(self) -> int:
+        """Inputs of the first dense layer."""
+        if self.model.kind == "mlp":
+            return self.observation_size + self.extra
+        _, rows, columns = self.observation_shape
+        return rows * columns * self.model.channels + self.extra
+
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        """Parameter name -> shape, in layer order (flax conventions: conv kernels are
+        (kernel rows, kernel columns, in, out), dense kernels (in, out))."""
+        shapes: dict[str, tuple[int, ...]] = {}
+        if self.model.kind == "conv":
+            channels = self.observation_shape[0]
+            for index in range(self.model.conv_layers):
+                shapes[f"conv_{index}/kernel"] = (
+                    KERNEL_SIZE,
+                    KERNEL_SIZE,
+                    channels,
+                    self.model.channels,
+                )
+                shapes[f"conv_{index}/bias"] = (self.model.channels,)
+                channels = self.model.channels
+        width = self.dense_input
+        for index in range(self.model.depth):
+            shapes[f"dense_{index}/kernel"] = (width, self.model.width)
+            shapes[f"dense_{index}/bias"] = (self.model.width,)
+            width = self.model.width
+        shapes["out/kernel"] = (width, self.outputs)
+        shapes["out/bias"] = (self.outputs,)
+        return shapes

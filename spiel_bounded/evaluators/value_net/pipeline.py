@@ -1,0 +1,168 @@
+"""A training run as files: config -> self-play data -> dataset -> checkpoint, loss curve, record.
+
+The run's config is a TOML file with [data] (`DataConfig`), [model] (`ModelConfig`), [train]
+(`TrainConfig`) and [output] (`directory`: where the checkpoint and its record go;
+`data_directory`: where the self-play games go). `scripts/train_value_net.py` drives it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import pyspiel
+from matplotlib.figure import Figure
+
+from spiel_bounded.evaluators.value_net.checkpoint import Checkpoint, save_checkpoint
+from spiel_bounded.evaluators.value_net.config import (
+    DataConfig,
+    ModelConfig,
+    TrainConfig,
+    as_mapping,
+    from_mapping,
+)
+from spiel_bounded.evaluators.value_net.dataset import Dataset
+from spiel_bounded.evaluators.value_net.features import Features
+from spiel_bounded.evaluators.value_net.layout import Layout
+from spiel_bounded.evaluators.value_net.losses import EpochDone
+from spiel_bounded.evaluators.value_net.outputs import output_form
+from spiel_bounded.games import load_game
+
+CHECKPOINT_FILE: Final = "model.npz"
+CURVE_FILE: Final = "loss_curve.png"
+RECORD_FILE: Final = "training.json"
+DATASET_FILE: Final = "dataset.npz"
+_SECTIONS: Final = ("data", "model", "train", "output")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunConfig:
+    """A training run.
+
+    Attributes:
+        data: Self-play settings.
+        model: Network settings.
+        train: Training settings.
+        directory: Where the checkpoint, loss curve and record are written.
+        data_directory: Where the self-play games and the dataset are written.
+    """
+
+    data: DataConfig
+    model: ModelConfig
+    train: TrainConfig
+    directory: Path
+    data_directory: Path
+
+
+def read_run_config(path: str | os.PathLike[str]) -> RunConfig:
+    """Reads a run config; `ValueError` naming the file and the problem otherwise."""
+    source = Path(path)
+    try:
+        raw = tomllib.loads(source.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ValueError(f"cannot read training config {str(source)!r}: {error}") from None
+    unknown = sorted(set(raw) - set(_SECTIONS))
+    if unknown:
+        raise ValueError(
+            f"{str(source)!r}: unknown section(s) {', '.join(unknown)}; accepted: "
+            f"{', '.join(_SECTIONS)}"
+        )
+    output = raw.get("output", {})
+    extra = sorted(set(output) - {"directory", "data_directory"})
+    if extra or "directory" not in output or "data_directory" not in output:
+        raise ValueError(
+            f"{str(source)!r}: [output] needs exactly directory and data_directory "
+            f"(got {', '.join(sorted(output)) or 'nothing'})"
+        )
+    try:
+        return RunConfig(
+            data=from_mapping(DataConfig, raw.get("data", {}), "data"),
+            model=from_mapping(ModelConfig, raw.get("model", {}), "model"),
+            train=from_mapping(TrainConfig, raw.get("train", {}), "train"),
+            directory=Path(output["directory"]),
+            data_directory=Path(output["data_directory"]),
+        )
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{str(source)!r}: {error}") from None
+
+
+def layout_for(game: pyspiel.Game, model: ModelConfig) -> Layout:
+    """The architecture of `model` on `game`."""
+    features = Features(game)
+    return Layout(
+        model=model,
+        observation_shape=features.observation_shape,
+        extra=features.size - features.observation_size,
+        outputs=output_form(game).outputs,
+    )
+
+
+def loss_curve(history: Sequence[Mapping[str, float]], title: str, path: Path) -> None:
+    """Writes the training and validation loss per epoch as a PNG."""
+    figure = Figure(figsize=(6.0, 4.0), layout="constrained")
+    axes = figure.add_subplot()
+    epochs = [entry["epoch"] for entry in history]
+    axes.plot(epochs, [entry["train"] for entry in history], label="training", marker=".")
+    axes.plot(epochs, [entry["validation"] for entry in history], label="validation", marker=".")
+    axes.set_xlabel("epoch")
+    axes.set_ylabel("mean squared error / value range²")
+    axes.set_title(title)
+    axes.legend()
+    axes.grid(alpha=0.3)
+    figure.savefig(path, dpi=110)
+
+
+def fit_and_save(
+    dataset: Dataset,
+    config: RunConfig,
+    *,
+    command: str = "",
+    on_epoch: EpochDone | None = None,
+) -> dict[str, Any]:
+    """Trains on `dataset` and writes the checkpoint, loss curve and record into
+    `config.directory`; returns the record (also stored in the checkpoint). Needs JAX."""
+    from spiel_bounded.evaluators.value_net.train import train_network
+
+    game = load_game(dataset.game)
+    layout = layout_for(game, config.model)
+    result = train_network(dataset, layout, output_form(game), config.train, on_epoch=on_epoch)
+    history = [
+        {"epoch": entry.epoch, "train": entry.train, "validation": entry.validation}
+        for entry in result.history
+    ]
+    record = {
+        "command": command,
+        "data": as_mapping(config.data),
+        "train": as_mapping(config.train),
+        "positions": len(dataset),
+        "games": dataset.meta.get("games"),
+        "train_positions": result.train_positions,
+        "validation_positions": result.validation_positions,
+        "best_epoch": result.best_epoch,
+        "validation_loss": result.best_validation,
+        "initial_validation_loss": result.history[0].validation,
+        "backend": result.backend,
+        "history": history,
+    }
+    directory = config.directory
+    directory.mkdir(parents=True, exist_ok=True)
+    save_checkpoint(
+        directory / CHECKPOINT_FILE,
+        Checkpoint(
+            game=dataset.game,
+            observation_shape=dataset.observation_shape,
+            model=config.model,
+            params=result.params,
+            record=record,
+        ),
+    )
+    loss_curve(history, f"{dataset.game}: value network", directory / CURVE_FILE)
+    (directory / RECORD_FILE).write_text(
+        json.dumps({**record, "model": as_mapping(config.model)}, indent=2) + "\n"
+    )
+    return record

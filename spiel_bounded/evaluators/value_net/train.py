@@ -1,0 +1,140 @@
+"""Mini-batch training of a value network with Optax, validation by game and early stopping.
+
+Needs the `jax` extra. The loss is the mean squared error of the per-player values divided by
+the game's value range (so 0.25 is a network that is off by half the range). Training keeps the
+parameters of the epoch with the best validation loss and stops after `patience` epochs without
+a better one. Everything random (initialisation, shuffling, the split) comes from
+`TrainConfig.seed`. JAX places the computation on its default device: a GPU when it sees one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from spiel_bounded.evaluators.value_net.config import TrainConfig
+from spiel_bounded.evaluators.value_net.dataset import Dataset, split_by_game, targets
+from spiel_bounded.evaluators.value_net.extra import missing_jax
+from spiel_bounded.evaluators.value_net.layout import Layout
+from spiel_bounded.evaluators.value_net.losses import EpochDone, EpochLosses
+from spiel_bounded.evaluators.value_net.outputs import OutputForm
+
+try:
+    import jax
+    import jax.numpy as jnp
+    import optax
+    from flax import nnx
+
+    from spiel_bounded.evaluators.value_net.model import ValueNetwork, export_params
+except ImportError as error:  # pragma: no cover - only without the extra
+    raise missing_jax(error) from error
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """A trained network and how training went.
+
+    Attributes:
+        params: The parameters of the best epoch (by validation loss).
+        history: Losses per epoch (epoch 0: before any step).
+        best_epoch: The epoch whose parameters are kept.
+        train_positions: Positions trained on.
+        validation_positions: Positions held out.
+        backend: JAX's backend ("cpu", "gpu", ...).
+    """
+
+    params: dict[str, np.ndarray]
+    history: tuple[EpochLosses, ...]
+    best_epoch: int
+    train_positions: int
+    validation_positions: int
+    backend: str
+
+    @property
+    def best_validation(self) -> float:
+        return self.history[self.best_epoch].validation
+
+
+def train_network(
+    dataset: Dataset,
+    layout: Layout,
+    form: OutputForm,
+    config: TrainConfig,
+    *,
+    on_epoch: EpochDone | None = None,
+) -> TrainResult:
+    """Trains a network of `layout` on `dataset`; see the module docstring."""
+    values = targets(dataset, config)
+    split = split_by_game(dataset, config.validation_fraction, config.seed)
+    usable = ~np.isnan(values).any(axis=1)
+    train_rows = split.train[usable[split.train]]
+    validation_rows = split.validation[usable[split.validation]]
+    if train_rows.size == 0 or validation_rows.size == 0:
+        raise ValueError(
+            f"no labelled position on one side of the split ({train_rows.size} train, "
+            f"{validation_rows.size} validation): generate more games"
+        )
+    scale = 1.0 / (form.high - form.low)
+    features = jnp.asarray(dataset.features)
+    labels = jnp.asarray(values)
+
+    network = ValueNetwork(layout, rngs=nnx.Rngs(config.seed))
+    optimizer = nnx.Optimizer(
+        network,
+        optax.adamw(config.learning_rate, weight_decay=config.weight_decay),
+        wrt=nnx.Param,
+    )
+
+    def loss_fn(model: ValueNetwork, rows: jax.Array) -> jax.Array:
+        predicted = form.values(model(features[rows]), jnp)
+        return jnp.mean(jnp.square((predicted - labels[rows]) * scale))
+
+    @nnx.jit
+    def step(model: ValueNetwork, optimizer: nnx.Optimizer, rows: jax.Array) -> jax.Array:
+        loss, grads = nnx.value_and_grad(loss_fn)(model, rows)
+        optimizer.update(model, grads)
+        return loss
+
+    evaluate = nnx.jit(loss_fn)
+
+    def mean_loss(model: ValueNetwork, rows: np.ndarray) -> float:
+        total = 0.0
+        for start in range(0, rows.size, 4096):
+            chunk = rows[start : start + 4096]
+            total += float(evaluate(model, jnp.asarray(chunk))) * chunk.size
+        return total / rows.size
+
+    rng = np.random.default_rng(config.seed)
+    batch = min(config.batch_size, train_rows.size)
+    first = EpochLosses(0, mean_loss(network, train_rows), mean_loss(network, validation_rows))
+    history = [first]
+    if on_epoch is not None:
+        on_epoch(first)
+    best, best_params, waited = first, export_params(network), 0
+    for epoch in range(1, config.max_epochs + 1):
+        order = rng.permutation(train_rows)
+        losses = [
+            float(step(network, optimizer, jnp.asarray(order[start : start + batch])))
+            for start in range(0, order.size - batch + 1, batch)
+        ]
+        losses_epoch = EpochLosses(
+            epoch, float(np.mean(losses)), mean_loss(network, validation_rows)
+        )
+        history.append(losses_epoch)
+        if on_epoch is not None:
+            on_epoch(losses_epoch)
+        if losses_epoch.validation < best.validation:
+            best, best_params, waited = losses_epoch, export_params(network), 0
+        else:
+            waited += 1
+            if waited >= config.patience:
+                break
+    return TrainResult(
+        params=best_params,
+        history=tuple(history),
+        best_epoch=best.epoch,
+        train_positions=int(train_rows.size),
+        validation_positions=int(validation_rows.size),
+        backend=jax.default_backend(),
+    )
