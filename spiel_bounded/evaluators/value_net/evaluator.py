@@ -92,4 +92,4 @@ class ValueNetEvaluator:
                 self._batch = BatchValues(self.layout, self.form, self.checkpoint.params)
         if use_jax and self._batch is not None:
             return self._batch(features)
-        return np.asarray(self.form.values(self._network(features), np))
+        return np.asarray(self.form.values(self._network(features).astype(np.float64), np))

@@ -71,7 +71,8 @@ class OutputForm:
             mid = 0.5 * self.total
             value = min(self.high - mid, mid - self.low) * math.tanh(float(raw[0]))
             return [mid + value, mid - value]
-        return [float(value) for value in self.values(raw, np)]
+        # float64: float32 shares can miss the constant sum by 1e-7, more than searches allow.
+        return [float(value) for value in self.values(np.asarray(raw, dtype=np.float64), np)]
 
 
 def output_form(game: pyspiel.Game) -> OutputForm:

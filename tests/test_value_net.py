@@ -1,0 +1,537 @@
+"""Value networks: features, bounded outputs, checkpoints, data, training and inference.
+
+The tests that train or run the network in JAX are skipped (with the reason) only when the jax
+extra is absent; `make test` installs it, so CI runs them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spiel_bounded import load_bot
+from spiel_bounded.evaluators import make_evaluator
+from spiel_bounded.evaluators.base import check_values
+from spiel_bounded.evaluators.value_net import (
+    Checkpoint,
+    DataConfig,
+    ModelConfig,
+    TrainConfig,
+    ValueNetEvaluator,
+    jax_available,
+    load_checkpoint,
+    save_checkpoint,
+)
+from spiel_bounded.evaluators.value_net.dataset import (
+    assemble,
+    finished_games,
+    generate,
+    split_by_game,
+    targets,
+)
+from spiel_bounded.evaluators.value_net.features import Features
+from spiel_bounded.evaluators.value_net.layout import Layout
+from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
+from spiel_bounded.evaluators.value_net.outputs import output_form
+from spiel_bounded.evaluators.value_net.pipeline import layout_for, read_run_config
+from spiel_bounded.games import game_info
+from spiel_bounded.testing import random_positions
+
+needs_jax = pytest.mark.skipif(
+    not jax_available(), reason="the jax extra is not installed: pip install '.[jax]'"
+)
+
+GAMES = (
+    "connect_four",
+    "tic_tac_toe",
+    "breakthrough(rows=5,columns=5)",
+    "backgammon",
+    "pig",
+    "pig(players=4)",
+    "chinese_checkers(players=3)",
+    "maedn(players=4)",
+    "yacht(players=3)",
+)
+
+
+def random_params(layout: Layout, seed: int, scale: float = 0.5) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {
+        name: (scale * rng.standard_normal(shape)).astype(np.float32)
+        for name, shape in layout.shapes().items()
+    }
+
+
+def write_checkpoint(path: Path, game: pyspiel.Game, model: ModelConfig, seed: int = 0) -> Path:
+    layout = layout_for(game, model)
+    features = Features(game)
+    return save_checkpoint(
+        path,
+        Checkpoint(
+            game=game_info(game).description,
+            observation_shape=features.observation_shape,
+            model=model,
+            params=random_params(layout, seed),
+        ),
+    )
+
+
+# -- outputs and features ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GAMES)
+@settings(max_examples=40, deadline=None)
+@given(raw=st.lists(st.floats(-60, 60), min_size=4, max_size=4))
+def test_outputs_stay_in_range_and_keep_the_constant_sum(name: str, raw: list[float]) -> None:
+    game = pyspiel.load_game(name)
+    form = output_form(game)
+    values = form.values(np.asarray([raw[: form.outputs]], dtype=np.float64), np)[0]
+    assert len(values) == game.num_players()
+    assert np.all(values >= game.min_utility() - 1e-9)
+    assert np.all(values <= game.max_utility() + 1e-9)
+    assert abs(values.sum() - form.total) < 1e-9
+    one = form.values_of_one(np.asarray(raw[: form.outputs]))
+    assert np.allclose(one, values)
+
+
+def test_shares_floor_is_the_smallest_the_range_allows() -> None:
+    # pig with 4 players: the winner gets 1 and the rest -1/3 each; a floor of -1 (declared)
+    # would let a share exceed 1.
+    form = output_form(pyspiel.load_game("pig(players=4)"))
+    assert form.form == "shares"
+    assert form.low == pytest.approx(-1 / 3)
+    assert output_form(pyspiel.load_game("connect_four")).form == "mirror"
+
+
+def test_features_mark_the_mover_and_chance() -> None:
+    game = pyspiel.load_game("pig")
+    features = Features(game)
+    state = game.new_initial_state()
+    vector = features.of(state)
+    assert vector.shape == (features.size,)
+    assert vector[features.observation_size :].tolist() == [1.0, 0.0, 0.0]
+    state.apply_action(0)  # roll: a chance node
+    assert state.is_chance_node()
+    assert features.of(state)[features.observation_size :].tolist() == [0.0, 0.0, 1.0]
+    out = np.zeros(features.size, np.float32)
+    features.writer(out)(state)
+    assert np.array_equal(out, features.of(state))
+
+
+def test_game_without_observation_tensor_is_refused() -> None:
+    with pytest.raises(ValueError, match="no observation tensor"):
+        Features(pyspiel.load_game("morpion_solitaire"))
+
+
+def naive_conv_network(layout: Layout, params: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
+    """The same network written as plain loops: the oracle for the gather-based convolution."""
+    planes, rows, columns = layout.observation_shape
+    size = layout.observation_size
+    board = x[:size].reshape(planes, rows, columns).transpose(1, 2, 0)
+    for index in range(layout.model.conv_layers):
+        kernel, bias = params[f"conv_{index}/kernel"], params[f"conv_{index}/bias"]
+        out = np.zeros((rows, columns, kernel.shape[3]))
+        for r in range(rows):
+            for c in range(columns):
+                for kr in range(3):
+                    for kc in range(3):
+                        rr, cc = r + kr - 1, c + kc - 1
+                        if 0 <= rr < rows and 0 <= cc < columns:
+                            out[r, c] += board[rr, cc] @ kernel[kr, kc]
+        board = np.maximum(out + bias, 0.0)
+    hidden = np.concatenate([board.reshape(-1), x[size:]])
+    for index in range(layout.model.depth):
+        hidden = np.maximum(
+            hidden @ params[f"dense_{index}/kernel"] + params[f"dense_{index}/bias"], 0.0
+        )
+    return hidden @ params["out/kernel"] + params["out/bias"]
+
+
+def test_numpy_convolution_matches_plain_loops() -> None:
+    game = pyspiel.load_game("connect_four")
+    layout = layout_for(game, ModelConfig(kind="conv", channels=5, conv_layers=2, width=7, depth=1))
+    params = random_params(layout, 3)
+    network = NumpyNetwork(layout, params)
+    features = Features(game)
+    states = random_positions(game, 4, plies=(0, 20), seed=1)
+    batch = np.stack([features.of(state) for state in states])
+    expected = np.stack([naive_conv_network(layout, params, row) for row in batch])
+    assert np.allclose(network(batch), expected, atol=1e-4)
+
+
+def test_conv_needs_a_board_observation() -> None:
+    with pytest.raises(ValueError, match="use kind = mlp"):
+        layout_for(pyspiel.load_game("backgammon"), ModelConfig(kind="conv"))
+
+
+# -- checkpoints ---------------------------------------------------------------------------
+
+
+def test_checkpoint_round_trip(tmp_path: Path) -> None:
+    game = pyspiel.load_game("connect_four")
+    path = write_checkpoint(tmp_path / "net.npz", game, ModelConfig(width=8, depth=1))
+    loaded = load_checkpoint(path, game)
+    assert loaded.game == "connect_four"
+    assert loaded.model == ModelConfig(width=8, depth=1)
+    assert loaded.observation_shape == (3, 6, 7)
+
+
+def test_checkpoint_for_another_game_or_shape_is_refused(tmp_path: Path) -> None:
+    path = write_checkpoint(tmp_path / "net.npz", pyspiel.load_game("connect_four"), ModelConfig())
+    with pytest.raises(ValueError, match="trained on connect_four, not on tic_tac_toe"):
+        load_checkpoint(path, pyspiel.load_game("tic_tac_toe"))
+    with pytest.raises(ValueError, match="trained on connect_four"):
+        load_bot("bounded_ab", "tic_tac_toe", 0, evaluator=f"net:{path}", depth=1)
+    other = pyspiel.load_game("connect_four(rows=5)")
+    fake = load_checkpoint(path)
+    with pytest.raises(ValueError, match="trained on connect_four"):
+        ValueNetEvaluator(other, path)
+    shifted = Checkpoint(
+        game="connect_four(rows=5)",
+        observation_shape=fake.observation_shape,
+        model=fake.model,
+        params=fake.params,
+    )
+    save_checkpoint(tmp_path / "shape.npz", shifted)
+    with pytest.raises(ValueError, match="expects observations of shape"):
+        load_checkpoint(tmp_path / "shape.npz", other)
+
+
+def test_truncated_corrupted_and_foreign_files_are_refused(tmp_path: Path) -> None:
+    game = pyspiel.load_game("connect_four")
+    path = write_checkpoint(tmp_path / "net.npz", game, ModelConfig(width=8, depth=1))
+    data = path.read_bytes()
+    (tmp_path / "truncated.npz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="truncated, corrupted or of another kind"):
+        load_checkpoint(tmp_path / "truncated.npz")
+    # Change one parameter and keep the recorded checksum: the contents no longer match it.
+    with np.load(path) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    arrays["out/bias"] = arrays["out/bias"] + 1.0
+    np.savez_compressed(tmp_path / "tampered.npz", **arrays)
+    with pytest.raises(ValueError, match="checksum does not match"):
+        load_checkpoint(tmp_path / "tampered.npz")
+    np.savez(tmp_path / "foreign.npz", weights=np.zeros(3))
+    with pytest.raises(ValueError, match="not a readable value-network checkpoint"):
+        load_checkpoint(tmp_path / "foreign.npz")
+    with pytest.raises(ValueError, match="no such file"):
+        make_evaluator(f"net:{tmp_path / 'missing.npz'}", game)
+
+
+def test_parameters_that_do_not_fit_the_config_are_refused(tmp_path: Path) -> None:
+    game = pyspiel.load_game("connect_four")
+    layout = layout_for(game, ModelConfig(width=8, depth=1))
+    params = random_params(layout, 0)
+    params["dense_0/kernel"] = params["dense_0/kernel"][:, :4]
+    save_checkpoint(
+        tmp_path / "net.npz",
+        Checkpoint(
+            game="connect_four",
+            observation_shape=(3, 6, 7),
+            model=ModelConfig(width=8, depth=1),
+            params=params,
+        ),
+    )
+    with pytest.raises(ValueError, match="mismatched dense_0/kernel"):
+        ValueNetEvaluator(game, tmp_path / "net.npz")
+
+
+def test_unknown_evaluator_names_the_accepted_ones() -> None:
+    with pytest.raises(ValueError, match="net:PATH"):
+        load_bot("bounded_ab", "connect_four", 0, evaluator="network")
+    with pytest.raises(ValueError, match="net:PATH"):
+        make_evaluator("net:", pyspiel.load_game("connect_four"))
+
+
+# -- the evaluator in searches (numpy only) --------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_evaluator_values_are_in_range_with_constant_sum(name: str, tmp_path: Path) -> None:
+    game = pyspiel.load_game(name)
+    path = write_checkpoint(tmp_path / "net.npz", game, ModelConfig(width=16, depth=2), seed=5)
+    evaluator = ValueNetEvaluator(game, path)
+    info = game_info(game)
+    form = output_form(game)
+    states = random_positions(game, 12, plies=(0, 30), seed=2, decisions_only=False)
+    for state in states:
+        values = evaluator.evaluate(state)
+        check_values(values, evaluator, info)
+        if form.form != "independent":
+            assert sum(values) == pytest.approx(form.total, abs=1e-5)
+    batch = evaluator.evaluate_batch(states, use_jax=False)
+    assert np.allclose(batch, [evaluator.evaluate(state) for state in states], atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("bot", "name", "params"),
+    [
+        ("bounded_ab", "connect_four", {"depth": 2}),
+        ("babmcts", "connect_four", {"simulations": 30}),
+        ("bounded_star2", "pig", {"depth": 2}),
+        ("maxn", "chinese_checkers(players=3)", {"depth": 2}),
+        ("paranoid", "maedn(players=3)", {"depth": 1}),
+        ("mp_mix", "pig(players=3)", {"depth": 2}),
+    ],
+)
+def test_every_kind_of_bot_takes_a_network(
+    bot: str, name: str, params: dict[str, int], tmp_path: Path
+) -> None:
+    game = pyspiel.load_game(name)
+    path = write_checkpoint(tmp_path / "net.npz", game, ModelConfig(width=16, depth=1))
+    player_bot = load_bot(bot, game, 0, evaluator=f"net:{path}", **params)
+    states = random_positions(game, 30, plies=(0, 8), seed=4)
+    state = next(state for state in states if state.current_player() == 0)
+    assert player_bot.step(state) in state.legal_actions()
+
+
+# -- data ------------------------------------------------------------------------------------
+
+
+def tiny_data(games: int = 6, **overrides: object) -> DataConfig:
+    values: dict[str, object] = {
+        "game": "tic_tac_toe",
+        "games": games,
+        "bot": "bounded_ab",
+        "bot_params": {"depth": 2},
+        "opening_moves": 1,
+        "epsilon": 0.2,
+        "seed": 1,
+    }
+    values.update(overrides)
+    return DataConfig(**values)  # type: ignore[arg-type]
+
+
+def test_generation_resumes_without_replaying_finished_games(tmp_path: Path) -> None:
+    calls: list[tuple[int, int]] = []
+    assert generate(tiny_data(3), tmp_path, executor="inline") == 3
+    first = {
+        index: (tmp_path / "games" / f"game_{index:06d}.npz").stat().st_mtime_ns
+        for index in range(3)
+    }
+    (tmp_path / "games" / "game_000004.npz.partial").write_bytes(b"half a game")
+    played = generate(
+        tiny_data(5), tmp_path, executor="inline", progress=lambda *done: calls.append(done)
+    )
+    assert played == 2
+    assert finished_games(tmp_path) == [0, 1, 2, 3, 4]
+    assert calls[0] == (3, 5) and calls[-1] == (5, 5)
+    for index, stamp in first.items():
+        assert (tmp_path / "games" / f"game_{index:06d}.npz").stat().st_mtime_ns == stamp
+
+
+def test_generation_is_deterministic_across_executors(tmp_path: Path) -> None:
+    generate(tiny_data(4), tmp_path / "inline", executor="inline")
+    generate(tiny_data(4), tmp_path / "process", executor="process", workers=2)
+    inline, process = assemble(tmp_path / "inline"), assemble(tmp_path / "process")
+    assert np.array_equal(inline.features, process.features)
+    assert np.array_equal(inline.outcome, process.outcome)
+
+
+def test_another_config_in_the_same_directory_is_refused(tmp_path: Path) -> None:
+    generate(tiny_data(2), tmp_path, executor="inline")
+    with pytest.raises(ValueError, match=r"another config .*epsilon"):
+        generate(tiny_data(2, epsilon=0.5), tmp_path, executor="inline")
+
+
+def test_bad_data_configs_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown bot"):
+        generate(tiny_data(bot="alphazero"), tmp_path, executor="inline")
+    with pytest.raises(ValueError, match="no observation tensor"):
+        generate(tiny_data(game="morpion_solitaire", bot="random"), tmp_path, executor="inline")
+    with pytest.raises(ValueError, match="unknown executor"):
+        generate(tiny_data(), tmp_path, executor="threads")
+    with pytest.raises(ValueError, match="epsilon"):
+        tiny_data(epsilon=1.5)
+
+
+def test_dataset_is_deduplicated_and_split_by_game(tmp_path: Path) -> None:
+    generate(tiny_data(12), tmp_path, executor="inline")
+    dataset = assemble(tmp_path)
+    keys = set()
+    total = 0
+    for index in finished_games(tmp_path):
+        with np.load(tmp_path / "games" / f"game_{index:06d}.npz") as archive:
+            keys.update(archive["keys"].tolist())
+            total += len(archive["keys"])
+    assert len(dataset) == len(keys) < total  # the empty board alone repeats in every game
+    assert dataset.occurrences.sum() == total
+    rows = {row.tobytes() for row in dataset.features}
+    assert len(rows) == len(dataset)
+    split = split_by_game(dataset, 0.25, seed=0)
+    assert set(dataset.games[split.train]).isdisjoint(dataset.games[split.validation])
+    assert len(split.train) + len(split.validation) == len(dataset)
+    mixed = targets(dataset, TrainConfig(labelling="mix", outcome_weight=0.5))
+    searched = ~np.isnan(dataset.search).any(axis=1)
+    assert np.allclose(
+        mixed[searched], 0.5 * dataset.outcome[searched] + 0.5 * dataset.search[searched]
+    )
+    assert np.array_equal(mixed[~searched], dataset.outcome[~searched])
+    only_search = targets(dataset, TrainConfig(labelling="search"))
+    assert np.isnan(only_search[~searched]).all()
+
+
+def test_run_config_errors_name_the_problem(tmp_path: Path) -> None:
+    path = tmp_path / "run.toml"
+    path.write_text('[data]\ngame = "connect_four"\n[modle]\nwidth = 3\n')
+    with pytest.raises(ValueError, match=r"unknown section.*modle"):
+        read_run_config(path)
+    path.write_text('[model]\nwidht = 3\n[output]\ndirectory = "a"\ndata_directory = "b"\n')
+    with pytest.raises(ValueError, match=r"unknown key.*widht.*accepted: kind"):
+        read_run_config(path)
+    path.write_text('[model]\nkind = "rnn"\n[output]\ndirectory = "a"\ndata_directory = "b"\n')
+    with pytest.raises(ValueError, match=r"ModelConfig\.kind"):
+        read_run_config(path)
+
+
+def test_committed_configs_are_valid() -> None:
+    configs = sorted(Path("configs").glob("value_net_*.toml"))
+    assert configs
+    for path in configs:
+        run = read_run_config(path)
+        layout_for(pyspiel.load_game(run.data.game), run.model)
+
+
+# -- JAX: training and batched inference ------------------------------------------------------
+
+
+@needs_jax
+@pytest.mark.parametrize(
+    ("name", "model"),
+    [
+        ("connect_four", ModelConfig(kind="conv", channels=6, conv_layers=2, width=12, depth=1)),
+        ("backgammon", ModelConfig(width=24, depth=2)),
+        ("chinese_checkers(players=3)", ModelConfig(width=16, depth=1)),
+        ("yacht(players=3)", ModelConfig(width=16, depth=0)),
+    ],
+)
+def test_numpy_and_jax_inference_agree(name: str, model: ModelConfig, tmp_path: Path) -> None:
+    from flax import nnx
+
+    from spiel_bounded.evaluators.value_net.model import ValueNetwork, export_params
+
+    game = pyspiel.load_game(name)
+    layout = layout_for(game, model)
+    network = ValueNetwork(layout, rngs=nnx.Rngs(7))
+    save_checkpoint(
+        tmp_path / "net.npz",
+        Checkpoint(
+            game=game_info(game).description,
+            observation_shape=layout.observation_shape,
+            model=model,
+            params=export_params(network),
+        ),
+    )
+    evaluator = ValueNetEvaluator(game, tmp_path / "net.npz")
+    states = random_positions(game, 16, plies=(0, 40), seed=9, decisions_only=False)
+    with_jax = evaluator.evaluate_batch(states)
+    one_by_one = np.asarray([evaluator.evaluate(state) for state in states])
+    assert np.abs(with_jax - one_by_one).max() < 1e-5
+    raw = np.asarray(network(evaluator.features(states)))
+    assert np.allclose(
+        output_form(game).values(raw, np), one_by_one, atol=1e-5
+    )  # the Flax module itself, not only its exported parameters
+
+
+@needs_jax
+def test_tiny_end_to_end_run(tmp_path: Path) -> None:
+    from spiel_bounded.evaluators.value_net.pipeline import CHECKPOINT_FILE, RunConfig, fit_and_save
+
+    data = tiny_data(40, bot_params={"depth": 3}, epsilon=0.3, opening_moves=2)
+    generate(data, tmp_path / "data", executor="inline")
+    dataset = assemble(tmp_path / "data")
+    run = RunConfig(
+        data=data,
+        model=ModelConfig(width=32, depth=2),
+        train=TrainConfig(batch_size=32, max_epochs=15, patience=15, learning_rate=3e-3),
+        directory=tmp_path / "model",
+        data_directory=tmp_path / "data",
+    )
+    record = fit_and_save(dataset, run, command="test")
+    assert record["validation_loss"] < record["initial_validation_loss"]
+    history = record["history"]
+    assert history[-1]["train"] < history[0]["train"]
+    assert (tmp_path / "model" / "loss_curve.png").stat().st_size > 1000
+    saved = json.loads((tmp_path / "model" / "training.json").read_text())
+    assert saved["best_epoch"] == record["best_epoch"]
+    path = tmp_path / "model" / CHECKPOINT_FILE
+    assert load_checkpoint(path).record["validation_loss"] == record["validation_loss"]
+    game = pyspiel.load_game("tic_tac_toe")
+    bot = load_bot("bounded_ab", game, 0, evaluator=f"net:{path}", depth=3)
+    state = game.new_initial_state()
+    assert bot.step(state) in state.legal_actions()
+    assert bot.last_result.stats.evaluations > 0
+
+
+@needs_jax
+def test_training_script_runs_and_resumes(tmp_path: Path) -> None:
+    config = tmp_path / "run.toml"
+    config.write_text(
+        textwrap.dedent(
+            f"""
+            [data]
+            game = "tic_tac_toe"
+            games = 8
+            bot = "bounded_ab"
+            bot_params = {{ depth = 1 }}
+            [model]
+            width = 8
+            depth = 1
+            [train]
+            max_epochs = 2
+            batch_size = 16
+            [output]
+            directory = "{tmp_path / "model"}"
+            data_directory = "{tmp_path / "data"}"
+            """
+        )
+    )
+    script = Path(__file__).resolve().parents[1] / "scripts" / "train_value_net.py"
+    command = [sys.executable, str(script), f"--config={config}", "--executor=inline", "--quiet"]
+    subprocess.run([*command, "--stage=generate", "--games=5"], check=True, capture_output=True)
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    assert "played 3 games" in done.stdout
+    assert (tmp_path / "model" / "model.npz").is_file()
+
+
+def test_package_works_without_jax(tmp_path: Path) -> None:
+    """Hides JAX, Flax and Optax: bots, and a network checkpoint in numpy, still work; training
+    says which extra to install."""
+    game = pyspiel.load_game("connect_four")
+    path = write_checkpoint(tmp_path / "net.npz", game, ModelConfig(width=8, depth=1))
+    program = textwrap.dedent(
+        f"""
+        import importlib.abc, sys
+        class Hide(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("jax", "jaxlib", "flax", "optax"):
+                    raise ImportError(f"hidden {{name}}")
+        sys.meta_path.insert(0, Hide())
+        import pyspiel
+        from spiel_bounded import load_bot
+        from spiel_bounded.evaluators.value_net import jax_available
+        game = pyspiel.load_game("connect_four")
+        bot = load_bot("bounded_ab", game, 0, evaluator="net:{path}", depth=2)
+        print("move", bot.step(game.new_initial_state()))
+        try:
+            import spiel_bounded.evaluators.value_net.train
+        except ImportError as error:
+            print("error", error)
+        """
+    )
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    done = subprocess.run(
+        [sys.executable, "-c", program], check=True, capture_output=True, text=True, env=env
+    )
+    assert "move " in done.stdout
+    assert "pip install 'spiel-bounded[jax]'" in done.stdout
