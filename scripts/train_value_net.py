@@ -1,6 +1,6 @@
 """Trains a value network: self-play data (resumable, parallel), then Flax training.
 
-    python scripts/train_value_net.py --config=configs/value_net_connect_four.toml
+    python scripts/train_value_net.py --config=configs/train_value_net_connect_four.toml
     python scripts/train_value_net.py --config=... --stage=generate --workers=2
     python scripts/train_value_net.py --config=... --executor=dask --scheduler=tcp://host:8786
 
@@ -56,7 +56,7 @@ def main(argv: Sequence[str]) -> None:
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
     if _CONFIG.value is None:
-        raise app.UsageError("--config is required (e.g. configs/value_net_connect_four.toml)")
+        raise app.UsageError("--config is required (e.g. configs/train_value_net_connect_four.toml)")
     try:
         config = read_run_config(_CONFIG.value)
     except ValueError as error:

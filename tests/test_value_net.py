@@ -394,8 +394,16 @@ def test_run_config_errors_name_the_problem(tmp_path: Path) -> None:
         read_run_config(path)
 
 
+def test_committed_tournament_configs_are_valid() -> None:
+    from spiel_bounded.arena.config import load_config
+
+    for name in ("value_net_connect_four", "value_net_backgammon"):
+        config = load_config(Path("configs") / f"{name}.toml")
+        assert any("net:" in str(entry.params.get("evaluator")) for entry in config.tournament.bots)
+
+
 def test_committed_configs_are_valid() -> None:
-    configs = sorted(Path("configs").glob("value_net_*.toml"))
+    configs = sorted(Path("configs").glob("train_value_net_*.toml"))
     assert configs
     for path in configs:
         run = read_run_config(path)
