@@ -338,6 +338,15 @@ def test_generation_is_deterministic_across_executors(tmp_path: Path) -> None:
     assert np.array_equal(inline.outcome, process.outcome)
 
 
+def test_generation_on_a_dask_cluster(tmp_path: Path) -> None:
+    pytest.importorskip("distributed", reason="the cluster extra is not installed")
+    assert generate(tiny_data(3), tmp_path / "dask", executor="dask", workers=1) == 3
+    generate(tiny_data(3), tmp_path / "inline", executor="inline")
+    assert np.array_equal(
+        assemble(tmp_path / "dask").features, assemble(tmp_path / "inline").features
+    )
+
+
 def test_another_config_in_the_same_directory_is_refused(tmp_path: Path) -> None:
     generate(tiny_data(2), tmp_path, executor="inline")
     with pytest.raises(ValueError, match=r"another config .*epsilon"):
