@@ -36,6 +36,7 @@ from spiel_bounded.arena.play import (
 from spiel_bounded.arena.records import CRASH, RUNNER, GameRecord
 from spiel_bounded.arena.schedule import Match
 from spiel_bounded.arena.settings import Config
+from spiel_bounded.cluster import dask_client
 
 Done = Callable[[GameRecord], None]
 
@@ -295,22 +296,9 @@ class DaskExecutor:
         self.scheduler = scheduler
 
     def run(self, matches: Sequence[Match], done: Done) -> None:
-        try:
-            from distributed import Client, LocalCluster, as_completed
-        except ImportError:
-            raise RuntimeError(
-                "the dask executor needs the cluster extra: pip install 'spiel-bounded[cluster]'"
-            ) from None
-        cluster = None
-        if self.scheduler is None:
-            cluster = LocalCluster(
-                n_workers=self.workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-            )
-        client = Client(self.scheduler if cluster is None else cluster)
-        try:
+        with dask_client(self.workers, self.scheduler) as client:
+            from distributed import as_completed
+
             futures = client.map(play_match, list(matches), pure=False)
             by_key = {future.key: match for future, match in zip(futures, matches, strict=True)}
             for future in as_completed(futures):
@@ -325,10 +313,6 @@ class DaskExecutor:
                     kind = CRASH if type(error).__name__ == "KilledWorker" else RUNNER
                     done(error_record(match, f"the Dask task failed:\n{text}", kind=kind))
                 future.release()
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
 
 
 def make_executor(config: Config) -> Executor:

@@ -23,6 +23,7 @@ from typing import Any, Final
 import numpy as np
 
 from spiel_bounded import registry
+from spiel_bounded.cluster import dask_client
 from spiel_bounded.evaluators.value_net.config import DataConfig, TrainConfig, as_mapping
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.selfplay import GamePositions, play_selfplay_game
@@ -150,28 +151,13 @@ def _completed(
                 for future in futures:
                     future.cancel()
         return
-    try:
-        from distributed import Client, LocalCluster
+    with dask_client(workers, scheduler) as client:
         from distributed import as_completed as dask_completed
-    except ImportError:
-        raise RuntimeError(
-            "the dask executor needs the cluster extra: pip install 'spiel-bounded[cluster]'"
-        ) from None
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-        )
-    client = Client(scheduler if cluster is None else cluster)
-    try:
+
         tasks = client.map(play_selfplay_game, [config] * len(todo), todo, pure=False)
         for task in dask_completed(tasks):
             yield task.result()
             task.release()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def generate(
