@@ -406,7 +406,7 @@ def test_run_config_errors_name_the_problem(tmp_path: Path) -> None:
 def test_committed_tournament_configs_are_valid() -> None:
     from spiel_bounded.arena.config import load_config
 
-    for name in ("value_net_connect_four", "value_net_backgammon"):
+    for name in ("value_net_connect_four", "value_net_connect_four_nodes", "value_net_backgammon"):
         config = load_config(Path("configs") / f"{name}.toml")
         assert any("net:" in str(entry.params.get("evaluator")) for entry in config.tournament.bots)
 
