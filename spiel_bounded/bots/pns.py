@@ -55,8 +55,10 @@ class OutcomeBotSpec(BotSpec):
 
     def reasons_against(self, info: GameInfo) -> list[str]:
         reasons = super().reasons_against(info)
-        if not reasons and info.name not in TERMINAL_VALUES:
-            # Known for the synthetic trees with integer values only: read their parameters.
+        values = TERMINAL_VALUES.get(info.name)
+        if values is not None and (info.min_utility, info.max_utility) == (values[0], values[-1]):
+            return reasons
+        if not reasons:  # e.g. the synthetic trees, known with integer values: read the game
             reason = outcome_reason(load_game(info.description))
             if reason:
                 reasons.append(reason)

@@ -130,8 +130,9 @@ TERMINAL_VALUES: Final[Mapping[str, tuple[float, ...]]] = {
     )
 }
 """Games whose every terminal return lies in a small known set: win / draw / loss as +1 / 0 / -1
-(some never draw; a superset is harmless). A search checks every terminal value it meets
-against the set and raises `ValueError` on one outside it."""
+(some never draw; a superset is harmless), while the game's utility range is [-1, 1]. A search
+checks every terminal value it meets against the set and raises `ValueError` on one outside
+it."""
 
 MAX_OUTCOMES: Final = 64
 """Most terminal values `bounded_pns` accepts (one question per threshold at most)."""
@@ -147,7 +148,12 @@ def terminal_values(game: pyspiel.Game) -> tuple[float, ...] | None:
     """
     name = game.get_type().short_name
     if name in TERMINAL_VALUES:
-        return TERMINAL_VALUES[name]
+        # A parameter may turn the result into a score (dots_and_boxes' utility_margin): the
+        # table holds only while the utility range is that of win / draw / loss.
+        values = TERMINAL_VALUES[name]
+        if (game.min_utility(), game.max_utility()) == (values[0], values[-1]):
+            return values
+        return None
     if name == SYNTHETIC:
         params = game.get_parameters()
         if params.get("integer_values"):
@@ -164,9 +170,9 @@ def outcome_reason(game: pyspiel.Game) -> str:
     if terminal_values(game) is not None:
         return ""
     return (
-        "its set of terminal values is not known to be small (bounded_pns accepts "
-        f"{', '.join(sorted(TERMINAL_VALUES))}, and {SYNTHETIC} with integer_values=1 and at "
-        f"most {MAX_OUTCOMES} integers in its range)"
+        "its set of terminal values is not known to be small (bounded_pns accepts the win / "
+        f"draw / loss games {', '.join(sorted(TERMINAL_VALUES))} with utilities in [-1, 1], and "
+        f"{SYNTHETIC} with integer_values=1 and at most {MAX_OUTCOMES} integers in its range)"
     )
 
 
@@ -323,6 +329,25 @@ class _Engine:
             children.dn.append(dn)
         return children
 
+    def _renumber(self, children: _Children) -> _Children:
+        """The numbers of the current question for children expanded under an earlier one,
+        their bounds tightened by the table."""
+        table, goal, question = self.table, self.goal, self.question
+        for i, key in enumerate(children.keys):
+            lo, hi = children.lo[i], children.hi[i]
+            pn, dn = 1, 1
+            entry = None if key is None else table.get(key)
+            if entry is not None:
+                lo, hi = max(lo, entry[0]), min(hi, entry[1])
+                if entry[4] == question:
+                    pn, dn = entry[2], entry[3]
+            if lo >= goal:
+                pn, dn = 0, INF
+            elif hi < goal:
+                pn, dn = INF, 0
+            children.lo[i], children.hi[i], children.pn[i], children.dn[i] = lo, hi, pn, dn
+        return children
+
     def mid(
         self, state: pyspiel.State, key: Hashable, th_pn: int, th_dn: int, ply: int
     ) -> tuple[float, float, int, int]:
@@ -331,9 +356,14 @@ class _Engine:
         if ply > self.max_ply:
             self.max_ply = ply
         attacking = state.current_player() == self.attacker
-        children = self._expand(state)
-        if ply == 0:
-            self.root_children = children
+        if ply > 0:
+            children = self._expand(state)
+        elif self.root_children is None:
+            children = self.root_children = self._expand(state)
+        else:
+            # The root keeps its children across questions, so that its bounds never regress
+            # when the table has dropped their entries (see `_renumber`).
+            children = self._renumber(self.root_children)
         c_lo, c_hi, c_pn, c_dn = children.lo, children.hi, children.pn, children.dn
         goal = self.goal
         count = len(c_pn)
@@ -372,9 +402,20 @@ class _Engine:
                 child_th_pn = th_pn - pn + c_pn[best]
             child = children.states[best]
             assert child is not None  # a terminal child is solved, so never the best unsolved
-            c_lo[best], c_hi[best], c_pn[best], c_dn[best] = self.mid(
+            r_lo, r_hi, r_pn, r_dn = self.mid(
                 child, children.keys[best], child_th_pn, child_th_dn, ply + 1
             )
+            # Intersected with what this node knew: a child whose table entries were dropped
+            # comes back with looser bounds, which must not undo a proof (nor loop forever).
+            if r_lo < c_lo[best]:
+                r_lo = c_lo[best]
+            if r_hi > c_hi[best]:
+                r_hi = c_hi[best]
+            if r_lo >= goal:
+                r_pn, r_dn = 0, INF
+            elif r_hi < goal:
+                r_pn, r_dn = INF, 0
+            c_lo[best], c_hi[best], c_pn[best], c_dn[best] = r_lo, r_hi, r_pn, r_dn
         self._store(key, lo, hi, pn, dn, self.budget.nodes - start)
         return lo, hi, pn, dn
 
@@ -389,8 +430,8 @@ class _Engine:
             entry[5] += work
             return
         if len(table) >= self.capacity:
-            self._collect()
-        table[key] = [lo, hi, pn, dn, self.question, work]
+            self._collect()  # makes a new table
+        self.table[key] = [lo, hi, pn, dn, self.question, work]
 
     def _collect(self) -> None:
         """Drops the entries with the least work: every entry at or below the median work."""
@@ -576,7 +617,8 @@ def bounded_pns(
         budget.tick()  # the root
         while hi - lo > epsilon:
             engine.ask(_threshold(outcomes, lo, hi))
-            lo, hi, _, _ = engine.search_root(state)
+            new_lo, new_hi, _, _ = engine.search_root(state)
+            lo, hi = max(lo, new_lo), min(hi, new_hi)
     except SearchStopped as stop:
         stopped_by = stop.reason
     children = engine.root_children
