@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Hashable
+from typing import Any
 
 import pyspiel
 import pytest
@@ -27,6 +28,8 @@ from spiel_bounded.testing import random_positions
 from tests.helpers import move_lists, play_random
 
 TTT = pyspiel.load_game("tic_tac_toe")
+GUARD = Limits(nodes=1_000_000)
+"""Far above what any search here needs: a broken search fails (not solved) instead of hanging."""
 
 
 def ttt(*actions: int) -> pyspiel.State:
@@ -72,10 +75,10 @@ def child_value(state: pyspiel.State, action: int) -> float:
     return value if child.current_player() == player else -value
 
 
-def check_pns(state: pyspiel.State, value: float, **extra: object) -> None:
+def check_pns(state: pyspiel.State, value: float, guard: Limits = GUARD, **extra: Any) -> None:
     """pns on both goals agrees with `value` and claims only what is proved."""
     for goal, holds in (("win", value > 0), ("draw", value >= 0)):
-        result = pns(state, settings=PNSSettings(goal=goal, **extra))  # type: ignore[arg-type]
+        result = pns(state, limits=guard, settings=PNSSettings(goal=goal, **extra))
         assert result.stats.stopped_by == "solved" and result.proven
         assert result.lower <= value <= result.upper
         threshold_met = result.lower > 0 if goal == "win" else result.lower >= 0
@@ -87,11 +90,13 @@ def check_pns(state: pyspiel.State, value: float, **extra: object) -> None:
             assert bounds.lower <= child_value(state, action) <= bounds.upper
 
 
-def check_bounded(state: pyspiel.State, value: float, epsilon: float, **extra: object) -> None:
+def check_bounded(
+    state: pyspiel.State, value: float, epsilon: float, guard: Limits = GUARD, **extra: Any
+) -> None:
     """bounded_pns: the interval holds the value, is at most epsilon wide, and the move is
     epsilon-optimal."""
-    settings_ = BoundedPNSSettings(epsilon=epsilon, **extra)  # type: ignore[arg-type]
-    result = bounded_pns(state, settings=settings_)
+    settings_ = BoundedPNSSettings(epsilon=epsilon, **extra)
+    result = bounded_pns(state, limits=guard, settings=settings_)
     assert result.stats.stopped_by == "solved" and result.proven
     assert result.lower <= value <= result.upper
     assert result.upper - result.lower <= epsilon
@@ -105,26 +110,29 @@ def check_bounded(state: pyspiel.State, value: float, epsilon: float, **extra: o
 
 def test_tic_tac_toe_is_a_draw() -> None:
     root = TTT.new_initial_state()
-    exact_result = bounded_pns(root)
+    exact_result = bounded_pns(root, limits=GUARD)
     assert (exact_result.lower, exact_result.upper) == (0.0, 0.0)
     assert child_value(root, exact_result.action) == 0.0
-    win = pns(root)
+    win = pns(root, limits=GUARD)
     assert win.proven and win.upper <= 0.0  # no win: disproved
-    draw = pns(root, settings=PNSSettings(goal="draw"))
+    draw = pns(root, limits=GUARD, settings=PNSSettings(goal="draw"))
     assert draw.proven and draw.lower >= 0.0  # at least a draw: proved
     assert child_value(root, draw.action) == 0.0
 
 
 def test_won_and_lost_positions() -> None:
     won = ttt(0, 3, 1, 4)  # x: 0 1, o: 3 4, x to move
-    result = pns(won)
+    result = pns(won, limits=GUARD)
     assert result.proven and result.lower == 1.0 and result.action == 2
-    assert bounded_pns(won).interval == (1.0, 1.0)
+    assert bounded_pns(won, limits=GUARD).interval == (1.0, 1.0)
     # x 0 4 6 against o 1 8: two threats, o to move is lost.
     lost = ttt(0, 1, 4, 8, 6)
-    for result in (pns(lost), pns(lost, settings=PNSSettings(goal="draw"))):
+    for result in (
+        pns(lost, limits=GUARD),
+        pns(lost, limits=GUARD, settings=PNSSettings(goal="draw")),
+    ):
         assert result.proven and result.upper == -1.0
-    assert bounded_pns(lost).interval == (-1.0, -1.0)
+    assert bounded_pns(lost, limits=GUARD).interval == (-1.0, -1.0)
 
 
 # -- agreement with OpenSpiel's alpha-beta and with bounded_ab ---------------------------------
@@ -163,12 +171,12 @@ def test_small_boards_agree_with_the_oracles(
             assert result.stats.stopped_by == "solved" and result.lower == result.upper
             value = result.lower
         for goal in ("win", "draw"):
-            answer = pns(state, settings=PNSSettings(goal=goal))
+            answer = pns(state, limits=GUARD, settings=PNSSettings(goal=goal))
             assert answer.proven and answer.lower <= value <= answer.upper
             assert (answer.lower > 0 if goal == "win" else answer.lower >= 0) == (
                 value > 0 if goal == "win" else value >= 0
             )
-        bounded = bounded_pns(state)
+        bounded = bounded_pns(state, limits=GUARD)
         assert bounded.proven and bounded.interval == (value, value), (state, bounded.interval)
 
 
@@ -229,8 +237,9 @@ def test_synthetic_trees_epsilon_guarantee(
     assert terminal_values(game) == tuple(float(v) for v in range(-high, high + 1))
     root = game.new_initial_state()
     value = exact(root)
-    check_bounded(root, value, epsilon, tt_capacity=capacity)
-    check_pns(root, value, tt_capacity=capacity)
+    guard = Limits(nodes=100_000)  # a few thousand nodes at most when correct
+    check_bounded(root, value, epsilon, guard, tt_capacity=capacity)
+    check_pns(root, value, guard, tt_capacity=capacity)
 
 
 def test_exact_search_on_few_values_reuses_proofs_across_thresholds() -> None:
@@ -239,7 +248,7 @@ def test_exact_search_on_few_values_reuses_proofs_across_thresholds() -> None:
     game = tree(3, 6, 7, 3, 1)
     root = game.new_initial_state()
     value = exact(root)
-    shared = bounded_pns(root)
+    shared = bounded_pns(root, limits=GUARD)
     assert shared.interval == (value, value)
     # The same thresholds asked one by one, each with a fresh table (plain PNS runs).
     separate = 0
@@ -254,7 +263,7 @@ def test_exact_search_on_few_values_reuses_proofs_across_thresholds() -> None:
 
 
 def _nodes_for_threshold(root: pyspiel.State, goal: float) -> int:
-    budget = pns_module.Budget(Limits())
+    budget = pns_module.Budget(GUARD)
     engine = pns_module._Engine(
         root,
         budget,
@@ -302,13 +311,13 @@ def test_time_limit_with_a_fake_clock() -> None:
 
 def test_tiny_memory_cap_is_still_exact_and_costs_reexpansions() -> None:
     state = ttt(4)
-    roomy = bounded_pns(state)
-    tiny = bounded_pns(state, settings=BoundedPNSSettings(tt_capacity=4))
+    roomy = bounded_pns(state, limits=GUARD)
+    tiny = bounded_pns(state, limits=GUARD, settings=BoundedPNSSettings(tt_capacity=4))
     assert tiny.interval == roomy.interval == (0.0, 0.0)
     assert tiny.stats.nodes is not None and roomy.stats.nodes is not None
     assert tiny.stats.nodes > roomy.stats.nodes
     for goal in ("win", "draw"):
-        small = pns(state, settings=PNSSettings(goal=goal, tt_capacity=2))
+        small = pns(state, limits=GUARD, settings=PNSSettings(goal=goal, tt_capacity=2))
         assert small.proven and small.lower <= 0.0 <= small.upper
 
 
@@ -326,7 +335,7 @@ def test_collection_drops_the_least_work() -> None:
     for work, key in enumerate("abcd"):
         engine._store(key, -1.0, 1.0, 1, 1, work)
     engine._store("e", -1.0, 1.0, 1, 1, 9)
-    assert sorted(engine.table) == ["c", "d", "e"]
+    assert set(engine.table) == {"c", "d", "e"}
 
 
 def test_transpositions_off_gives_the_same_answers() -> None:
@@ -389,8 +398,8 @@ def test_unknown_terminal_values_are_refused() -> None:
     ):
         state = pyspiel.load_game(game_string).new_initial_state()
         with pytest.raises(ValueError, match="terminal values is not known"):
-            bounded_pns(state)
-        assert pns(state).proven  # pns needs no outcome set
+            bounded_pns(state, limits=GUARD)
+        assert pns(state, limits=GUARD).proven  # pns needs no outcome set
         with pytest.raises(ValueError, match="terminal values is not known"):
             load_bot("bounded_pns", game_string, 0)
 
@@ -400,7 +409,7 @@ def test_a_terminal_value_outside_the_declared_set_raises(
 ) -> None:
     monkeypatch.setattr(pns_module, "TERMINAL_VALUES", {"tic_tac_toe": (-1.0, 0.5, 1.0)})
     with pytest.raises(ValueError, match="not in its declared set"):
-        bounded_pns(TTT.new_initial_state())
+        bounded_pns(TTT.new_initial_state(), limits=GUARD)
 
 
 def test_bad_settings_limits_and_states_are_refused() -> None:
@@ -418,7 +427,7 @@ def test_bad_settings_limits_and_states_are_refused() -> None:
     terminal = ttt(0, 3, 1, 4, 2)
     assert terminal.is_terminal()
     with pytest.raises(ValueError, match="decision state"):
-        pns(terminal)
+        pns(terminal, limits=GUARD)
     with pytest.raises(ValueError, match="unknown parameter"):
         load_bot("pns", "tic_tac_toe", 0, epsilon=0.5)
     with pytest.raises(ValueError, match="unknown parameter"):
