@@ -31,13 +31,14 @@ from spiel_bounded import (
 )
 from spiel_bounded.testing import random_positions
 
-_POSITIONS = flags.DEFINE_integer("pns_positions", 6, "Positions per set (tic_tac_toe: +1).")
+_POSITIONS = flags.DEFINE_integer("pns_positions", 10, "Positions per set (tic_tac_toe: +1).")
 _NODES = flags.DEFINE_integer("pns_nodes", 1_000_000, "Node cap per search and position.")
 _SEED = flags.DEFINE_integer("pns_seed", 2026, "Seed of the random positions.")
 
 # (label, game, plies from the start)
 SETS: tuple[tuple[str, str, int | tuple[int, int]], ...] = (
     ("tic_tac_toe, plies 0-3", "tic_tac_toe", (0, 4)),
+    ("connect_four, ply 12", "connect_four", 12),
     ("connect_four, ply 16", "connect_four", 16),
     ("connect_four, ply 20", "connect_four", 20),
     ("connect_four, ply 24", "connect_four", 24),

@@ -21,7 +21,9 @@ from spiel_bounded.games import TWO_PLAYER_ZERO_SUM, GameInfo, load_game
 from spiel_bounded.params import declared, pick
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.pns import (
+    SYNTHETIC,
     TERMINAL_VALUES,
+    UNKNOWN_OUTCOMES,
     BoundedPNSSettings,
     PNSSettings,
     bounded_pns,
@@ -55,10 +57,15 @@ class OutcomeBotSpec(BotSpec):
 
     def reasons_against(self, info: GameInfo) -> list[str]:
         reasons = super().reasons_against(info)
-        values = TERMINAL_VALUES.get(info.name)
-        if values is not None and (info.min_utility, info.max_utility) == (values[0], values[-1]):
+        if reasons:
             return reasons
-        if not reasons:  # e.g. the synthetic trees, known with integer values: read the game
+        values = TERMINAL_VALUES.get(info.name)
+        if values is not None:
+            if (info.min_utility, info.max_utility) != (values[0], values[-1]):
+                reasons.append(UNKNOWN_OUTCOMES)
+        elif info.name != SYNTHETIC:
+            reasons.append(UNKNOWN_OUTCOMES)
+        else:  # known for integer values only: read the tree's parameters
             reason = outcome_reason(load_game(info.description))
             if reason:
                 reasons.append(reason)

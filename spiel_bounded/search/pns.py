@@ -164,16 +164,18 @@ def terminal_values(game: pyspiel.Game) -> tuple[float, ...] | None:
     return None
 
 
+UNKNOWN_OUTCOMES: Final = (
+    "its set of terminal values is not known to be small (bounded_pns accepts the win / draw / "
+    f"loss games {', '.join(sorted(TERMINAL_VALUES))} with utilities in [-1, 1], and {SYNTHETIC} "
+    f"with integer_values=1 and at most {MAX_OUTCOMES} integers in its range)"
+)
+"""Why `bounded_pns` refuses a game whose set of terminal values is not known."""
+
+
 def outcome_reason(game: pyspiel.Game) -> str:
-    """Why `bounded_pns` cannot play `game` for want of a known set of terminal values ("" when
-    the set is known)."""
-    if terminal_values(game) is not None:
-        return ""
-    return (
-        "its set of terminal values is not known to be small (bounded_pns accepts the win / "
-        f"draw / loss games {', '.join(sorted(TERMINAL_VALUES))} with utilities in [-1, 1], and "
-        f"{SYNTHETIC} with integer_values=1 and at most {MAX_OUTCOMES} integers in its range)"
-    )
+    """`UNKNOWN_OUTCOMES` when `bounded_pns` cannot play `game` for want of a known set of
+    terminal values, else ""."""
+    return "" if terminal_values(game) is not None else UNKNOWN_OUTCOMES
 
 
 @dataclass(frozen=True, kw_only=True)
