@@ -3,6 +3,7 @@
     python scripts/bench.py --suites=alphabeta --output results/bench.md
     python scripts/bench.py --suites=overshoot --repeats=1 --overshoot_before=<revision> \
         --output=results/bench_overshoot.md
+    python scripts/bench.py --suites=pns --repeats=1 --output=results/bench_pns.md
 
 Each suite is a module of `scripts/benchmarks` with `run(repeats) -> list[str]` returning its
 Markdown section, listed in `SUITES`; the file written starts with the command and the machine.
@@ -21,7 +22,7 @@ from absl import app, flags
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchmarks import alphabeta, chance, mcts, nplayer, overshoot  # after the path set-up
+from benchmarks import alphabeta, chance, mcts, nplayer, overshoot, pns  # after the path set-up
 
 SUITES = {
     "alphabeta": alphabeta.run,
@@ -29,10 +30,11 @@ SUITES = {
     "mcts": mcts.run,
     "nplayer": nplayer.run,
     "overshoot": overshoot.run,
+    "pns": pns.run,
 }
 
-# Suite flags start with these prefixes (ab_, chance_, mcts_, nplayer_, overshoot_).
-SUITES_FLAG_PREFIXES = ("ab", "chance", "mcts", "nplayer", "overshoot")
+# Suite flags start with these prefixes (ab_, chance_, mcts_, nplayer_, overshoot_, pns_).
+SUITES_FLAG_PREFIXES = ("ab", "chance", "mcts", "nplayer", "overshoot", "pns")
 
 _SUITES = flags.DEFINE_list(
     "suites",

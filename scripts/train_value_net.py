@@ -56,7 +56,9 @@ def main(argv: Sequence[str]) -> None:
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
     if _CONFIG.value is None:
-        raise app.UsageError("--config is required (e.g. configs/train_value_net_connect_four.toml)")
+        raise app.UsageError(
+            "--config is required (e.g. configs/train_value_net_connect_four.toml)"
+        )
     try:
         config = read_run_config(_CONFIG.value)
     except ValueError as error:

@@ -22,17 +22,20 @@ from spiel_bounded.search.alphabeta import (
 from spiel_bounded.search.brs import brs_plus
 from spiel_bounded.search.maxn import MaxnSettings, directed_offensive, maxn
 from spiel_bounded.search.mcts import BABMCTSSettings, BABMCTSTree, MCTSStats, babmcts
+from spiel_bounded.search.pns import BoundedPNSSettings, PNSSettings, bounded_pns, pns
 
 __all__ = [
     "AlphaBetaSettings",
     "BABMCTSBot",
     "BABMCTSSettings",
     "BABMCTSTree",
+    "BoundedPNSSettings",
     "Evaluator",
     "Interval",
     "Limits",
     "MCTSStats",
     "MaxnSettings",
+    "PNSSettings",
     "SearchBot",
     "SearchResult",
     "SearchStats",
@@ -40,6 +43,7 @@ __all__ = [
     "babmcts",
     "bots_for",
     "bounded_ab",
+    "bounded_pns",
     "bounded_star1",
     "bounded_star2",
     "brs_plus",
@@ -50,4 +54,5 @@ __all__ = [
     "make_evaluator",
     "maxn",
     "paranoid",
+    "pns",
 ]

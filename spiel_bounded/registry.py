@@ -13,7 +13,7 @@ from typing import Any
 
 import pyspiel
 
-from spiel_bounded.bots import alphabeta, babmcts, nplayer, openspiel, rivest
+from spiel_bounded.bots import alphabeta, babmcts, nplayer, openspiel, pns, rivest
 from spiel_bounded.bots.spec import BotSpec
 from spiel_bounded.games import game_info, load_game
 
@@ -23,6 +23,7 @@ _SPECS: tuple[BotSpec, ...] = (
     *babmcts.SPECS,
     *nplayer.SPECS,
     *rivest.SPECS,
+    *pns.SPECS,
 )
 _REGISTRY: dict[str, BotSpec] = {spec.name: spec for spec in _SPECS}
 

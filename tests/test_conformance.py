@@ -78,6 +78,8 @@ SMALL: dict[str, dict[str, Any]] = {
     "brs_plus": {"nodes": 200, "evaluator": "zero"},
     "mp_mix": {"nodes": 200, "evaluator": "zero"},
     "rivest": {"nodes": 200},
+    "pns": {"nodes": 200},
+    "bounded_pns": {"nodes": 200},
 }
 # Why a bot may decline a game of the list (any other refusal fails the test).
 DOCUMENTED_REFUSALS = {
@@ -88,6 +90,8 @@ DOCUMENTED_REFUSALS = {
     "babmcts": ("players",),
     "mp_mix": ("players",),
     "rivest": ("chance nodes", "players"),
+    "pns": ("chance nodes", "players"),
+    "bounded_pns": ("chance nodes", "players", "terminal values"),
     "mcts": ("implemented in Python",),
 }
 

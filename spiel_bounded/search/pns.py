@@ -1,0 +1,652 @@
+"""Proof-number search (df-pn) and bounded multi-outcome proof-number search.
+
+Both searches answer threshold questions "is the root value, for the player to move at the root
+(the attacker), at least g?" with depth-first proof-number search (df-pn; Nagai 2002), the
+depth-first form of Allis's proof-number search (Allis, van der Meulen & van den Herik 1994).
+
+Proof and disproof numbers. A node's proof number pn is the least number of frontier nodes that
+must be solved to prove the question, its disproof number dn the least to disprove it. A solved
+node has (0, INF) (proved) or (INF, 0) (disproved), a frontier node (1, 1). At a node where the
+attacker moves (OR), pn = min over children of pn and dn = sum of dn; where the defender moves
+(AND), pn = sum of pn and dn = min of dn. Which of the two a node is comes from
+`current_player()` at that node, compared with the root's player, never from the parity of the
+ply: a game may let the same player move twice in a row.
+
+df-pn (Nagai 2002). `MID(n, th_pn, th_dn)` searches n until pn(n) >= th_pn or dn(n) >= th_dn.
+At an OR node it descends into the child c1 with the smallest pn, with thresholds
+`th_pn(c1) = min(th_pn, pn2 + 1)` (pn2: the second smallest pn) and
+`th_dn(c1) = th_dn - dn(n) + dn(c1)`; an AND node mirrors it with pn and dn exchanged. (Nagai
+writes this in negamax form with phi = pn, delta = dn at OR nodes and the reverse at AND nodes;
+the pn/dn form used here is the same rule and needs no assumption that the players alternate.)
+The root is called with infinite thresholds, so it returns when the question is answered. A
+node's children keep their numbers in the node's own frame while it is searched; a
+transposition table keeps them between visits.
+
+Proven bounds. Every node also carries an interval [lo, hi] (pess and opti in the bounded-search
+notes; Atzmon, Stern & Saffidine, "Bounded Suboptimal Game Tree Search", SoCS 2018) that
+contains its game value: a terminal's is its value; an unexpanded node's is the whole range; an
+expanded node's comes from its children as in bounded alpha-beta: at a MAX (attacker) node
+lo = max lo(c) and hi = max hi(c), at a MIN node lo = min lo(c) and hi = min hi(c). The question
+"value >= g" is proved at a node exactly when lo >= g and disproved exactly when hi < g, and the
+numbers are tied to the bounds (a node whose bounds settle the question gets (0, INF) or
+(INF, 0)), so a proof found for one question serves every other question it settles. The
+transposition table stores [lo, hi] for good and the numbers together with the question they
+belong to.
+
+`pns` asks one question: "the player to move wins" (value > 0, the zero-sum draw value; asked as
+value >= the next float above 0) or, with `goal="draw"`, "at least draws" (value >= 0).
+
+`bounded_pns` is multi-outcome proof-number search (Saffidine & Cazenave, "Multiple-Outcome
+Proof Number Search", ECAI 2012) in its bounded form: it keeps the proven [lo, hi] of every node
+over the game's finite set of terminal values and asks the questions "value >= o" for outcome
+values o in (lo, hi] at the root, dichotomically (the outcome nearest the middle of the root
+interval), until `hi - lo <= epsilon` at the root (epsilon = 0: the exact value). All questions
+share one tree (the transposition table), which is the point of MOPNS against a series of
+independent PNS runs: a subtree solved for one threshold is never searched again for another,
+and the [lo, hi] bounds it proved settle other thresholds at once. Unlike MOPNS as published,
+the proof and disproof numbers are kept for the threshold being searched only (one set per node
+instead of one per outcome): the thresholds are searched one after the other, so numbers of
+another threshold would never be read again. When the root interval is at most epsilon wide,
+the root child with the best lower bound (the pessimistic move) is within epsilon of optimal:
+its value is at least lo(root) >= hi(root) - epsilon >= value(root) - epsilon.
+
+The set of terminal values (`terminal_values`) is known for the games in `TERMINAL_VALUES`
+(win / draw / loss, audited against OpenSpiel 2.0.2) and for `bounded_random_tree` with
+`integer_values=1` (the integers of its range); `bounded_pns` refuses other games. A terminal
+value outside the set raises `ValueError` naming the game and the value.
+
+Transpositions and cycles. The table key is the game's transposition key (`search.keys`)
+prefixed with the move number. The move number makes the searched graph acyclic by
+construction: a repeated position is a different node further down, so df-pn never meets a
+cycle (the graph-history interaction problem cannot arise) and, every OpenSpiel game having a
+finite `max_game_length`, the search terminates. The price is that positions reached in a
+different number of moves do not share an entry. In a DAG the summed numbers count a shared
+subtree once per path (the known over-estimation of proof numbers in DAGs); that can misguide
+the search but never makes a proof wrong, since proofs come from the bounds alone.
+
+Memory cap. The table holds at most `tt_capacity` entries. When a new entry would exceed it, the
+half (at least) of the entries with the least work (nodes searched below them) is dropped, the
+"small tree" garbage collection of df-pn solvers. A node being searched keeps its children's
+numbers in its own frame, so dropping entries never loses the progress of the current path: it
+only costs re-expansions, and results stay correct (with a cap of a few entries, df-pn degrades
+towards a search without a table, still complete on the acyclic graph).
+
+Nodes are counted as in bounded alpha-beta: every state the search steps into (each child
+generated at an expansion, and the root). df-pn expands a node again each time it is revisited,
+so its count includes those re-expansions.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+import pyspiel
+
+from spiel_bounded.games import TWO_PLAYER_ZERO_SUM, game_description, require_decision_state
+from spiel_bounded.limits import Budget, Limits, SearchStopped
+from spiel_bounded.params import FLAG, NON_NEGATIVE, POSITIVE_INT, OneOf, check_fields, setting
+from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+from spiel_bounded.search.keys import history_key, key_function
+
+INF: Final = 1 << 60
+"""The infinite proof or disproof number (of a disproved or proved node)."""
+
+GOALS: Final = ("win", "draw")
+
+_WIN_DRAW_LOSS: Final = (-1.0, 0.0, 1.0)
+
+TERMINAL_VALUES: Final[Mapping[str, tuple[float, ...]]] = {
+    name: _WIN_DRAW_LOSS
+    for name in (
+        "amazons",
+        "breakthrough",
+        "checkers",
+        "chess",
+        "clobber",
+        "connect_four",
+        "dots_and_boxes",
+        "go",
+        "gomoku",
+        "havannah",
+        "hex",
+        "hive",
+        "lines_of_action",
+        "mancala",
+        "mnk",
+        "nim",
+        "nine_mens_morris",
+        "othello",
+        "oware",
+        "pentago",
+        "quoridor",
+        "tic_tac_toe",
+        "twixt",
+        "ultimate_tic_tac_toe",
+        "y",
+    )
+}
+"""Games whose every terminal return lies in a small known set: win / draw / loss as +1 / 0 / -1
+(some never draw; a superset is harmless), while the game's utility range is [-1, 1]. A search
+checks every terminal value it meets against the set and raises `ValueError` on one outside
+it."""
+
+MAX_OUTCOMES: Final = 64
+"""Most terminal values `bounded_pns` accepts (one question per threshold at most)."""
+
+SYNTHETIC: Final = "bounded_random_tree"
+
+
+def terminal_values(game: pyspiel.Game) -> tuple[float, ...] | None:
+    """The sorted set of terminal values of `game` for a player, or None when not known.
+
+    Known: the games of `TERMINAL_VALUES`, and `bounded_random_tree` with `integer_values=1`
+    and at most `MAX_OUTCOMES` integers in its range.
+    """
+    name = game.get_type().short_name
+    if name in TERMINAL_VALUES:
+        # A parameter may turn the result into a score (dots_and_boxes' utility_margin): the
+        # table holds only while the utility range is that of win / draw / loss.
+        values = TERMINAL_VALUES[name]
+        if (game.min_utility(), game.max_utility()) == (values[0], values[-1]):
+            return values
+        return None
+    if name == SYNTHETIC:
+        params = game.get_parameters()
+        if params.get("integer_values"):
+            low = math.ceil(float(params["min_value"]))
+            high = math.floor(float(params["max_value"]))
+            if high - low + 1 <= MAX_OUTCOMES:
+                return tuple(float(v) for v in range(low, high + 1))
+    return None
+
+
+UNKNOWN_OUTCOMES: Final = (
+    "its set of terminal values is not known to be small (bounded_pns accepts the win / draw / "
+    f"loss games {', '.join(sorted(TERMINAL_VALUES))} with utilities in [-1, 1], and {SYNTHETIC} "
+    f"with integer_values=1 and at most {MAX_OUTCOMES} integers in its range)"
+)
+"""Why `bounded_pns` refuses a game whose set of terminal values is not known."""
+
+
+def outcome_reason(game: pyspiel.Game) -> str:
+    """`UNKNOWN_OUTCOMES` when `bounded_pns` cannot play `game` for want of a known set of
+    terminal values, else ""."""
+    return "" if terminal_values(game) is not None else UNKNOWN_OUTCOMES
+
+
+@dataclass(frozen=True, kw_only=True)
+class PNSSettings:
+    """Settings of `pns` (df-pn).
+
+    Attributes:
+        goal: The question proved or disproved for the player to move at the root: "win"
+            (its value is above the draw value 0) or "draw" (it at least draws: value >= 0).
+        transpositions: Share table entries between move orders (the game's transposition key
+            from `spiel_bounded.search.keys`, prefixed with the move number). Off keys entries
+            by the history of actions: the table then serves only revisits of the same node.
+        tt_capacity: Maximum number of transposition-table entries; when full, the entries
+            with the least work below them are dropped (see the module docstring).
+    """
+
+    goal: str = setting("win", "prove the mover wins (win) or at least draws (draw)", OneOf(GOALS))
+    transpositions: bool = setting(True, "share table entries between move orders", FLAG)
+    tt_capacity: int = setting(2_000_000, "transposition-table entries at most", POSITIVE_INT)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoundedPNSSettings:
+    """Settings of `bounded_pns` (bounded multi-outcome proof-number search).
+
+    Attributes:
+        epsilon: Absolute tolerance in utility units (>= 0): the search stops once the root
+            interval is at most this wide; 0 asks for the exact value.
+        transpositions: As in `PNSSettings`.
+        tt_capacity: As in `PNSSettings`.
+    """
+
+    epsilon: float = setting(0.0, "tolerance in utility units (0: the exact value)", NON_NEGATIVE)
+    transpositions: bool = setting(True, "share table entries between move orders", FLAG)
+    tt_capacity: int = setting(2_000_000, "transposition-table entries at most", POSITIVE_INT)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+class _Children:
+    """A node's children while it is searched: actions, states, keys, bounds and numbers."""
+
+    __slots__ = ("actions", "dn", "hi", "keys", "lo", "pn", "states")
+
+    def __init__(self) -> None:
+        self.actions: list[int] = []
+        self.states: list[pyspiel.State | None] = []
+        self.keys: list[Hashable] = []
+        self.lo: list[float] = []
+        self.hi: list[float] = []
+        self.pn: list[int] = []
+        self.dn: list[int] = []
+
+
+class _Engine:
+    """df-pn over the questions "value >= goal" with proven bounds; one search call's state.
+
+    A table entry is a list `[lo, hi, pn, dn, question, work]`: the proven bounds, the numbers
+    of the question `question` (an integer id; the numbers of any other question are unknown),
+    and the nodes searched below the entry so far.
+    """
+
+    def __init__(
+        self,
+        state: pyspiel.State,
+        budget: Budget,
+        *,
+        floor: float,
+        ceiling: float,
+        outcomes: frozenset[float] | None,
+        transpositions: bool,
+        capacity: int,
+    ) -> None:
+        game = state.get_game()
+        self.game = game
+        self.attacker = state.current_player()
+        self.budget = budget
+        self.floor = floor
+        self.ceiling = ceiling
+        self.outcomes = outcomes
+        self.base_key = key_function(game, state) if transpositions else history_key
+        self.capacity = capacity
+        self.table: dict[Hashable, list] = {}
+        self.goal = ceiling
+        self.question = 0
+        self.tt_hits = 0
+        self.collections = 0
+        self.max_ply = 0
+        self.root_children: _Children | None = None
+        self.stop_width = -1.0  # the root returns once hi - lo <= stop_width
+
+    def key(self, state: pyspiel.State) -> Hashable:
+        return (state.move_number(), self.base_key(state))
+
+    def ask(self, goal: float) -> None:
+        """Starts a new question "value >= goal": every stored number becomes stale."""
+        self.goal = goal
+        self.question += 1
+
+    def _terminal_value(self, state: pyspiel.State) -> float:
+        value = float(state.player_return(self.attacker))
+        if self.outcomes is not None and value not in self.outcomes:
+            raise ValueError(
+                f"terminal value {value} of {game_description(self.game)} is not in its "
+                f"declared set of terminal values {sorted(self.outcomes)}:\n{state}"
+            )
+        return value
+
+    def _expand(self, state: pyspiel.State) -> _Children:
+        """Generates every child, with bounds and numbers from terminals and the table."""
+        children = _Children()
+        budget = self.budget
+        table = self.table
+        goal = self.goal
+        question = self.question
+        floor, ceiling = self.floor, self.ceiling
+        for action in state.legal_actions():
+            budget.countdown -= 1
+            if budget.countdown <= 0:
+                budget.checkpoint()
+            child = state.child(action)
+            children.actions.append(action)
+            if child.is_terminal():
+                lo = hi = self._terminal_value(child)
+                children.states.append(None)
+                children.keys.append(None)
+                pn, dn = (0, INF) if lo >= goal else (INF, 0)
+            else:
+                key = self.key(child)
+                children.states.append(child)
+                children.keys.append(key)
+                entry = table.get(key)
+                if entry is None:
+                    lo, hi, pn, dn = floor, ceiling, 1, 1
+                else:
+                    self.tt_hits += 1
+                    lo, hi = entry[0], entry[1]
+                    if entry[4] == question:
+                        pn, dn = entry[2], entry[3]
+                    else:
+                        pn, dn = 1, 1
+                if lo >= goal:
+                    pn, dn = 0, INF
+                elif hi < goal:
+                    pn, dn = INF, 0
+            children.lo.append(lo)
+            children.hi.append(hi)
+            children.pn.append(pn)
+            children.dn.append(dn)
+        return children
+
+    def _renumber(self, children: _Children) -> _Children:
+        """The numbers of the current question for children expanded under an earlier one,
+        their bounds tightened by the table."""
+        table, goal, question = self.table, self.goal, self.question
+        for i, key in enumerate(children.keys):
+            lo, hi = children.lo[i], children.hi[i]
+            pn, dn = 1, 1
+            entry = None if key is None else table.get(key)
+            if entry is not None:
+                lo, hi = max(lo, entry[0]), min(hi, entry[1])
+                if entry[4] == question:
+                    pn, dn = entry[2], entry[3]
+            if lo >= goal:
+                pn, dn = 0, INF
+            elif hi < goal:
+                pn, dn = INF, 0
+            children.lo[i], children.hi[i], children.pn[i], children.dn[i] = lo, hi, pn, dn
+        return children
+
+    def mid(
+        self, state: pyspiel.State, key: Hashable, th_pn: int, th_dn: int, ply: int
+    ) -> tuple[float, float, int, int]:
+        """Searches `state` until pn >= th_pn or dn >= th_dn; returns (lo, hi, pn, dn)."""
+        start = self.budget.nodes
+        if ply > self.max_ply:
+            self.max_ply = ply
+        attacking = state.current_player() == self.attacker
+        if ply > 0:
+            children = self._expand(state)
+        elif self.root_children is None:
+            children = self.root_children = self._expand(state)
+        else:
+            # The root keeps its children across questions, so that its bounds never regress
+            # when the table has dropped their entries (see `_renumber`).
+            children = self._renumber(self.root_children)
+        c_lo, c_hi, c_pn, c_dn = children.lo, children.hi, children.pn, children.dn
+        goal = self.goal
+        count = len(c_pn)
+        while True:
+            if attacking:
+                lo, hi = max(c_lo), max(c_hi)
+            else:
+                lo, hi = min(c_lo), min(c_hi)
+            if lo >= goal:
+                pn, dn = 0, INF
+            elif hi < goal:
+                pn, dn = INF, 0
+            elif attacking:
+                pn, dn = min(c_pn), min(sum(c_dn), INF)
+            else:
+                pn, dn = min(sum(c_pn), INF), min(c_dn)
+            if pn >= th_pn or dn >= th_dn or (ply == 0 and hi - lo <= self.stop_width):
+                break
+            # The most proving child: smallest pn at an OR node, smallest dn at an AND node.
+            numbers = c_pn if attacking else c_dn
+            best = 0
+            first = second = INF
+            for i in range(count):
+                number = numbers[i]
+                if number < first:
+                    second = first
+                    first = number
+                    best = i
+                elif number < second:
+                    second = number
+            if attacking:
+                child_th_pn = min(th_pn, second + 1)
+                child_th_dn = th_dn - dn + c_dn[best]
+            else:
+                child_th_dn = min(th_dn, second + 1)
+                child_th_pn = th_pn - pn + c_pn[best]
+            child = children.states[best]
+            assert child is not None  # a terminal child is solved, so never the best unsolved
+            r_lo, r_hi, r_pn, r_dn = self.mid(
+                child, children.keys[best], child_th_pn, child_th_dn, ply + 1
+            )
+            # Intersected with what this node knew: a child whose table entries were dropped
+            # comes back with looser bounds, which must not undo a proof (nor loop forever).
+            if r_lo < c_lo[best]:
+                r_lo = c_lo[best]
+            if r_hi > c_hi[best]:
+                r_hi = c_hi[best]
+            if r_lo >= goal:
+                r_pn, r_dn = 0, INF
+            elif r_hi < goal:
+                r_pn, r_dn = INF, 0
+            c_lo[best], c_hi[best], c_pn[best], c_dn[best] = r_lo, r_hi, r_pn, r_dn
+        self._store(key, lo, hi, pn, dn, self.budget.nodes - start)
+        return lo, hi, pn, dn
+
+    def _store(self, key: Hashable, lo: float, hi: float, pn: int, dn: int, work: int) -> None:
+        table = self.table
+        entry = table.get(key)
+        if entry is not None:
+            # Both intervals hold the value, so their intersection does too.
+            entry[0] = max(entry[0], lo)
+            entry[1] = min(entry[1], hi)
+            entry[2], entry[3], entry[4] = pn, dn, self.question
+            entry[5] += work
+            return
+        if len(table) >= self.capacity:
+            self._collect()  # makes a new table
+        self.table[key] = [lo, hi, pn, dn, self.question, work]
+
+    def _collect(self) -> None:
+        """Drops the entries with the least work: every entry at or below the median work."""
+        self.collections += 1
+        works = sorted(entry[5] for entry in self.table.values())
+        cut = works[(len(works) - 1) // 2]
+        self.table = {key: entry for key, entry in self.table.items() if entry[5] > cut}
+
+    def search_root(self, root: pyspiel.State) -> tuple[float, float, int, int]:
+        """Answers the current question at the root (infinite thresholds)."""
+        return self.mid(root, self.key(root), INF, INF, 0)
+
+
+def _check_limits(limits: Limits, algorithm: str) -> None:
+    if limits.depth is not None:
+        raise ValueError(
+            f"{algorithm} has no depth limit (a proof goes as deep as it must); got "
+            f"depth={limits.depth}: limit it by nodes or seconds"
+        )
+
+
+def _stats(engine: _Engine, budget: Budget, stopped_by: StopReason) -> SearchStats:
+    return SearchStats(
+        nodes=budget.nodes,
+        tt_hits=engine.tt_hits,
+        depth=engine.max_ply,
+        seconds=budget.elapsed(),
+        stopped_by=stopped_by,
+    )
+
+
+def _intervals(children: _Children) -> dict[int, Interval]:
+    return {
+        action: Interval(lo, hi)
+        for action, lo, hi in zip(children.actions, children.lo, children.hi, strict=True)
+    }
+
+
+def pns(
+    state: pyspiel.State,
+    *,
+    limits: Limits | None = None,
+    settings: PNSSettings | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> SearchResult:
+    """Depth-first proof-number search (df-pn; Nagai 2002) from `state` for the player to move.
+
+    Proves or disproves `settings.goal` for the player to move: "win" (value > 0) or "draw"
+    (value >= 0), under node and time limits.
+
+    Args:
+        state: A non-terminal decision state of a two-player zero-sum deterministic
+            perfect-information game.
+        limits: `nodes` (states stepped into, re-expansions included) and `seconds`; `depth`
+            is refused (proof-number search has no horizon). With none, the search runs until
+            the question is answered.
+        settings: Goal, transpositions and table capacity.
+        clock: Seconds for the time limit (tests inject a fake clock).
+
+    Returns:
+        When the question is answered (`stats.stopped_by == "solved"`, `proven` True): `lower`
+        and `upper` are proven bounds on the root value from the solved subtrees (a proved
+        win in a win / draw / loss game is [1, 1]; a disproved one has upper <= 0), and
+        `action` a proving move (proved), or else the move with the best proven bounds. When a
+        limit stopped it first (`proven` False): `action` is the most promising move by the
+        numbers (the smallest proof number, then the largest disproof number), an estimate;
+        `lower`, `upper` and `children` are still bounds proved so far (the whole range when
+        nothing was), but the goal is unanswered. `children` holds every root move's bounds,
+        `pv` the action only, `stats.depth` the deepest ply expanded, `stats.tt_hits` the
+        children found in the table.
+
+    Raises:
+        ValueError: An unsupported game (chance nodes, not two players, not zero-sum, ...), a
+            terminal or chance state, or a depth limit.
+    """
+    limits = limits or Limits()
+    settings = settings or PNSSettings()
+    budget = Budget(limits, clock=clock)
+    info = require_decision_state(state, "pns", TWO_PLAYER_ZERO_SUM)
+    _check_limits(limits, "pns")
+    engine = _Engine(
+        state,
+        budget,
+        floor=info.min_utility,
+        ceiling=info.max_utility,
+        outcomes=None,
+        transpositions=settings.transpositions,
+        capacity=settings.tt_capacity,
+    )
+    # "value > 0" is "value >= the next float above 0"; "value >= 0" is itself.
+    engine.ask(math.nextafter(0.0, math.inf) if settings.goal == "win" else 0.0)
+    stopped_by: StopReason = "solved"
+    lo, hi = info.min_utility, info.max_utility
+    try:
+        budget.tick()  # the root
+        lo, hi, _, _ = engine.search_root(state)
+    except SearchStopped as stop:
+        stopped_by = stop.reason
+    children = engine.root_children
+    stats = _stats(engine, budget, stopped_by)
+    if children is None:  # stopped before the root was expanded
+        action = state.legal_actions()[0]
+        return SearchResult(
+            action=action, lower=lo, upper=hi, pv=(action,), stats=stats, proven=False
+        )
+    lo, hi = max(children.lo), max(children.hi)  # the root is an attacker (MAX) node
+    actions = children.actions
+    if stopped_by == "solved":
+        # A proving move when proved; otherwise the best proven bounds.
+        index = max(
+            range(len(actions)), key=lambda i: (children.pn[i] == 0, children.lo[i], children.hi[i])
+        )
+    else:
+        index = min(range(len(actions)), key=lambda i: (children.pn[i], -children.dn[i]))
+    action = actions[index]
+    return SearchResult(
+        action=action,
+        lower=lo,
+        upper=hi,
+        children=_intervals(children),
+        pv=(action,),
+        stats=stats,
+        proven=stopped_by == "solved",
+    )
+
+
+def bounded_pns(
+    state: pyspiel.State,
+    *,
+    limits: Limits | None = None,
+    settings: BoundedPNSSettings | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> SearchResult:
+    """Bounded multi-outcome proof-number search (Saffidine & Cazenave 2012) from `state`.
+
+    Narrows the proven interval [lo, hi] of the root value, for the player to move, by df-pn
+    on the questions "value >= o" for terminal values o, until `hi - lo <= epsilon`.
+
+    Args:
+        state: A non-terminal decision state of a two-player zero-sum deterministic
+            perfect-information game with a known set of terminal values
+            (`terminal_values`).
+        limits: `nodes` and `seconds` as in `pns`; `depth` is refused.
+        settings: Epsilon, transpositions and table capacity.
+        clock: Seconds for the time limit (tests inject a fake clock).
+
+    Returns:
+        A `SearchResult` whose `[lower, upper]` always contains the root value (proven, also
+        when a limit stopped the search) and is at most epsilon wide when
+        `stats.stopped_by == "solved"`; `action` is the pessimistic move (the root child with
+        the best lower bound, then the best upper bound, then the most promising by the
+        numbers of the question in progress), within epsilon of optimal when solved;
+        `children` every root move's bounds.
+
+    Raises:
+        ValueError: An unsupported game (as `pns`, and a game whose set of terminal values is
+            not known), a terminal or chance state, a depth limit, or a terminal value outside
+            the game's declared set.
+    """
+    limits = limits or Limits()
+    settings = settings or BoundedPNSSettings()
+    budget = Budget(limits, clock=clock)
+    info = require_decision_state(state, "bounded_pns", TWO_PLAYER_ZERO_SUM)
+    _check_limits(limits, "bounded_pns")
+    game = state.get_game()
+    outcomes = terminal_values(game)
+    if outcomes is None:
+        raise ValueError(f"bounded_pns cannot play {info.description}: {outcome_reason(game)}")
+    epsilon = float(settings.epsilon)
+    engine = _Engine(
+        state,
+        budget,
+        floor=outcomes[0],
+        ceiling=outcomes[-1],
+        outcomes=frozenset(outcomes),
+        transpositions=settings.transpositions,
+        capacity=settings.tt_capacity,
+    )
+    engine.stop_width = epsilon
+    lo, hi = outcomes[0], outcomes[-1]
+    stopped_by: StopReason = "solved"
+    try:
+        budget.tick()  # the root
+        while hi - lo > epsilon:
+            engine.ask(_threshold(outcomes, lo, hi))
+            new_lo, new_hi, _, _ = engine.search_root(state)
+            lo, hi = max(lo, new_lo), min(hi, new_hi)
+    except SearchStopped as stop:
+        stopped_by = stop.reason
+    children = engine.root_children
+    stats = _stats(engine, budget, stopped_by)
+    if children is None:
+        action = state.legal_actions()[0]
+        return SearchResult(action=action, lower=lo, upper=hi, pv=(action,), stats=stats)
+    lo, hi = max(children.lo), max(children.hi)
+    actions = children.actions
+    index = max(
+        range(len(actions)),
+        key=lambda i: (children.lo[i], children.hi[i], -children.pn[i], children.dn[i]),
+    )
+    action = actions[index]
+    return SearchResult(
+        action=action,
+        lower=lo,
+        upper=hi,
+        children=_intervals(children),
+        pv=(action,),
+        stats=stats,
+    )
+
+
+def _threshold(outcomes: tuple[float, ...], lo: float, hi: float) -> float:
+    """The outcome in (lo, hi] nearest the middle of [lo, hi] (the lower one on a tie)."""
+    middle = 0.5 * (lo + hi)
+    candidates = [value for value in outcomes if lo < value <= hi]
+    return min(candidates, key=lambda value: (abs(value - middle), value))
