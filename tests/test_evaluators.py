@@ -465,7 +465,11 @@ def test_make_evaluator_passes_objects_through() -> None:
 def test_make_evaluator_rejects_unknown_name() -> None:
     game = pyspiel.load_game("tic_tac_toe")
     with pytest.raises(
-        ValueError, match=r"^unknown evaluator 'mcts'; accepted: zero, rollout, heuristic$"
+        ValueError,
+        match=(
+            r"^unknown evaluator 'mcts'; accepted: zero, rollout, heuristic, "
+            r"net:PATH \(a value-network checkpoint\)$"
+        ),
     ):
         make_evaluator("mcts", game)
 
