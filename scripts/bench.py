@@ -22,19 +22,28 @@ from absl import app, flags
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchmarks import alphabeta, chance, mcts, nplayer, overshoot, pns  # after the path set-up
+from benchmarks import (
+    alphabeta,
+    chance,
+    equivalence,
+    mcts,
+    nplayer,
+    overshoot,
+    pns,
+)  # after the path set-up
 
 SUITES = {
     "alphabeta": alphabeta.run,
     "chance": chance.run,
+    "equivalence": equivalence.run,
     "mcts": mcts.run,
     "nplayer": nplayer.run,
     "overshoot": overshoot.run,
     "pns": pns.run,
 }
 
-# Suite flags start with these prefixes (ab_, chance_, mcts_, nplayer_, overshoot_, pns_).
-SUITES_FLAG_PREFIXES = ("ab", "chance", "mcts", "nplayer", "overshoot", "pns")
+# Suite flags start with these prefixes (ab_, chance_, equivalence_, mcts_, nplayer_, ...).
+SUITES_FLAG_PREFIXES = ("ab", "chance", "equivalence", "mcts", "nplayer", "overshoot", "pns")
 
 _SUITES = flags.DEFINE_list(
     "suites",
@@ -52,7 +61,7 @@ def main(argv: Sequence[str]) -> None:
             f"unknown suite(s) {', '.join(unknown)}; accepted: {', '.join(SUITES)}"
         )
     given = [
-        f"--{name}={flags.FLAGS[name].serialize().split('=', 1)[1]}"
+        flags.FLAGS[name].serialize()
         for name in sorted(flags.FLAGS)
         if name.split("_", 1)[0] in SUITES_FLAG_PREFIXES and flags.FLAGS[name].present
     ]
