@@ -40,11 +40,13 @@ from spiel_bounded.evaluators.value_net.dataset import (
     targets,
 )
 from spiel_bounded.evaluators.value_net.features import Features
-from spiel_bounded.evaluators.value_net.layout import Layout
+from spiel_bounded.evaluators.value_net.layout import Layout, layout_for
 from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
 from spiel_bounded.evaluators.value_net.outputs import output_form
-from spiel_bounded.evaluators.value_net.pipeline import layout_for, read_run_config
+from spiel_bounded.evaluators.value_net.pipeline import read_run_config
+from spiel_bounded.evaluators.value_net.selfplay import search_values
 from spiel_bounded.games import game_info
+from spiel_bounded.result import SearchResult
 from spiel_bounded.testing import random_positions
 
 needs_jax = pytest.mark.skipif(
@@ -228,6 +230,22 @@ def test_truncated_corrupted_and_foreign_files_are_refused(tmp_path: Path) -> No
         make_evaluator(f"net:{tmp_path / 'missing.npz'}", game)
 
 
+def test_every_flipped_byte_gives_the_clear_error(tmp_path: Path) -> None:
+    game = pyspiel.load_game("tic_tac_toe")
+    path = write_checkpoint(tmp_path / "net.npz", game, ModelConfig(width=4, depth=1))
+    data = path.read_bytes()
+    rng = np.random.default_rng(0)
+    for offset in rng.choice(len(data), size=120, replace=False):
+        broken = bytearray(data)
+        broken[offset] ^= 0xFF
+        (tmp_path / "broken.npz").write_bytes(bytes(broken))
+        try:
+            load_checkpoint(tmp_path / "broken.npz", game)
+        except ValueError as error:
+            assert "broken.npz" in str(error)
+        # A flip in an unused byte (zip padding, a file comment) may leave the file intact.
+
+
 def test_parameters_that_do_not_fit_the_config_are_refused(tmp_path: Path) -> None:
     game = pyspiel.load_game("connect_four")
     layout = layout_for(game, ModelConfig(width=8, depth=1))
@@ -296,6 +314,32 @@ def test_every_kind_of_bot_takes_a_network(
 
 
 # -- data ------------------------------------------------------------------------------------
+
+
+def test_search_labels_give_each_player_its_value() -> None:
+    game = pyspiel.load_game("tic_tac_toe")
+    narrow = SearchResult(action=0, lower=0.25, upper=0.35)
+    assert search_values(narrow, 1, game) == pytest.approx([-0.3, 0.3])
+    assert search_values(narrow, 0, game) == pytest.approx([0.3, -0.3])
+    # MCTS or proof-number bounds, or an unfinished iteration: no label.
+    wide = SearchResult(action=0, lower=-1.0, upper=1.0)
+    assert np.isnan(search_values(wide, 0, game)).all()
+    assert np.isnan(search_values(None, 0, game)).all()
+    vector = SearchResult(action=0, lower=-1.0, upper=2.0, values=(2.0, -1.0, -1.0))
+    three = pyspiel.load_game("chinese_checkers(players=3)")
+    assert search_values(vector, 2, three) == [2.0, -1.0, -1.0]
+
+
+def test_search_labels_of_an_mcts_bot_are_left_out(tmp_path: Path) -> None:
+    generate(
+        tiny_data(2, bot="babmcts", bot_params={"simulations": 20}, opening_moves=0),
+        tmp_path,
+        executor="inline",
+    )
+    dataset = assemble(tmp_path)
+    solved = ~np.isnan(dataset.search).any(axis=1)
+    # Only positions BABMCTS proved (bounds at most 10% of the range apart) carry a label.
+    assert solved.sum() < len(dataset)
 
 
 def tiny_data(games: int = 6, **overrides: object) -> DataConfig:
@@ -374,6 +418,12 @@ def test_dataset_is_deduplicated_and_split_by_game(tmp_path: Path) -> None:
             keys.update(archive["keys"].tolist())
             total += len(archive["keys"])
     assert len(dataset) == len(keys) < total  # the empty board alone repeats in every game
+    first_game: dict[str, int] = {}
+    for index in finished_games(tmp_path):
+        with np.load(tmp_path / "games" / f"game_{index:06d}.npz") as archive:
+            for key in archive["keys"].tolist():
+                first_game.setdefault(key, index)
+    assert sorted(dataset.games.tolist()) == sorted(first_game.values())
     assert dataset.occurrences.sum() == total
     rows = {row.tobytes() for row in dataset.features}
     assert len(rows) == len(dataset)

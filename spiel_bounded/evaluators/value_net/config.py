@@ -93,7 +93,9 @@ class DataConfig:
         opening_moves: Plies played uniformly at random at the start of each game.
         epsilon: Probability that a move after the opening is uniformly random (the bot still
             searches, so the position keeps its search value).
-        seed: Base seed; game i is seeded from (seed, i), so a resumed run plays the same games.
+        seed: Base seed; game i is seeded from (seed, i) (its chance, exploration and each
+            seat's bot seed), so a resumed run plays the same games when the bot has no time
+            limit. A `seed` in `bot_params` overrides the bots' seeds for every game.
     """
 
     game: str = setting("connect_four", "OpenSpiel game string", anything)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ EXECUTORS: Final = ("process", "dask", "inline")
 _CONFIG_FILE: Final = "data.json"
 _GAMES_DIR: Final = "games"
 _DATASET_FORMAT: Final = "spiel_bounded.value_net.dataset/1"
+_GAME_NAME: Final = re.compile(r"game_(\d+)\.npz")
 
 Progress = Callable[[int, int], None]
 """Called with (games done, games in the run) after each finished game."""
@@ -72,7 +74,7 @@ def _game_path(directory: Path, index: int) -> Path:
 
 def _write_game(directory: Path, positions: GamePositions) -> None:
     target = _game_path(directory, positions.index)
-    partial = target.with_name(target.name + ".partial")
+    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     with open(partial, "wb") as handle:
         np.savez_compressed(
             handle,
@@ -102,7 +104,8 @@ def finished_games(directory: str | os.PathLike[str]) -> list[int]:
     games = Path(directory) / _GAMES_DIR
     if not games.is_dir():
         return []
-    return sorted(int(path.stem.split("_")[1]) for path in games.glob("game_*.npz"))
+    found = (_GAME_NAME.fullmatch(path.name) for path in games.iterdir())
+    return sorted(int(match.group(1)) for match in found if match is not None)
 
 
 def _check_config(directory: Path, config: DataConfig, command: str) -> None:
@@ -123,7 +126,9 @@ def _check_config(directory: Path, config: DataConfig, command: str) -> None:
             )
         return
     directory.mkdir(parents=True, exist_ok=True)
-    recorded.write_text(json.dumps({"data": wanted, "command": command}, indent=2) + "\n")
+    partial = recorded.with_name(f"{recorded.name}.{os.getpid()}.partial")
+    partial.write_text(json.dumps({"data": wanted, "command": command}, indent=2) + "\n")
+    os.replace(partial, recorded)
 
 
 def check_data_config(config: DataConfig) -> None:
@@ -189,6 +194,8 @@ def generate(
     finished = config.games - len(todo)
     if progress is not None:
         progress(finished, config.games)
+    if not todo:
+        return 0
     for positions in _completed(todo, config, executor, workers, scheduler):
         _write_game(root, positions)
         finished += 1

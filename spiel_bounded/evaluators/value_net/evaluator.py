@@ -11,7 +11,7 @@ import pyspiel
 
 from spiel_bounded.evaluators.value_net.checkpoint import Checkpoint, load_checkpoint
 from spiel_bounded.evaluators.value_net.features import Features
-from spiel_bounded.evaluators.value_net.layout import Layout
+from spiel_bounded.evaluators.value_net.layout import Layout, layout_for
 from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
 from spiel_bounded.evaluators.value_net.outputs import OutputForm, output_form
 
@@ -19,13 +19,7 @@ from spiel_bounded.evaluators.value_net.outputs import OutputForm, output_form
 def layout_of(checkpoint: Checkpoint, game: pyspiel.Game) -> Layout:
     """The architecture a checkpoint describes for `game`; `ValueError` when its parameters do
     not have the shapes that architecture needs."""
-    features = Features(game)
-    layout = Layout(
-        model=checkpoint.model,
-        observation_shape=features.observation_shape,
-        extra=features.size - features.observation_size,
-        outputs=output_form(game).outputs,
-    )
+    layout = layout_for(game, checkpoint.model)
     expected = layout.shapes()
     found = {name: tuple(array.shape) for name, array in checkpoint.params.items()}
     if found != expected:
@@ -81,7 +75,8 @@ class ValueNetEvaluator:
         self, states: Sequence[pyspiel.State], *, use_jax: bool = True
     ) -> np.ndarray:
         """Values `[len(states), players]` of many positions: one jitted JAX call when JAX is
-        installed and `use_jax`, else numpy."""
+        installed and `use_jax` (float32: n-player sums hold to about 1e-6), else numpy
+        (float64 outputs, as `evaluate`)."""
         features = self.features(states)
         if use_jax and self._batch is None:
             try:

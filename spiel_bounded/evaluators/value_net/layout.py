@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+import pyspiel
+
 from spiel_bounded.evaluators.value_net.config import ModelConfig
+from spiel_bounded.evaluators.value_net.features import Features
+from spiel_bounded.evaluators.value_net.outputs import output_form
 
 KERNEL_SIZE = 3
 
@@ -35,10 +40,7 @@ class Layout:
 
     @property
     def observation_size(self) -> int:
-        size = 1
-        for dimension in self.observation_shape:
-            size *= dimension
-        return size
+        return math.prod(self.observation_shape)
 
     @property
     def dense_input(self) -> int:
@@ -71,3 +73,14 @@ class Layout:
         shapes["out/kernel"] = (width, self.outputs)
         shapes["out/bias"] = (self.outputs,)
         return shapes
+
+
+def layout_for(game: pyspiel.Game, model: ModelConfig) -> Layout:
+    """The architecture of `model` on `game` (its features and output form)."""
+    features = Features(game)
+    return Layout(
+        model=model,
+        observation_shape=features.observation_shape,
+        extra=features.size - features.observation_size,
+        outputs=output_form(game).outputs,
+    )

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import pyspiel
 from matplotlib.figure import Figure
 
 from spiel_bounded.evaluators.value_net.checkpoint import Checkpoint, save_checkpoint
@@ -27,8 +26,7 @@ from spiel_bounded.evaluators.value_net.config import (
     from_mapping,
 )
 from spiel_bounded.evaluators.value_net.dataset import Dataset
-from spiel_bounded.evaluators.value_net.features import Features
-from spiel_bounded.evaluators.value_net.layout import Layout
+from spiel_bounded.evaluators.value_net.layout import layout_for
 from spiel_bounded.evaluators.value_net.losses import EpochDone
 from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import load_game
@@ -91,17 +89,6 @@ def read_run_config(path: str | os.PathLike[str]) -> RunConfig:
         raise ValueError(f"{str(source)!r}: {error}") from None
 
 
-def layout_for(game: pyspiel.Game, model: ModelConfig) -> Layout:
-    """The architecture of `model` on `game`."""
-    features = Features(game)
-    return Layout(
-        model=model,
-        observation_shape=features.observation_shape,
-        extra=features.size - features.observation_size,
-        outputs=output_form(game).outputs,
-    )
-
-
 def loss_curve(history: Sequence[Mapping[str, float]], title: str, path: Path) -> None:
     """Writes the training and validation loss per epoch as a PNG."""
     figure = Figure(figsize=(6.0, 4.0), layout="constrained")
@@ -137,7 +124,8 @@ def fit_and_save(
     ]
     record = {
         "command": command,
-        "data": as_mapping(config.data),
+        "data": dataset.meta.get("data", as_mapping(config.data)),
+        "data_command": dataset.meta.get("command", ""),
         "train": as_mapping(config.train),
         "positions": len(dataset),
         "games": dataset.meta.get("games"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 import pyspiel
@@ -35,14 +36,22 @@ class GamePositions:
     keys: np.ndarray
 
 
+SEARCH_LABEL_WIDTH: Final = 0.1
+"""A two-player search's bounds give a label only when they are at most this share of the value
+range apart (bounded alpha-beta at a small epsilon): MCTS and proof-number searches report wide
+proven bounds, not an estimate, and an unfinished iteration reports the whole range."""
+
+
 def search_values(result: SearchResult | None, mover: int, game: pyspiel.Game) -> list[float]:
-    """Every player's value of the root by a search result (NaN when there is none).
+    """Every player's value of the root by a search result (NaN when it gives none).
 
     An n-player search gives its vector; a two-player search gives the mover's value (the middle
-    of its bounds), the other player gets the rest of the constant sum.
+    of its bounds, when they are at most `SEARCH_LABEL_WIDTH` of the range apart), the other
+    player gets the rest of the constant sum.
     """
     players = game.num_players()
-    if result is None:
+    width = SEARCH_LABEL_WIDTH * (game.max_utility() - game.min_utility())
+    if result is None or (result.values is None and result.upper - result.lower > width):
         return [float("nan")] * players
     if result.values is not None:
         return [float(value) for value in result.values]

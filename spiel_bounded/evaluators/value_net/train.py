@@ -1,7 +1,10 @@
 """Mini-batch training of a value network with Optax, validation by game and early stopping.
 
 Needs the `jax` extra. The loss is the mean squared error of the per-player values divided by
-the game's value range (so 0.25 is a network that is off by half the range). Training keeps the
+the width of the output range (the game's value range; for n players, from the raised floor of
+the shares form), so 0.25 is a network that is off by half the range. The training loss of
+an epoch is the mean over its mini-batches; epoch 0 reports the loss of the untrained network
+on the whole training set. Training keeps the
 parameters of the epoch with the best validation loss and stops after `patience` epochs without
 a better one. Everything random (initialisation, shuffling, the split) comes from
 `TrainConfig.seed`. JAX places the computation on its default device: a GPU when it sees one.
