@@ -179,7 +179,15 @@ def run(repeats: int) -> list[str]:
         _openspiel_row("OpenSpiel alpha_beta_search", ttt_states, 9, None, repeats),
         _ours_row("bounded_ab eps=0 (TT, ordering)", ttt_states, 9, zero, exact, repeats),
         _ours_row(
-            "bounded_ab eps=0 (TT, ordering, iterative deepening)",
+            "bounded_ab eps=0 (TT, ordering, iterative deepening from depth 1)",
+            ttt_states,
+            9,
+            zero,
+            AlphaBetaSettings(endgame_plies=0),
+            repeats,
+        ),
+        _ours_row(
+            "bounded_ab eps=0 (defaults: iterative deepening, endgame_plies=9)",
             ttt_states,
             9,
             zero,

@@ -56,7 +56,15 @@ from spiel_bounded.games import (
     require_decision_state,
 )
 from spiel_bounded.limits import Budget, Limits, SearchStopped
-from spiel_bounded.params import FLAG, NON_NEGATIVE, POSITIVE_INT, OneOf, check_fields, setting
+from spiel_bounded.params import (
+    FLAG,
+    NON_NEGATIVE,
+    NON_NEGATIVE_INT,
+    POSITIVE_INT,
+    OneOf,
+    check_fields,
+    setting,
+)
 from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
 from spiel_bounded.search.keys import key_function, key_rule
 from spiel_bounded.search.tt import TranspositionTable
@@ -84,6 +92,12 @@ class AlphaBetaSettings:
         iterative_deepening: Search depth 1, 2, ... up to the depth limit, keeping the last
             completed iteration when a node or time limit stops the search. Off searches the
             depth limit directly (which then must be set, or the game is searched to the end).
+        endgame_plies: With iterative deepening, in a game without chance, when at most this
+            many plies can remain (`game.max_game_length() - state.move_number()`, an upper
+            bound on the rest of the game), search to the end at once instead of depth 1, 2,
+            ...: a search that reaches every terminal needs one iteration, and the shallower
+            ones would only repeat work (tic_tac_toe from the start: 2,863 nodes instead of
+            5,774). 0: never.
         tt_capacity: Maximum number of transposition-table entries.
         chance_epsilon: How a chance node shares its tolerance among its outcomes, keeping
             sum_j p_j eps_j <= eps: "uniform" gives every outcome eps; "carry" gives outcome j
@@ -95,6 +109,12 @@ class AlphaBetaSettings:
     transpositions: bool = setting(True, "use a transposition table", FLAG)
     move_ordering: bool = setting(True, "TT move, killer moves and history heuristic", FLAG)
     iterative_deepening: bool = setting(True, "search depth 1, 2, ... up to the limit", FLAG)
+    endgame_plies: int = setting(
+        9,
+        "with iterative deepening, search to the end at once when at most this many plies can "
+        "remain (0: never)",
+        NON_NEGATIVE_INT,
+    )
     tt_capacity: int = setting(2_000_000, "transposition-table entries at most", POSITIVE_INT)
     chance_epsilon: str = setting(
         "uniform",
@@ -636,6 +656,10 @@ def _search(
 
     final_depth = limits.depth if limits.depth is not None else game.max_game_length()
     first_depth = 1 if settings.iterative_deepening else final_depth
+    # Only without chance, where move numbers and the maximum length count the same plies.
+    remaining = game.max_game_length() - state.move_number()
+    if not info.has_chance and 0 < remaining <= min(settings.endgame_plies, final_depth):
+        first_depth = final_depth
     best: _Iteration | None = None
     stopped_by: StopReason = "depth"
     try:
