@@ -36,6 +36,8 @@ from spiel_bounded.evaluators.value_net.dataset import (
     assemble,
     finished_games,
     generate,
+    load_dataset,
+    save_dataset,
     split_by_game,
     targets,
 )
@@ -438,6 +440,20 @@ def test_dataset_is_deduplicated_and_split_by_game(tmp_path: Path) -> None:
     assert np.array_equal(mixed[~searched], dataset.outcome[~searched])
     only_search = targets(dataset, TrainConfig(labelling="search"))
     assert np.isnan(only_search[~searched]).all()
+
+
+def test_dataset_file_round_trip_and_corruption(tmp_path: Path) -> None:
+    generate(tiny_data(3), tmp_path / "data", executor="inline")
+    dataset = assemble(tmp_path / "data")
+    path = save_dataset(tmp_path / "dataset.npz", dataset)
+    loaded = load_dataset(path)
+    assert loaded.game == "tic_tac_toe" and loaded.observation_shape == (3, 3, 3)
+    assert np.array_equal(loaded.features, dataset.features)
+    assert np.array_equal(loaded.search, dataset.search, equal_nan=True)
+    assert loaded.meta["data"]["bot"] == "bounded_ab"
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(ValueError, match="not a readable value-network dataset"):
+        load_dataset(path)
 
 
 def test_run_config_errors_name_the_problem(tmp_path: Path) -> None:
