@@ -23,6 +23,7 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping, from_mapping
+from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, write_npz
 from spiel_bounded.games import game_description
 
 FORMAT: Final = "spiel_bounded.value_net/1"
@@ -83,15 +84,8 @@ def save_checkpoint(path: str | os.PathLike[str], checkpoint: Checkpoint) -> Pat
         "record": dict(checkpoint.record),
     }
     meta["checksum"] = _checksum(meta, params)
-    encoded = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
-    with open(partial, "wb") as handle:
-        arrays: dict[str, Any] = {**params, _META: encoded}
-        np.savez_compressed(handle, **arrays)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, target)
+    write_npz(target, {**params, _META: encode_json(meta)})
     return target
 
 
@@ -108,7 +102,7 @@ def load_checkpoint(path: str | os.PathLike[str], game: pyspiel.Game | None = No
     try:
         with np.load(source, allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in archive.files}
-        meta = json.loads(bytes(arrays.pop(_META)).decode())
+        meta = decode_json(arrays.pop(_META))
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise ValueError(f"format {meta.get('format') if isinstance(meta, dict) else meta!r}")
         expected = meta.pop("checksum")

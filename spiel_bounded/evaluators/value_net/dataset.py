@@ -27,6 +27,7 @@ from spiel_bounded import registry
 from spiel_bounded.cluster import dask_client
 from spiel_bounded.evaluators.value_net.config import DataConfig, TrainConfig, as_mapping
 from spiel_bounded.evaluators.value_net.features import Features
+from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, write_npz, write_text
 from spiel_bounded.evaluators.value_net.selfplay import GamePositions, play_selfplay_game
 from spiel_bounded.games import game_description, load_game
 
@@ -74,18 +75,15 @@ def _game_path(directory: Path, index: int) -> Path:
 
 def _write_game(directory: Path, positions: GamePositions) -> None:
     target = _game_path(directory, positions.index)
-    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-    with open(partial, "wb") as handle:
-        np.savez_compressed(
-            handle,
-            features=positions.features,
-            outcome=positions.outcome,
-            search=positions.search,
-            keys=positions.keys,
-        )
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, target)
+    write_npz(
+        target,
+        {
+            "features": positions.features,
+            "outcome": positions.outcome,
+            "search": positions.search,
+            "keys": positions.keys,
+        },
+    )
 
 
 def _read_game(path: Path) -> dict[str, np.ndarray]:
@@ -126,9 +124,7 @@ def _check_config(directory: Path, config: DataConfig, command: str) -> None:
             )
         return
     directory.mkdir(parents=True, exist_ok=True)
-    partial = recorded.with_name(f"{recorded.name}.{os.getpid()}.partial")
-    partial.write_text(json.dumps({"data": wanted, "command": command}, indent=2) + "\n")
-    os.replace(partial, recorded)
+    write_text(recorded, json.dumps({"data": wanted, "command": command}, indent=2) + "\n")
 
 
 def check_data_config(config: DataConfig) -> None:
@@ -260,7 +256,7 @@ def assemble(directory: str | os.PathLike[str], *, games: int | None = None) -> 
 
 
 def save_dataset(path: str | os.PathLike[str], dataset: Dataset) -> Path:
-    """Writes `dataset` as a compressed `.npz` with its metadata as JSON."""
+    """Writes `dataset` as a compressed `.npz` with its metadata as JSON (atomically)."""
     target = Path(path)
     meta = {
         "format": _DATASET_FORMAT,
@@ -270,14 +266,16 @@ def save_dataset(path: str | os.PathLike[str], dataset: Dataset) -> Path:
         **dataset.meta,
     }
     target.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(
+    write_npz(
         target,
-        features=dataset.features,
-        outcome=dataset.outcome,
-        search=dataset.search,
-        games=dataset.games,
-        occurrences=dataset.occurrences,
-        meta=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8),
+        {
+            "features": dataset.features,
+            "outcome": dataset.outcome,
+            "search": dataset.search,
+            "games": dataset.games,
+            "occurrences": dataset.occurrences,
+            "meta": encode_json(meta),
+        },
     )
     return target
 
@@ -287,7 +285,7 @@ def load_dataset(path: str | os.PathLike[str]) -> Dataset:
     try:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in archive.files}
-        meta = json.loads(bytes(arrays.pop("meta")).decode())
+        meta = decode_json(arrays.pop("meta"))
         if meta.get("format") != _DATASET_FORMAT:
             raise ValueError(f"format {meta.get('format')!r}")
         return Dataset(

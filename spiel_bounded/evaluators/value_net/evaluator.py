@@ -10,6 +10,7 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.evaluators.value_net.checkpoint import Checkpoint, load_checkpoint
+from spiel_bounded.evaluators.value_net.extra import jax_available
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.layout import Layout, layout_for
 from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
@@ -78,13 +79,10 @@ class ValueNetEvaluator:
         installed and `use_jax` (float32: n-player sums hold to about 1e-6), else numpy
         (float64 outputs, as `evaluate`)."""
         features = self.features(states)
-        if use_jax and self._batch is None:
-            try:
+        if use_jax and jax_available():
+            if self._batch is None:
                 from spiel_bounded.evaluators.value_net.model import BatchValues
-            except ImportError:
-                use_jax = False
-            else:
+
                 self._batch = BatchValues(self.layout, self.form, self.checkpoint.params)
-        if use_jax and self._batch is not None:
             return self._batch(features)
         return np.asarray(self.form.values(self._network(features).astype(np.float64), np))

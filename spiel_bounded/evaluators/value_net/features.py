@@ -39,16 +39,11 @@ class Features:
 
     def write(self, state: pyspiel.State, out: np.ndarray) -> None:
         """Fills `out` (length `size`) with the features of `state` (not terminal)."""
-        mover = state.current_player()
-        observer = mover if mover >= 0 else 0
-        size = self.observation_size
-        out[:size] = state.observation_tensor(observer)
-        out[size:] = 0.0
-        out[size + (mover if mover >= 0 else self._players)] = 1.0
+        self.writer(out)(state)
 
     def writer(self, out: np.ndarray) -> Callable[[pyspiel.State], None]:
-        """A function writing a state's features into `out` (faster than `write`: the views
-        are cut once; the hot path of `ValueNetEvaluator`)."""
+        """A function writing a state's features into `out`, its views cut once (the per-leaf
+        path of `ValueNetEvaluator` keeps one for its buffer)."""
         size, players = self.observation_size, self._players
         observation, mover_bits = out[:size], out[size:]
 
