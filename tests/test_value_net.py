@@ -6,6 +6,7 @@ extra is absent; `make test` installs it, so CI runs them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -467,6 +468,59 @@ def test_run_config_errors_name_the_problem(tmp_path: Path) -> None:
     path.write_text('[model]\nkind = "rnn"\n[output]\ndirectory = "a"\ndata_directory = "b"\n')
     with pytest.raises(ValueError, match=r"ModelConfig\.kind"):
         read_run_config(path)
+
+
+def test_dataset_and_config_errors_name_the_problem(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="workers must be at least 1, got 0"):
+        generate(tiny_data(), tmp_path / "a", executor="process", workers=0)
+    generate(tiny_data(1), tmp_path / "one", executor="inline")
+    dataset = assemble(tmp_path / "one")
+    with pytest.raises(ValueError, match="needs positions from at least 2 games"):
+        split_by_game(dataset, 0.5, seed=0)
+    unsearched = dataclasses.replace(dataset, search=np.full_like(dataset.search, np.nan))
+    with pytest.raises(ValueError, match="labelling 'search' needs search values"):
+        targets(unsearched, TrainConfig(labelling="search"))
+    with pytest.raises(ValueError, match="no finished self-play game"):
+        assemble(tmp_path / "one", games=0)
+    (tmp_path / "one" / "games" / "game_000000.npz").write_bytes(b"not a game")
+    with pytest.raises(ValueError, match=r"game_000000\.npz.* is unreadable.*delete it"):
+        assemble(tmp_path / "one")
+    with pytest.raises(ValueError, match="cannot read training config"):
+        read_run_config(tmp_path / "missing.toml")
+    config = tmp_path / "run.toml"
+    config.write_text('[output]\ndirectory = "a"\n')
+    with pytest.raises(ValueError, match=r"\[output\] needs exactly directory and data_directory"):
+        read_run_config(config)
+    with pytest.raises(ValueError, match="is reserved and cannot name a parameter"):
+        save_checkpoint(
+            tmp_path / "net.npz",
+            Checkpoint(
+                game="tic_tac_toe",
+                observation_shape=(3, 3, 3),
+                model=ModelConfig(),
+                params={"__meta__": np.zeros(1)},
+            ),
+        )
+
+
+@needs_jax
+def test_training_without_labelled_validation_positions_is_refused(tmp_path: Path) -> None:
+    from spiel_bounded.evaluators.value_net.train import train_network
+
+    generate(tiny_data(4), tmp_path, executor="inline")
+    dataset = assemble(tmp_path)
+    game = pyspiel.load_game("tic_tac_toe")
+    split = split_by_game(dataset, 0.25, seed=0)
+    search = dataset.search.copy()
+    search[split.validation] = np.nan
+    unlabelled = dataclasses.replace(dataset, search=search)
+    with pytest.raises(ValueError, match="no labelled position on one side of the split"):
+        train_network(
+            unlabelled,
+            layout_for(game, ModelConfig(width=4, depth=1)),
+            output_form(game),
+            TrainConfig(labelling="search", validation_fraction=0.25, seed=0),
+        )
 
 
 def test_committed_tournament_configs_are_valid() -> None:
