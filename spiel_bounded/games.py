@@ -166,6 +166,12 @@ TWO_PLAYER_ZERO_SUM: Final = Requirements()
 TWO_PLAYER_ZERO_SUM_CHANCE: Final = Requirements(chance=True)
 """The same with chance nodes (Star-1, Star-2, BABMCTS)."""
 
+UNDO_EXACT_GAMES: Final = frozenset({"breakthrough", "chinese_checkers", "maedn", "tic_tac_toe"})
+"""Games whose `undo_action` restores every observable of the state (string, history, player,
+legal moves, returns, chance outcomes, observation; `tests/test_games.py`), so that searches
+may make children by `apply_action` / `undo_action` instead of the slower `child()`.
+connect_four, hex and othello do not implement undo in OpenSpiel 2.0.2."""
+
 
 def unsupported_reasons(info: GameInfo, requirements: Requirements) -> list[str]:
     """Lists why an algorithm with these requirements cannot play the game (empty: it can)."""

@@ -1,5 +1,6 @@
-"""The equivalence harness (`scripts/bench.py --suites=equivalence`) on every 8th search: the
-alpha-beta engine still gives the committed moves, bounds, principal variations and counts."""
+"""The equivalence harness (`scripts/bench.py --suites=equivalence`): the alpha-beta engine, and
+its readable reference (`AlphaBetaSettings(reference_engine=True)`), still give the committed
+moves, bounds, principal variations and counts on a sample of the grid."""
 
 from __future__ import annotations
 
@@ -7,22 +8,30 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_engine_searches_match_the_committed_fingerprints(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("engine", "stride", "searches"), [("fast", 4, 312), ("reference", 8, 156)]
+)
+def test_engine_searches_match_the_committed_fingerprints(
+    tmp_path: Path, engine: str, stride: int, searches: int
+) -> None:
     output = tmp_path / "equivalence.md"
     done = subprocess.run(
         [
             sys.executable,
             str(ROOT / "scripts" / "bench.py"),
             "--suites=equivalence",
-            "--equivalence_stride=8",
+            f"--equivalence_engine={engine}",
+            f"--equivalence_stride={stride}",
             f"--output={output}",
         ],
         capture_output=True,
         text=True,
         check=True,
     )
-    assert "120 searches compared" in done.stdout
+    assert f"{searches} searches compared" in done.stdout
     assert ": 0 differences." in done.stdout, done.stdout

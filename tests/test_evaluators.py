@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -547,3 +548,83 @@ def test_chinese_checkers_rewards_progress() -> None:
     assert after[0] > before[0] == 0.0 and after[1:] == before[1:]
     values = make_evaluator("heuristic", game).evaluate(state.child(best))
     assert values[0] > values[1] == pytest.approx(values[2])
+
+
+# --------------------------------------------------------------------------- search fast paths
+
+
+@pytest.mark.parametrize(
+    "game_string",
+    ["connect_four", "connect_four(rows=5,columns=6,x_in_row=3)", "breakthrough", "tic_tac_toe"],
+)
+def test_leaf_value_is_evaluate_to_the_last_bit(game_string: str) -> None:
+    """`leaf_value(p)(state)` is `evaluate(state)[p]` exactly, remembered boards included."""
+    game = pyspiel.load_game(game_string)
+    evaluator = HeuristicEvaluator(game)
+    states = random_positions(game, 300, seed=5, max_plies=game.max_game_length())
+    for player in (0, 1):
+        value = evaluator.leaf_value(player)
+        assert value is not None
+        for state in states + states:  # the second pass reads the memo
+            assert value(state) == evaluator.evaluate(state)[player], str(state)
+
+
+def test_leaf_value_is_none_where_there_is_no_fast_path() -> None:
+    for game_string in ("pig", "backgammon", "chinese_checkers(players=3)"):
+        assert HeuristicEvaluator(pyspiel.load_game(game_string)).leaf_value(0) is None
+
+
+def _check_child_leaves(evaluator: HeuristicEvaluator, state: pyspiel.State) -> Counter[str]:
+    """Compares `child_leaves` with building every child; counts the kinds of children seen."""
+    assert evaluator.child_leaves is not None
+    seen: Counter[str] = Counter()
+    for player in (0, 1):
+        leaves = evaluator.child_leaves(state, player)
+        for move in state.legal_actions():
+            child = state.child(move)
+            if child.is_terminal():
+                expected = (child.player_return(player), True)
+                seen["draw" if expected[0] == 0 else "win"] += 1
+            else:
+                expected = (evaluator.evaluate(child)[player], False)
+                seen["open"] += 1
+            assert leaves(move) == expected, (str(state), move, player)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("game_string", "kinds"),
+    [
+        ("connect_four", {"win", "open"}),
+        ("connect_four(rows=5,columns=6,x_in_row=3)", {"win", "open"}),
+        ("connect_four(rows=4,columns=9,x_in_row=5)", {"win", "draw", "open"}),
+        ("connect_four(rows=3,columns=3,x_in_row=4)", {"draw", "open"}),  # no win possible
+    ],
+)
+def test_connect_four_child_leaves_equal_the_children(game_string: str, kinds: set[str]) -> None:
+    """Wins in every direction, full boards (draws) and ordinary children all agree."""
+    game = pyspiel.load_game(game_string)
+    evaluator = HeuristicEvaluator(game)
+    states = random_positions(game, 400, seed=9, max_plies=game.max_game_length())
+    seen = sum((_check_child_leaves(evaluator, state) for state in states), Counter())
+    assert set(seen) == kinds and min(seen.values()) >= 5, seen
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=6), max_size=42))
+def test_connect_four_child_leaves_equal_the_children_hypothesis(choices: list[int]) -> None:
+    game = pyspiel.load_game("connect_four")
+    evaluator = HeuristicEvaluator(game)
+    state = game.new_initial_state()
+    for choice in choices:
+        legal = state.legal_actions()
+        child = state.child(legal[choice % len(legal)])
+        if child.is_terminal():
+            break
+        state = child
+    _check_child_leaves(evaluator, state)
+
+
+def test_child_leaves_only_for_connect_four() -> None:
+    for game_string in ("tic_tac_toe", "breakthrough", "pig"):
+        assert HeuristicEvaluator(pyspiel.load_game(game_string)).child_leaves is None

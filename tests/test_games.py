@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyspiel
 import pytest
 
-from spiel_bounded.games import game_description, game_info, load_game
+from spiel_bounded.games import UNDO_EXACT_GAMES, game_description, game_info, load_game
 
 
 def test_loads_strings_with_parameters_and_passes_games_through() -> None:
@@ -44,3 +45,61 @@ def test_descriptions_drop_empty_parentheses() -> None:
     assert game_info(pyspiel.load_game("connect_four(rows=4)")).description == (
         "connect_four(rows=4)"
     )
+
+
+def _observables(state: pyspiel.State) -> tuple[object, ...]:
+    terminal = state.is_terminal()
+    return (
+        str(state),
+        state.serialize(),
+        tuple(state.history()),
+        state.current_player(),
+        state.move_number(),
+        terminal,
+        tuple(state.returns()),
+        tuple(state.chance_outcomes()) if state.is_chance_node() else (),
+        tuple(state.legal_actions()) if not terminal else (),
+        tuple(state.observation_tensor(0)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("game_string", "games", "tried"),
+    [
+        ("breakthrough", 6, None),
+        ("breakthrough(rows=6,columns=5)", 6, None),
+        ("tic_tac_toe", 20, None),
+        ("chinese_checkers(players=3)", 3, 8),
+        ("chinese_checkers(players=6)", 3, 8),
+        ("maedn(players=3)", 3, 8),
+        ("maedn", 3, 8),
+    ],
+)
+def test_undo_is_exact_where_searches_use_it(
+    game_string: str, games: int, tried: int | None
+) -> None:
+    """Every action tried (all of them, or the first `tried`) is applied and undone at every
+    position of seeded random games, winning moves included: nothing observable changes."""
+    game = pyspiel.load_game(game_string)
+    assert game.get_type().short_name in UNDO_EXACT_GAMES
+    rng = np.random.default_rng(1)
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal() and state.move_number() < 400:
+            player = state.current_player()
+            actions = (
+                [outcome for outcome, _ in state.chance_outcomes()]
+                if state.is_chance_node()
+                else state.legal_actions()
+            )
+            before = _observables(state)
+            for action in actions[:tried]:
+                state.apply_action(action)
+                state.undo_action(player, action)
+                assert _observables(state) == before
+            state.apply_action(int(rng.choice(actions)))
+
+
+def test_undo_exact_games_are_tested() -> None:
+    tested = {"breakthrough", "tic_tac_toe", "chinese_checkers", "maedn"}
+    assert tested == UNDO_EXACT_GAMES

@@ -11,7 +11,7 @@ import pytest
 from spiel_bounded.evaluators import make_evaluator
 from spiel_bounded.evaluators.heuristics_nplayer import MaednScorer, YachtScorer
 from spiel_bounded.games import game_info
-from spiel_bounded.search.maxn import TRUE_MINIMUM, UNDO_EXACT_GAMES, pruning_bounds
+from spiel_bounded.search.maxn import TRUE_MINIMUM, pruning_bounds
 from spiel_bounded.synthetic import make_game
 from spiel_bounded.testing import random_positions
 
@@ -109,44 +109,3 @@ def test_maedn_true_minimum_holds_at_terminals(players: int) -> None:
     rng = np.random.default_rng(players)
     lowest = min(min(_play_out(game, rng).returns()) for _ in range(40))
     assert lowest == TRUE_MINIMUM["maedn"] > game.min_utility()
-
-
-def _observables(state: pyspiel.State) -> tuple[object, ...]:
-    terminal = state.is_terminal()
-    return (
-        str(state),
-        state.serialize(),
-        tuple(state.history()),
-        state.current_player(),
-        state.move_number(),
-        terminal,
-        tuple(state.returns()),
-        tuple(state.chance_outcomes()) if state.is_chance_node() else (),
-        tuple(state.legal_actions()) if not terminal else (),
-        tuple(state.observation_tensor(0)),
-    )
-
-
-@pytest.mark.parametrize(
-    "game_string",
-    ["chinese_checkers(players=3)", "chinese_checkers(players=6)", "maedn(players=3)", "maedn"],
-)
-def test_undo_is_exact_where_maxn_uses_it(game_string: str) -> None:
-    game = pyspiel.load_game(game_string)
-    assert game.get_type().short_name in UNDO_EXACT_GAMES
-    rng = np.random.default_rng(1)
-    for _ in range(3):
-        state = game.new_initial_state()
-        while not state.is_terminal() and state.move_number() < 400:
-            player = state.current_player()
-            actions = (
-                [outcome for outcome, _ in state.chance_outcomes()]
-                if state.is_chance_node()
-                else state.legal_actions()
-            )
-            before = _observables(state)
-            for action in actions[:8]:
-                state.apply_action(action)
-                state.undo_action(player, action)
-                assert _observables(state) == before
-            state.apply_action(int(rng.choice(actions)))

@@ -35,6 +35,7 @@ from spiel_bounded import (
     bounded_star1,
     bounded_star2,
     make_evaluator,
+    paranoid,
 )
 from spiel_bounded.testing import random_positions
 
@@ -44,6 +45,12 @@ NODE_LIMITS: Final = (None, 1500)
 
 _RECORD = flags.DEFINE_bool(
     "equivalence_record", False, f"Write the reference fingerprints to {REFERENCE} instead."
+)
+_ENGINE = flags.DEFINE_enum(
+    "equivalence_engine",
+    "fast",
+    ["fast", "reference"],
+    "The engine compared: the default one or the readable reference (`reference_engine`).",
 )
 _STRIDE = flags.DEFINE_integer(
     "equivalence_stride", 1, "Compare every n-th search of the grid only (the test uses 8)."
@@ -60,6 +67,11 @@ class PositionSet:
     depth: int
     searches: tuple[str, ...]
     seed: int = 2026
+    label: str = ""  # names the set in case keys when the game has several sets
+
+    @property
+    def name(self) -> str:
+        return self.label or self.game
 
 
 POSITION_SETS: Final = (
@@ -67,11 +79,15 @@ POSITION_SETS: Final = (
     PositionSet("connect_four", 6, (4, 14), 7, ("bounded_ab",)),
     PositionSet("breakthrough", 4, (2, 10), 3, ("bounded_ab",)),
     PositionSet("pig(winscore=20)", 3, (2, 12), 3, ("bounded_star1", "bounded_star2")),
+    PositionSet("breakthrough", 2, (6, 16), 4, ("bounded_ab",), seed=7, label="breakthrough@4"),
+    PositionSet("chinese_checkers(players=3)", 2, (6, 30), 2, ("paranoid",)),
+    PositionSet("maedn(players=3)", 2, (10, 60), 2, ("paranoid",)),
 )
 _SEARCHES: Final[dict[str, Callable[..., SearchResult]]] = {
     "bounded_ab": bounded_ab,
     "bounded_star1": bounded_star1,
     "bounded_star2": bounded_star2,
+    "paranoid": paranoid,
 }
 
 
@@ -91,7 +107,7 @@ class Case:
     @property
     def key(self) -> str:
         return (
-            f"{self.positions.game}#{self.index}|{self.search}|eps={self.epsilon:g}|"
+            f"{self.positions.name}#{self.index}|{self.search}|eps={self.epsilon:g}|"
             f"id={int(self.iterative_deepening)}|tt={int(self.transpositions)}|"
             f"order={int(self.move_ordering)}|nodes={self.nodes}"
         )
@@ -133,6 +149,7 @@ def fingerprint(case: Case) -> dict[str, Any]:
             iterative_deepening=case.iterative_deepening,
             transpositions=case.transpositions,
             move_ordering=case.move_ordering,
+            **({"reference_engine": True} if _ENGINE.value == "reference" else {}),
         ),
     )
     stats = result.stats

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import pyspiel
@@ -25,6 +25,15 @@ class Evaluator(Protocol):
     def evaluate(self, state: pyspiel.State) -> Sequence[float]:
         """Per-player values of `state` (not terminal, not a chance node unless documented)."""
         ...
+
+
+ChildLeaves = Callable[[pyspiel.State, int], Callable[[int], tuple[float, bool]]]
+"""An evaluator's optional `child_leaves(state, player)`: a function from a legal move of
+`state` to `(value, terminal)` of the child for `player`: its return when terminal, else
+`evaluate(child)[player]`, exactly, without building the child. Searches use it at the depth
+limit. An evaluator may also have `leaf_value(player)`, returning None or a function
+`state -> evaluate(state)[player]` that gives the same float faster. Both are trusted: their
+values skip `check_values` (the tests check them instead)."""
 
 
 def check_values(values: Sequence[float], evaluator: Evaluator, info: GameInfo) -> Sequence[float]:

@@ -85,6 +85,9 @@ BREAKTHROUGH_DEFENDED: Final = 1
 """Breakthrough: score per piece defended by a friendly piece diagonally behind it."""
 BREAKTHROUGH_SCALE: Final = 30.0
 
+LEAF_MEMO_SIZE: Final = 1 << 18
+"""Boards remembered by `HeuristicEvaluator.leaf_value` (the memo is emptied when full)."""
+
 _CONFIDENCE: Final = 0.95  # |v| < 0.95 of the half-range: values stay strictly inside the range
 
 
@@ -181,9 +184,78 @@ class _LineScorer:
             self._cut = lambda text: tuple(text[part] for part in slices)
         self._tables = tables
         self.lines = len(slices)
+        self.through: dict[int, tuple[tuple[slice, _LineTable], ...]] = {}
+        """String index of a cell -> the lines through it, as (slice, score table)."""
+        for part, table in zip(slices, tables, strict=True):
+            for cell in range(part.start, part.stop, part.step):
+                self.through[cell] = (*self.through.get(cell, ()), (part, table))
 
     def __call__(self, text: str) -> int:
         return sum(map(dict.__getitem__, self._tables, self._cut(text)))
+
+
+class ConnectFourChildren:
+    """Values of a connect_four state's children, scored from the parent without building them.
+
+    A move adds one piece, so a child's score is the parent's plus, for each line through the
+    new piece, the line's new score minus its old one (four lines instead of all of them). The
+    child is terminal when one of those lines holds `x_in_row` of the mover's pieces in a row
+    (no line held one before, or the parent would be over) or when the board is full. The
+    results are exactly those of building the child and calling `evaluate` (or reading its
+    return when terminal): same integer score, same arithmetic (tests).
+    """
+
+    def __init__(
+        self,
+        scorer: _LineScorer,
+        rows: int,
+        columns: int,
+        window: int,
+        values: Callable[[int, int], float],
+        returns: tuple[float, float, float],
+    ) -> None:
+        stride = columns + 1
+        self._scorer = scorer
+        self._values = values
+        self._win, self._loss, self._draw = returns
+        # Each column's cells from the bottom row up (pieces fall to the last line printed).
+        self._columns = [
+            tuple((rows - 1 - row) * stride + column for row in range(rows))
+            for column in range(columns)
+        ]
+        self._runs = ("x" * window, "o" * window)
+
+    def __call__(self, state: pyspiel.State, player: int) -> Callable[[int], tuple[float, bool]]:
+        """For `state` (not terminal), a function: legal move -> (value of the child for
+        `player`, whether the child is terminal), the value being the child's return when it is
+        terminal and its heuristic value otherwise."""
+        text = str(state)
+        base = self._scorer(text)
+        mover = state.current_player()
+        piece = "xo"[mover]
+        run = self._runs[mover]
+        through = self._scorer.through
+        columns = self._columns
+        value_of = self._values
+        won = self._win if mover == player else self._loss
+        draw = self._draw
+
+        def child(move: int) -> tuple[float, bool]:
+            for cell in columns[move]:
+                if text[cell] == ".":
+                    break
+            after = text[:cell] + piece + text[cell + 1 :]
+            score = base
+            for part, table in through.get(cell, ()):
+                line = after[part]
+                if run in line:
+                    return won, True
+                score += table[line] - table[text[part]]
+            if "." not in after:
+                return draw, True
+            return value_of(score, player), False
+
+        return child
 
 
 def _translation(char: str) -> bytes:
@@ -335,6 +407,8 @@ class HeuristicEvaluator:
         self.scorer: object = None
         """The game's scorer (e.g. `PigScorer`; the line scorer of the board games; None for
         the synthetic trees)."""
+        self._text_score: Callable[[str], int] | None = None
+        self._inverse_scale = 0.0
         if short_name == "maedn":
             maedn = MaednScorer(game)
             self.scorer = maedn
@@ -359,13 +433,57 @@ class HeuristicEvaluator:
         else:
             text_score, scale = _scorer(game, short_name)
             self.scorer = text_score
-            inverse_scale = 1.0 / scale
+            self._inverse_scale = 1.0 / scale
+            self._text_score = text_score
             self._score = lambda state: text_score(str(state))
-            self._values = lambda state: self._pair(text_score(str(state)) * inverse_scale)
+            self._values = lambda state: self._pair(text_score(str(state)) * self._inverse_scale)
+            if short_name == "connect_four":
+                assert isinstance(text_score, _LineScorer)
+                params = game.get_parameters()
+                self.child_leaves = ConnectFourChildren(
+                    text_score,
+                    int(params["rows"]),
+                    int(params["columns"]),
+                    int(params["x_in_row"]),
+                    self._player_value,
+                    (float(game.max_utility()), float(game.min_utility()), 0.0),
+                )
+
+    child_leaves: Callable[[pyspiel.State, int], Callable[[int], tuple[float, bool]]] | None = None
+    """connect_four only (else None): `child_leaves(state, player)(move)` is `(value, terminal)`
+    of the child for `player`, the child's return or its `evaluate` value, without building it
+    (`ConnectFourChildren`). Searches use it for the children at their depth limit."""
 
     def _pair(self, scaled: float) -> tuple[float, float]:
         offset = self._half * math.tanh(scaled)
         return (self._mid + offset, self._mid - offset)
+
+    def _player_value(self, score: int, player: int) -> float:
+        """`_pair(score / scale)[player]`, computed the same way to the last bit."""
+        offset = self._half * math.tanh(score * self._inverse_scale)
+        return self._mid + offset if player == 0 else self._mid - offset
+
+    def leaf_value(self, player: int) -> Callable[[pyspiel.State], float] | None:
+        """A function `state -> evaluate(state)[player]`, equal to the last bit but faster
+        (one call, and a memo of the last `LEAF_MEMO_SIZE` boards: transposed leaves are scored
+        once), for connect_four, breakthrough and tic_tac_toe; None for the other games."""
+        if self._text_score is None:
+            return None
+        text_score, inverse_scale = self._text_score, self._inverse_scale
+        mid, half, tanh = self._mid, self._half, math.tanh
+        sign = 1.0 if player == 0 else -1.0
+        memo: dict[str, float] = {}
+
+        def value(state: pyspiel.State) -> float:
+            text = str(state)
+            known = memo.get(text)
+            if known is None:
+                if len(memo) >= LEAF_MEMO_SIZE:
+                    memo.clear()
+                known = memo[text] = mid + sign * (half * tanh(text_score(text) * inverse_scale))
+            return known
+
+        return value
 
     def score(self, state: pyspiel.State) -> float:
         """The raw heuristic score of `state` from player 0's side (positive: player 0 better).

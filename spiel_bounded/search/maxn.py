@@ -59,7 +59,13 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, check_values
-from spiel_bounded.games import GameInfo, Requirements, game_info, require_decision_state
+from spiel_bounded.games import (
+    UNDO_EXACT_GAMES,
+    GameInfo,
+    Requirements,
+    game_info,
+    require_decision_state,
+)
 from spiel_bounded.limits import Budget, Limits
 from spiel_bounded.params import OneOf, check_fields, setting
 from spiel_bounded.result import Interval, SearchResult
@@ -68,8 +74,6 @@ from spiel_bounded.search.deepening import Iteration, deepen, result_of
 ALGORITHM: Final = "maxn"
 PRUNINGS: Final = ("none", "shallow", "last_branch", "speculative")
 ORDERINGS: Final = ("none", "evaluator")
-UNDO_EXACT_GAMES: Final = frozenset({"chinese_checkers", "maedn"})
-"""Games where `undo_action` restores every observable of the state (checked by the tests)."""
 TRUE_MINIMUM: Final = {"maedn": -1.0}
 """Per-game lower bounds on a player's return tighter than the declared minimum utility (maedn
 declares -3; its losers get -1), checked against terminal returns by the tests."""

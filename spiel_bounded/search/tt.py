@@ -27,7 +27,10 @@ class Entry(NamedTuple):
 
 
 class TranspositionTable:
-    """A dictionary of `Entry` with a capacity; when full, only existing keys are updated.
+    """A dictionary of entries with a capacity; when full, only existing keys are updated.
+
+    `entries` holds plain tuples with `Entry`'s fields in order (the alpha-beta engine's hot
+    path reads and writes them directly); `get` returns them as an `Entry`.
 
     Refusing new keys when full (instead of evicting) keeps every stored interval valid and the
     behaviour deterministic; a search that needs more entries gets a larger `capacity`.
@@ -39,13 +42,14 @@ class TranspositionTable:
         if capacity < 1:
             raise ValueError(f"transposition table capacity must be >= 1, got {capacity}")
         self.capacity = capacity
-        self.entries: dict[object, Entry] = {}
+        self.entries: dict[object, tuple] = {}
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def get(self, key: object) -> Entry | None:
-        return self.entries.get(key)
+        entry = self.entries.get(key)
+        return None if entry is None else Entry._make(entry)
 
     def store(
         self,
@@ -58,7 +62,7 @@ class TranspositionTable:
         outcomes: tuple[tuple[float, float], ...] | None = None,
     ) -> None:
         """Stores bounds, intersected with an entry of the same depth."""
-        old = self.entries.get(key)
+        old = self.get(key)
         if old is None:
             if len(self.entries) >= self.capacity:
                 return
@@ -70,7 +74,7 @@ class TranspositionTable:
             horizon = horizon or old.horizon
             if move is None:
                 move = old.move
-        self.entries[key] = Entry(lower, upper, depth, move, horizon, outcomes)
+        self.entries[key] = (lower, upper, depth, move, horizon, outcomes)
 
     def clear(self) -> None:
         self.entries.clear()
