@@ -28,7 +28,8 @@ leaf of a pure-Python alpha-beta search, so they avoid per-cell Python loops.
   for a piece at distance d from its home row, `d + BREAKTHROUGH_ADVANCE * d**2 / (rows - 2)**2`
   (rounded down), an extra `BREAKTHROUGH_NEAR_PROMOTION` for a piece one step from the goal row,
   and `BREAKTHROUGH_DEFENDED` per piece defended by a friendly piece diagonally behind it.
-  Computed on bitboards built from `str(state)` with `bytes.translate` and `int(..., 2)`.
+  Summed over windows of two adjacent rows, each cut out of `str(state)` and looked up in a
+  table filled on first use, like the lines of connect_four.
   Board sizes come from the game's `rows`/`columns` parameters (connect_four: also `x_in_row`).
 
 Each scorer checks at construction that `str(initial state)` has the layout it relies on, so an
@@ -258,32 +259,20 @@ class ConnectFourChildren:
         return child
 
 
-def _translation(char: str) -> bytes:
-    """A `bytes.translate` table mapping `char` to b'1' and every other byte to b'0'."""
-    return bytes(ord("1") if byte == ord(char) else ord("0") for byte in range(256))
-
-
 class _BreakthroughScorer:
-    """Material, advancement and defended pieces on bitboards, from player 0's side.
+    """Material, advancement and defended pieces, from player 0's side, by pairs of rows.
 
     `str(state)` prints one line per row, top row first: a one-character row label, the cells
     ('b' black = player 0, moving down; 'w' white = player 1, moving up; '.' empty) and a
-    newline, then a line of column letters. The whole string becomes one bit per character
-    (`bytes.translate` then `int(..., 2)`, both in C) masked to the board cells, so the label and
-    newline columns are two always-empty columns between rows and diagonal shifts never wrap
-    from one row into the next. Per-cell integer weights are summed with one popcount per bit of
-    the weight ("bit planes").
+    newline, then a line of column letters. Every term of the score involves one row (a piece's
+    weight) or two adjacent rows (a piece defended from diagonally behind), so the score is a
+    sum over the windows of rows (r, r + 1): window r counts row r's pieces (the last window
+    also the last row's) and the defences between its two rows. Each window is cut out of the
+    string with one C-level slice and looked up in a table of window scores filled on first use.
     """
 
     def __init__(self, rows: int, columns: int) -> None:
         stride = columns + 2
-        size = (rows + 1) * stride  # board lines plus the column-label line
-        self._black = _translation("b")
-        self._white = _translation("w")
-        # Bit b of a board is the cell `size - 1 - b` characters into the string, so the cell one
-        # row up and one column right/left is `stride - 1` / `stride + 1` bits higher.
-        self._near = stride - 1
-        self._far = stride + 1
         goal = rows - 1
         weight = [0] * rows  # by distance from the home row
         for distance in range(goal):
@@ -294,38 +283,43 @@ class _BreakthroughScorer:
             )
         weight[goal - 1] += BREAKTHROUGH_NEAR_PROMOTION
         weight[goal] = BREAKTHROUGH_PIECE + 2 * (BREAKTHROUGH_ADVANCE + BREAKTHROUGH_NEAR_PROMOTION)
-        cells = 0
-        planes = max(weight).bit_length()
-        black_planes = [0] * planes
-        white_planes = [0] * planes
-        for row in range(rows):
-            for column in range(columns):
-                bit = 1 << (size - 1 - (row * stride + 1 + column))
-                cells |= bit
-                for plane in range(planes):
-                    if weight[row] >> plane & 1:  # black's distance from home is `row`
-                        black_planes[plane] |= bit
-                    if weight[goal - row] >> plane & 1:
-                        white_planes[plane] |= bit
-        self._cells = cells
-        self._planes = list(zip(range(planes), black_planes, white_planes, strict=True))
         self.weights = tuple(weight)
 
+        def material(cells: str, row: int) -> int:
+            return sum(
+                weight[row] if cell == "b" else -weight[goal - row] if cell == "w" else 0
+                for cell in cells
+            )
+
+        def defended(defenders: str, cells: str, piece: str) -> int:
+            padded = "." + defenders + "."
+            return sum(
+                cell == piece and piece in (padded[column], padded[column + 2])
+                for column, cell in enumerate(cells)
+            )
+
+        def window_score(row: int, text: str) -> int:
+            upper = text[1 : 1 + columns]
+            lower = text[stride + 1 : stride + 1 + columns]
+            score = material(upper, row) + BREAKTHROUGH_DEFENDED * (
+                defended(upper, lower, "b") - defended(lower, upper, "w")
+            )
+            if row + 1 == goal:
+                score += material(lower, goal)
+            return score
+
+        self._tables = [
+            _LineTable(lambda text, row=row: window_score(row, text)) for row in range(goal)
+        ]
+        windows = [slice(row * stride, (row + 2) * stride) for row in range(goal)]
+        self._cut: Callable[[str], tuple[str, ...]]
+        if len(windows) > 1:
+            self._cut = itemgetter(*windows)
+        else:  # itemgetter with one key returns the item itself, not a 1-tuple
+            self._cut = lambda text: tuple(text[part] for part in windows)
+
     def __call__(self, text: str) -> int:
-        raw = text.encode()
-        black = int(raw.translate(self._black), 2) & self._cells
-        white = int(raw.translate(self._white), 2) & self._cells
-        near, far = self._near, self._far
-        # A black piece is defended from the row above (higher bits), a white one from below.
-        score = BREAKTHROUGH_DEFENDED * (
-            (black & ((black >> near) | (black >> far))).bit_count()
-            - (white & ((white << near) | (white << far))).bit_count()
-        )
-        for shift, black_plane, white_plane in self._planes:
-            score += (
-                (black & black_plane).bit_count() - (white & white_plane).bit_count()
-            ) << shift
-        return score
+        return sum(map(dict.__getitem__, self._tables, self._cut(text)))
 
 
 def _scorer(game: pyspiel.Game, short_name: str) -> tuple[Callable[[str], int], float]:
