@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import partial
 from operator import itemgetter
 from typing import Final
 
@@ -308,9 +309,7 @@ class _BreakthroughScorer:
                 score += material(lower, goal)
             return score
 
-        self._tables = [
-            _LineTable(lambda text, row=row: window_score(row, text)) for row in range(goal)
-        ]
+        self._tables = [_LineTable(partial(window_score, row)) for row in range(goal)]
         windows = [slice(row * stride, (row + 2) * stride) for row in range(goal)]
         self._cut: Callable[[str], tuple[str, ...]]
         if len(windows) > 1:
