@@ -7,7 +7,7 @@ other tasks: for the fixed-depth searches (`bounded_ab`, `bounded_star1`, `bound
 `paranoid`) the epsilon-0 search of the same run and position (the exact depth-limited value);
 for the searches that run to prove the root (`babmcts`, `bounded_pns`) the position's exact game
 value from an `exact` task (`spiel_bounded.oracles.solve` on synthetic trees and games with
-chance, `bounded_ab` to the end otherwise).
+chance, proof-number search or `bounded_ab` to the end on deterministic games; see `exact_value`).
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ from spiel_bounded.synthetic import SHORT_NAME
 
 EXACT: Final = "exact"
 """The pseudo-algorithm of the reference tasks: a position's exact game value."""
+EXACT_NODES: Final = 5_000_000
+"""Node cap of the searches that find exact values (`exact_value`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -270,16 +272,24 @@ def limits_of(params: Mapping[str, Any]) -> Limits:
 def exact_value(state: pyspiel.State) -> float:
     """The exact game value of `state` for the player to move.
 
-    Brute force (`oracles.solve`) on synthetic trees and games with chance; `bounded_ab` with
-    epsilon 0 and no limit on two-player deterministic games (checked to have solved it).
+    Brute force (`oracles.solve`) on synthetic trees and games with chance; on two-player
+    deterministic games proof-number search (`bounded_pns` at epsilon 0, up to `EXACT_NODES`
+    nodes) where the game's terminal values are known, else `bounded_ab` to the end.
+
+    Raises:
+        RuntimeError: The search did not solve the position within `EXACT_NODES` nodes.
     """
     game = state.get_game()
     player = state.current_player()
     if game.get_type().short_name == SHORT_NAME or game_info(game).has_chance:
         return float(solve(state)[player])
-    result = bounded_ab(state, evaluator=make_evaluator("zero", game))
+    limits = Limits(nodes=EXACT_NODES)
+    if not outcome_reason(game):
+        result = bounded_pns(state, limits=limits)
+    else:
+        result = bounded_ab(state, evaluator=make_evaluator("zero", game), limits=limits)
     if result.stats.stopped_by != "solved" or result.lower != result.upper:
-        raise RuntimeError(f"bounded_ab did not solve {game}: {result.stats}")
+        raise RuntimeError(f"not solved within {EXACT_NODES:,} nodes: {result.stats}")
     return result.lower
 
 
