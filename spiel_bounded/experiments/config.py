@@ -35,10 +35,11 @@ import json
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from spiel_bounded.arena.settings import RunSettings
 from spiel_bounded.evaluators import make_evaluator
 from spiel_bounded.experiments.positions import PositionSet
 from spiel_bounded.experiments.tasks import (
@@ -47,6 +48,7 @@ from spiel_bounded.experiments.tasks import (
     Task,
     accepted_params,
     limits_of,
+    settings_of,
 )
 from spiel_bounded.games import game_info, load_game, unsupported_reasons
 
@@ -90,16 +92,6 @@ class RunSpec:
 
 
 @dataclass(frozen=True, kw_only=True)
-class SweepRun:
-    """The `[run]` section: where and how the sweep runs (not part of the fingerprint)."""
-
-    output: str
-    workers: int = 1
-    executor: str = "process"
-    scheduler: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
 class SweepConfig:
     """A validated sweep config.
 
@@ -110,7 +102,7 @@ class SweepConfig:
         positions_directory: Where the position sets' JSON files are written.
         sets: The position sets.
         runs: The runs.
-        run: How it runs.
+        run: How it runs (the arena's `[run]` settings; not part of the fingerprint).
     """
 
     source: str
@@ -119,7 +111,7 @@ class SweepConfig:
     positions_directory: str
     sets: tuple[PositionSet, ...]
     runs: tuple[RunSpec, ...]
-    run: SweepRun
+    run: RunSettings
 
     def canonical(self) -> dict[str, Any]:
         """What the results depend on: the epsilons, the sets and the runs."""
@@ -325,7 +317,7 @@ def parse_sweep_config(
     run = _run_section(raw["run"], fail)
     if overrides:
         given = {key: value for key, value in overrides.items() if value is not None}
-        run = _run_section({**run.__dict__, **given}, fail)
+        run = _run_section({**run.__dict__, "output": str(run.output), **given}, fail)
     return SweepConfig(
         source=source,
         text=text,
@@ -351,8 +343,7 @@ def _check_run_on_set(spec: RunSpec, position_set: PositionSet, fail: Any) -> No
     algorithm = ALGORITHMS[spec.algorithm]
     game = load_game(position_set.game_string(0))
     try:
-        names = {f.name for f in fields(algorithm.settings)} - {"epsilon"}
-        algorithm.settings(**{k: v for k, v in params.items() if k in names})
+        settings_of(algorithm.settings, params, 0.0)
         limits_of(params)
         if algorithm.evaluator:
             make_evaluator(params.get("evaluator", "heuristic"), game)
@@ -368,7 +359,7 @@ def _check_run_on_set(spec: RunSpec, position_set: PositionSet, fail: Any) -> No
         )
 
 
-def _run_section(table: Mapping[str, Any], fail: Any) -> SweepRun:
+def _run_section(table: Mapping[str, Any], fail: Any) -> RunSettings:
     output = _string(table.get("output"), fail, "[run] output")
     workers = _integer(table.get("workers", 1), fail, "[run] workers", 1)
     executor = table.get("executor", "process")
@@ -377,7 +368,7 @@ def _run_section(table: Mapping[str, Any], fail: Any) -> SweepRun:
     scheduler = table.get("scheduler") or None
     if scheduler is not None and not isinstance(scheduler, str):
         raise fail("[run] scheduler", f"a Dask scheduler address (a string); got {scheduler!r}")
-    return SweepRun(output=output, workers=workers, executor=executor, scheduler=scheduler)
+    return RunSettings(output=Path(output), workers=workers, executor=executor, scheduler=scheduler)
 
 
 def _string(value: Any, fail: Any, where: str) -> str:
@@ -403,7 +394,6 @@ __all__: Sequence[str] = (
     "RunSpec",
     "SweepConfig",
     "SweepConfigError",
-    "SweepRun",
     "load_sweep_config",
     "parse_sweep_config",
     "with_run",

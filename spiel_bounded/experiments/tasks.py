@@ -211,7 +211,7 @@ def _alphabeta(search: Callable[..., SearchResult]) -> Search:
     def run(
         state: pyspiel.State, limits: Limits, epsilon: float, params: Mapping[str, Any]
     ) -> SearchResult:
-        settings = _settings(AlphaBetaSettings, params, epsilon)
+        settings = settings_of(AlphaBetaSettings, params, epsilon)
         evaluator = make_evaluator(params.get("evaluator", "heuristic"), state.get_game())
         return search(state, evaluator=evaluator, limits=limits, settings=settings)
 
@@ -221,7 +221,7 @@ def _alphabeta(search: Callable[..., SearchResult]) -> Search:
 def _paranoid(
     state: pyspiel.State, limits: Limits, epsilon: float, params: Mapping[str, Any]
 ) -> SearchResult:
-    settings = _settings(AlphaBetaSettings, params, epsilon)
+    settings = settings_of(AlphaBetaSettings, params, epsilon)
     evaluator = make_evaluator(params.get("evaluator", "heuristic"), state.get_game())
     return paranoid(
         state,
@@ -235,7 +235,7 @@ def _paranoid(
 def _babmcts(
     state: pyspiel.State, limits: Limits, epsilon: float, params: Mapping[str, Any]
 ) -> SearchResult:
-    settings = _settings(BABMCTSSettings, params, epsilon)
+    settings = settings_of(BABMCTSSettings, params, epsilon)
     evaluator = make_evaluator(params.get("evaluator", "heuristic"), state.get_game())
     return babmcts(
         state, evaluator=evaluator, limits=limits, settings=settings, rng=params.get("seed", 0)
@@ -246,7 +246,7 @@ def _bounded_pns(
     state: pyspiel.State, limits: Limits, epsilon: float, params: Mapping[str, Any]
 ) -> SearchResult:
     return bounded_pns(
-        state, limits=limits, settings=_settings(BoundedPNSSettings, params, epsilon)
+        state, limits=limits, settings=settings_of(BoundedPNSSettings, params, epsilon)
     )
 
 
@@ -260,7 +260,7 @@ _SEARCHES: Final[Mapping[str, Search]] = {
 }
 
 
-def _settings(settings_type: type, params: Mapping[str, Any], epsilon: float) -> Any:
+def settings_of(settings_type: type, params: Mapping[str, Any], epsilon: float) -> Any:
     names = {f.name for f in fields(settings_type)}
     return settings_type(**{k: v for k, v in params.items() if k in names}, epsilon=epsilon)
 
@@ -310,50 +310,38 @@ def run_task(task: Task) -> TaskRecord:
         "value_range": info.value_range,
     }
     started, wall = time.process_time(), time.perf_counter()
+
+    def record(**measured: Any) -> TaskRecord:
+        return TaskRecord(
+            **base,
+            seconds=time.process_time() - started,
+            wall_seconds=time.perf_counter() - wall,
+            **measured,
+        )
+
+    no_search: dict[str, Any] = {"nodes": 0, "evaluations": 0, "depth": 0, "action": -1}
     try:
         if task.algorithm == EXACT:
             value = exact_value(state)
-            return TaskRecord(
-                **base,
-                nodes=0,
-                evaluations=0,
-                seconds=time.process_time() - started,
-                wall_seconds=time.perf_counter() - wall,
-                depth=0,
-                stopped_by="solved",
-                lower=value,
-                upper=value,
-                action=-1,
-                proved=True,
-            )
+            return record(**no_search, stopped_by="solved", lower=value, upper=value, proved=True)
         result = _SEARCHES[task.algorithm](state, limits_of(task.params), epsilon, task.params)
     except Exception:
-        return TaskRecord(
-            **base,
-            nodes=0,
-            evaluations=0,
-            seconds=time.process_time() - started,
-            wall_seconds=time.perf_counter() - wall,
-            depth=0,
+        return record(
+            **no_search,
             stopped_by="",
             lower=info.min_utility,
             upper=info.max_utility,
-            action=-1,
             proved=False,
             error=traceback.format_exc(),
         )
-    seconds, wall_seconds = time.process_time() - started, time.perf_counter() - wall
     stats = result.stats
     if ALGORITHMS[task.algorithm].proves:
         proved = stats.stopped_by == "solved"
     else:
         proved = stats.stopped_by in ("depth", "solved") and stats.depth > 0
-    return TaskRecord(
-        **base,
+    return record(
         nodes=int(stats.nodes or 0),
         evaluations=stats.evaluations,
-        seconds=seconds,
-        wall_seconds=wall_seconds,
         depth=stats.depth,
         stopped_by=stats.stopped_by,
         lower=result.lower,
