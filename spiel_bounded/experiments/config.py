@@ -34,12 +34,12 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from spiel_bounded.arena.settings import RunSettings
+from spiel_bounded.arena.settings import EXECUTORS, RunSettings
 from spiel_bounded.evaluators import make_evaluator
 from spiel_bounded.experiments.positions import PositionSet
 from spiel_bounded.experiments.tasks import (
@@ -52,7 +52,6 @@ from spiel_bounded.experiments.tasks import (
 )
 from spiel_bounded.games import game_info, load_game, unsupported_reasons
 
-EXECUTORS: Final = ("process", "dask", "inline")
 QUESTIONS: Final = ("Q1", "Q5")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _SECTIONS: Final = {
@@ -388,13 +387,3 @@ def _integer(value: Any, fail: Any, where: str, minimum: int | None) -> int:
 def with_run(config: SweepConfig, **changes: Any) -> SweepConfig:
     """`config` with `[run]` fields changed (tests and the script's flags)."""
     return replace(config, run=replace(config.run, **changes))
-
-
-__all__: Sequence[str] = (
-    "RunSpec",
-    "SweepConfig",
-    "SweepConfigError",
-    "load_sweep_config",
-    "parse_sweep_config",
-    "with_run",
-)

@@ -130,7 +130,7 @@ def finished_records(records: Iterable[TaskRecord]) -> dict[str, TaskRecord]:
     return {record.task_id: record for record in records if record.ok}
 
 
-def read_manifest(directory: str | Path) -> dict[str, Any] | None:
+def _read_manifest(directory: str | Path) -> dict[str, Any] | None:
     path = Path(directory) / MANIFEST
     if not path.exists():
         return None
@@ -172,7 +172,7 @@ def _run(
     clock: Callable[[], float],
 ) -> SweepResult:
     directory = Path(config.run.output)
-    manifest = read_manifest(directory)
+    manifest = _read_manifest(directory)
     records = read_records(directory)
     fingerprint = config.fingerprint()
     if manifest is not None and manifest.get("fingerprint") != fingerprint and records:
