@@ -42,6 +42,12 @@ Parameters (defaults in `DEFAULT_PARAMETERS`):
   reach the same position; the position string is the whole state, and the chance-node
   placement, chance probabilities and leaf values are functions of it, so equal strings have
   identical subtrees.
+- `ordered` (0 or 1): 1 makes a best-first tree, the best case of alpha-beta (Knuth & Moore
+  1975): at every decision node action 0 is optimal for the mover. Values are assigned top-down:
+  the root's is drawn from the range, action 0 inherits its parent's value, and any other action
+  gets a value drawn between the parent's value and the end of the range that is worse for the
+  mover; a leaf's returns are `(v, -v)` for its value v, so every node's minimax value is the
+  value it was given. Needs two players, `zero_sum=1`, `chance=0` and `transpositions=0`.
 
 All randomness is a splitmix64-style integer hash of the seed and the node's path or position;
 no global random state is used. The exact brute-force solvers that serve as oracles for these
@@ -88,6 +94,7 @@ DEFAULT_PARAMETERS: dict[str, int | float] = {
     "zero_sum": 1,
     "integer_values": 0,
     "transpositions": 0,
+    "ordered": 0,
 }
 
 _Type = pyspiel.GameType
@@ -179,6 +186,7 @@ _CHECKS: Final[dict[str, Checker]] = {
     "zero_sum": Flag(zero_one=True),
     "integer_values": Flag(zero_one=True),
     "transpositions": Flag(zero_one=True),
+    "ordered": Flag(zero_one=True),
 }
 """The check of every parameter (the one set of checkers in `spiel_bounded.params`)."""
 
@@ -208,6 +216,7 @@ class TreeParams:
     zero_sum: bool
     integer_values: bool
     transpositions: bool
+    ordered: bool = False
 
     @classmethod
     def from_dict(cls, params: dict[str, Any] | None) -> TreeParams:
@@ -249,6 +258,14 @@ class TreeParams:
                 p["integer_values"],
                 f"0 when no integer lies in [{min_value}, {max_value}]",
             )
+        if v["ordered"]:
+            for name, needed in (("players", 2), ("zero_sum", 1), ("chance", 0.0)):
+                if p[name] != needed:
+                    raise _fail(
+                        "ordered", p["ordered"], f"0 when {name} is not {needed} (got {p[name]})"
+                    )
+            if v["transpositions"]:
+                raise _fail("ordered", p["ordered"], "0 when transpositions=1")
         return cls(**v)
 
     def to_dict(self) -> dict[str, int | float]:
@@ -265,6 +282,7 @@ class TreeParams:
             "zero_sum": int(self.zero_sum),
             "integer_values": int(self.integer_values),
             "transpositions": int(self.transpositions),
+            "ordered": int(self.ordered),
         }
 
     def __deepcopy__(self, memo: dict[int, Any]) -> TreeParams:
@@ -331,6 +349,13 @@ class TreeParams:
             return [float(_uniform_int(h, lo, hi)) for h in hashes]
         return [min(high, low + (high - low) * _uniform(h)) for h in hashes]
 
+    def value_between(self, key: int, low: float, high: float) -> float:
+        """A value drawn from [low, high] by the node's key (an integer with `integer_values`)."""
+        h = _mix(key ^ _SALT_VALUE)
+        if self.integer_values:
+            return float(_uniform_int(h, math.ceil(low), math.floor(high)))
+        return min(high, low + (high - low) * _uniform(h))
+
 
 # ---------------------------------------------------------------------------------------------
 # The OpenSpiel game.
@@ -380,7 +405,7 @@ class SyntheticGame(pyspiel.Game):
 class _Node:
     """An immutable tree node: everything a `SyntheticState` knows, shared between clones."""
 
-    __slots__ = ("at_chance", "key", "ply", "rolled", "sums", "text", "tree")
+    __slots__ = ("at_chance", "key", "ply", "rolled", "sums", "text", "tree", "value")
 
     def __init__(
         self,
@@ -390,6 +415,7 @@ class _Node:
         sums: tuple[int, ...],
         key: int,
         text: str,
+        value: float = 0.0,
     ) -> None:
         self.tree = tree
         self.ply = ply  # decision plies played
@@ -397,6 +423,7 @@ class _Node:
         self.sums = sums  # transposition mode: per-player sums of own actions, then chance sum
         self.key = key  # hash of the seed and the path (or position): determines the subtree
         self.text = text
+        self.value = value  # ordered trees: the node's minimax value for player 0
         self.at_chance = not rolled and ply < tree.depth and tree.has_chance_node(key)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Node:
@@ -408,7 +435,9 @@ class _Node:
         if tree.transpositions:
             sums = (0,) * (tree.players + 1)
             return _Node(tree, 0, False, sums, *_position(tree.seed, 0, False, sums))
-        return _Node(tree, 0, False, (), tree.root_key(), "path:")
+        key = tree.root_key()
+        value = tree.value_between(key, tree.min_value, tree.max_value) if tree.ordered else 0.0
+        return _Node(tree, 0, False, (), key, "path:", value)
 
     def child(self, action: int) -> _Node:
         tree = self.tree
@@ -426,10 +455,23 @@ class _Node:
                 mover = self.ply % tree.players
                 sums = (*self.sums[:mover], self.sums[mover] + action, *self.sums[mover + 1 :])
             else:
-                return _Node(
-                    tree, ply, rolled, (), _child_key(self.key, action), f"{self.text} {action}"
-                )
+                key = _child_key(self.key, action)
+                value = self.value
+                if tree.ordered and action > 0:
+                    # Player 0 maximises its value, player 1 minimises it: any move but the
+                    # first is at most as good for the mover.
+                    if self.ply % 2 == 0:
+                        value = tree.value_between(key, tree.min_value, value)
+                    else:
+                        value = tree.value_between(key, value, tree.max_value)
+                return _Node(tree, ply, rolled, (), key, f"{self.text} {action}", value)
         return _Node(tree, ply, rolled, sums, *_position(tree.seed, ply, rolled, sums))
+
+    def leaf_returns(self) -> list[float]:
+        """The players' returns at this terminal."""
+        if self.tree.ordered:
+            return [self.value, -self.value]
+        return self.tree.leaf_returns(self.key)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -518,7 +560,7 @@ class SyntheticState(pyspiel.State):
                     walk = walk.child(pick % tree.chance_outcomes)
                 else:
                     walk = walk.child(pick % tree.branching)
-            for player, value in enumerate(tree.leaf_returns(walk.key)):
+            for player, value in enumerate(walk.leaf_returns()):
                 total[player] += value
         return [value / samples for value in total]
 
@@ -533,7 +575,7 @@ class SyntheticState(pyspiel.State):
         node = self._node
         if node.ply < node.tree.depth:
             return [0.0] * node.tree.players
-        return node.tree.leaf_returns(node.key)
+        return node.leaf_returns()
 
     def __str__(self) -> str:
         """The node's path (or, with transpositions, its position); deterministic."""

@@ -513,6 +513,10 @@ def test_evaluate_bots_with_random_bots(params: str) -> None:
         ("integer_values=-1", "integer_values"),
         ("zero_sum=0,min_value=0.2,max_value=0.8,integer_values=1", "integer_values"),
         ("transpositions=5", "transpositions"),
+        ("ordered=1,players=3", "ordered"),
+        ("ordered=1,chance=0.5", "ordered"),
+        ("ordered=1,transpositions=1", "ordered"),
+        ("ordered=1,zero_sum=0", "ordered"),
     ],
 )
 def test_bad_parameters_raise(params: str, name: str) -> None:
@@ -529,3 +533,54 @@ def test_bad_parameters_raise_from_make_game() -> None:
         make_game(max_value=math.inf)
     with pytest.raises(ValueError, match="unknown parameter"):
         make_game(width=3)
+
+
+# ------------------------------------------------------------------------------------ ordered ---
+
+
+def knuth_moore_nodes(branching: int, depth: int) -> int:
+    """Nodes of the minimal tree, level by level: b^ceil(k/2) + b^floor(k/2) - 1 at depth k
+    (Knuth & Moore 1975)."""
+    return sum(branching ** -(-k // 2) + branching ** (k // 2) - 1 for k in range(depth + 1))
+
+
+@_FAST
+@given(
+    seed=seeds,
+    branching=st.integers(1, 4),
+    depth=st.integers(1, 5),
+    integer_values=st.booleans(),
+)
+def test_ordered_trees_put_an_optimal_move_first_everywhere(
+    seed: int, branching: int, depth: int, integer_values: bool
+) -> None:
+    game = make_game(
+        branching=branching,
+        depth=depth,
+        seed=seed,
+        ordered=1,
+        integer_values=int(integer_values),
+        min_value=-5,
+        max_value=5,
+    )
+    for state in walk(game.new_initial_state()):
+        if state.is_terminal():
+            assert -5 <= state.returns()[0] <= 5
+            continue
+        values = action_values(state)
+        mover = state.current_player()
+        assert values[0][mover] == max(value[mover] for value in values.values())
+
+
+@pytest.mark.parametrize(("branching", "depth"), [(2, 4), (3, 5), (4, 6), (8, 4)])
+def test_ordered_trees_are_alpha_betas_best_case(branching: int, depth: int) -> None:
+    """Alpha-beta in legal order visits exactly the Knuth-Moore minimal tree."""
+    from spiel_bounded import AlphaBetaSettings, bounded_ab, make_evaluator
+
+    plain = AlphaBetaSettings(move_ordering=False, iterative_deepening=False, transpositions=False)
+    for seed in range(3):
+        game = make_game(branching=branching, depth=depth, seed=seed, ordered=1)
+        root = game.new_initial_state()
+        result = bounded_ab(root, evaluator=make_evaluator("zero", game), settings=plain)
+        assert result.lower == result.upper == solve(root)[0]
+        assert result.stats.nodes == knuth_moore_nodes(branching, depth)
