@@ -21,7 +21,8 @@ Facts about the pyspiel API this relies on (checked on open_spiel 2.0.2):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -94,7 +95,7 @@ class RolloutEvaluator:
         self._low = float(game.min_utility())
         self._high = float(game.max_utility())
         info = game_info(game)
-        self._search = None
+        self._search: Callable[[pyspiel.State], Any] | None = None
         if (
             num_players == 2
             and info.zero_sum
@@ -106,6 +107,22 @@ class RolloutEvaluator:
             bot = pyspiel.MCTSBot(game, playouts, 1.0, 1, 1, False, 0, False)
             self._search = bot.mcts_search
 
+    @property
+    def fast(self) -> bool:
+        """True when `first_player_value` can be used (two-player zero-sum C++ games)."""
+        return self._search is not None
+
+    def first_player_value(self, state: pyspiel.State, player: int) -> float:
+        """`evaluate(state)[0]`, computed the same way from the same random stream, for a
+        decision node of `player` (its `current_player()`) when `fast`: what a two-player
+        search's hot loop calls."""
+        assert self._search is not None
+        mean = self._search(state).total_reward  # the mover's mean return
+        value: float = mean if player == 0 else 0.0 - mean
+        if not self._low <= value <= self._high:  # a rounded mean, one ulp out
+            value = min(self._high, max(self._low, value))
+        return value
+
     def evaluate(self, state: pyspiel.State) -> Sequence[float]:
         """Mean returns of `rollouts` random playouts from `state` (left unchanged).
 
@@ -115,14 +132,10 @@ class RolloutEvaluator:
         Returns:
             One value per player, inside `[min_utility, max_utility]`.
         """
-        search = self._search
-        if search is not None:
+        if self._search is not None:
             player = state.current_player()
             if player >= 0:  # a decision node (chance and terminal nodes are negative ids)
-                mean = search(state).total_reward  # the mover's mean return
-                value = mean if player == 0 else 0.0 - mean
-                if not self._low <= value <= self._high:  # a rounded mean, one ulp out
-                    value = min(self._high, max(self._low, value))
+                value = self.first_player_value(state, player)
                 return (value, 0.0 - value)
         bots, draw = self._bots, self._draw
         if self.rollouts == 1:

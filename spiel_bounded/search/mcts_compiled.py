@@ -22,6 +22,7 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator
+from spiel_bounded.evaluators.rollout import RolloutEvaluator
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo, require
 from spiel_bounded.limits import STOPPED_BY_NODES, Budget, SearchStopped
 from spiel_bounded.result import StopReason
@@ -238,6 +239,12 @@ class CompiledBABMCTSTree(BABMCTSTreeBase):
         root_state = self.root_state
         getrandbits = self._random.getrandbits
         evaluate = self._evaluate
+        evaluator = self.evaluator
+        rollout = (
+            evaluator.first_player_value
+            if isinstance(evaluator, RolloutEvaluator) and evaluator.fast
+            else None
+        )
         leaf_states, open_states = self._leaf_states, self._open_states
         max_nodes = self.settings.max_nodes
         remaining = -1 if cap is None else cap
@@ -305,6 +312,9 @@ class CompiledBABMCTSTree(BABMCTSTreeBase):
             player = state.current_player()
             if player < 0:  # terminal: no chance nodes here
                 value = float(state.player_return(0))
+            elif rollout is not None:  # `_evaluate`, inlined for the fast rollouts
+                value = rollout(state, player)
+                self.evaluations += 1
             else:
                 value = evaluate(state)
                 if len(leaf_states) < _MAX_KEPT_STATES:
