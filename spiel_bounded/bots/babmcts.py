@@ -41,6 +41,7 @@ from spiel_bounded.params import (
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.mcts import (
     ENGINE_COMPILED,
+    ENGINE_PYTHON,
     BABMCTSSettings,
     BABMCTSTreeBase,
     compiled_reasons,
@@ -104,10 +105,14 @@ class BABMCTSSearch:
         self._evaluator_name = evaluator if isinstance(evaluator, str) else None
         # Built once (and checked now) unless it is a per-move seeded rollout evaluator.
         self._evaluator = make_evaluator(evaluator, game, rollouts=rollouts, seed=seed)
-        if settings.engine == ENGINE_COMPILED:
+        if settings.engine != ENGINE_PYTHON:
             info = game_info(game)
             reasons = compiled_reasons(info, self._evaluator, settings)
-            if reasons:
+            if not reasons:
+                from spiel_bounded.search.mcts_compiled import warm_up
+
+                warm_up()  # now, not in the first (timed) move
+            elif settings.engine == ENGINE_COMPILED:
                 raise ValueError(
                     f"engine={ENGINE_COMPILED!r} cannot play {info.description}: "
                     + "; ".join(reasons)

@@ -15,16 +15,17 @@ the compiled engine is used.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any, Final
 
 import numpy as np
 import pyspiel
 
-from spiel_bounded.evaluators.base import Evaluator
+from spiel_bounded.evaluators.base import Evaluator, ZeroEvaluator
 from spiel_bounded.evaluators.rollout import RolloutEvaluator
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo, require
-from spiel_bounded.limits import STOPPED_BY_NODES, Budget, SearchStopped
+from spiel_bounded.limits import STOPPED_BY_NODES, Budget, Limits, SearchStopped
 from spiel_bounded.result import StopReason
 from spiel_bounded.search import mcts_kernels as kernels
 from spiel_bounded.search.mcts import (
@@ -333,6 +334,21 @@ class CompiledBABMCTSTree(BABMCTSTreeBase):
                 return STOPPED_BY_SOLVED
             if k == kernels.DONE:
                 return STOPPED_BY_SIMULATIONS
+
+
+@functools.cache
+def warm_up() -> None:
+    """Loads every kernel now (from numba's cache, ~0.3 s; compiling them, ~2 s, when the cache
+    is missing), once per process, so that no timed move pays for it."""
+    game = pyspiel.load_game("tic_tac_toe")
+    tree = CompiledBABMCTSTree(
+        game.new_initial_state(),
+        evaluator=ZeroEvaluator(game),
+        settings=BABMCTSSettings(simulations=30),
+    )
+    tree.search(Limits(nodes=3))  # stops inside a simulation: the expansion on its own
+    tree.search()
+    tree.advance(tree.best_action())  # the compaction
 
 
 def _refuse_unsupported(info: GameInfo, evaluator: Evaluator, settings: BABMCTSSettings) -> None:
