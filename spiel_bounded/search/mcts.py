@@ -1093,7 +1093,8 @@ def babmcts(
 
     Raises:
         ValueError: The game is unsupported, the state is terminal or a chance node, `rng` or
-            `limits` are invalid, or the evaluator returned a value outside the game's range.
+            `limits` are invalid, `settings.engine` is "compiled" and cannot run this search,
+            or the evaluator returned a value outside the game's range.
     """
     if state.is_chance_node():
         raise ValueError(

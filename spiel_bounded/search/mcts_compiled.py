@@ -16,7 +16,6 @@ the compiled engine is used.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 from typing import Any, Final
 
 import numpy as np
@@ -99,14 +98,6 @@ class RowNode:
             for e in self._edges()
             if tree.edges[e, kernels.CHILD] >= 0
         }
-
-    def walk(self) -> Iterator[RowNode]:
-        """This node and all its descendants (depth-first)."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(node.children().values())
 
 
 class CompiledBABMCTSTree(BABMCTSTreeBase):
@@ -258,6 +249,7 @@ class CompiledBABMCTSTree(BABMCTSTreeBase):
         no_legal = _NO_LEGAL
         floats, ints = self.floats, self.ints
         tree_edges = self.edges
+        rows_room, edges_room = floats.shape[0], tree_edges.shape[0]
         k = select(floats, ints, tree_edges, params, scratch)
         while True:
             if k < 0:
@@ -295,6 +287,7 @@ class CompiledBABMCTSTree(BABMCTSTreeBase):
                     shuffle_actions(moves, getrandbits)
                     first = moves[0]
                 legal = np.array(moves, dtype=np.int64)
+                edges += count
                 if count > 1 and len(open_states) < _MAX_KEPT_STATES:
                     open_states[node] = [state, count - 1]
                 state = state.child(first)
@@ -315,16 +308,16 @@ class CompiledBABMCTSTree(BABMCTSTreeBase):
                 value = float(state.player_return(0))
             elif rollout is not None:  # `_evaluate`, inlined for the fast rollouts
                 value = rollout(state, player)
-                self.evaluations += 1
+                self.evaluations += 1  # (attribute updates cost little next to a playout)
             else:
                 value = evaluate(state)
                 if len(leaf_states) < _MAX_KEPT_STATES:
                     leaf_states[used] = state  # the row `step` gives the child
             used += 1
-            edges += len(legal)
-            if used > floats.shape[0] or edges > tree_edges.shape[0]:
+            if used > rows_room or edges > edges_room:
                 self._grow(used, edges)
                 floats, ints, tree_edges = self.floats, self.ints, self.edges
+                rows_room, edges_room = floats.shape[0], tree_edges.shape[0]
             remaining -= 1
             k = step(
                 floats, ints, tree_edges, params, scratch, legal, word, player, value, remaining
