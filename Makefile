@@ -17,7 +17,7 @@ $(STAMP_RUN): pyproject.toml | $(PY)
 	touch $@
 
 $(STAMP_DEV): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[dev,cluster,jax]"
+	$(PY) -m pip install --quiet -e ".[dev,cluster,jax,fast]"
 	touch $@ $(STAMP_RUN)
 
 run: $(STAMP_RUN)

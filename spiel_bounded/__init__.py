@@ -21,7 +21,14 @@ from spiel_bounded.search.alphabeta import (
 )
 from spiel_bounded.search.brs import brs_plus
 from spiel_bounded.search.maxn import MaxnSettings, directed_offensive, maxn
-from spiel_bounded.search.mcts import BABMCTSSettings, BABMCTSTree, MCTSStats, babmcts
+from spiel_bounded.search.mcts import (
+    BABMCTSSettings,
+    BABMCTSTree,
+    BABMCTSTreeBase,
+    MCTSStats,
+    babmcts,
+    make_tree,
+)
 from spiel_bounded.search.pns import BoundedPNSSettings, PNSSettings, bounded_pns, pns
 
 __all__ = [
@@ -29,6 +36,7 @@ __all__ = [
     "BABMCTSBot",
     "BABMCTSSettings",
     "BABMCTSTree",
+    "BABMCTSTreeBase",
     "BoundedPNSSettings",
     "Evaluator",
     "Interval",
@@ -52,6 +60,7 @@ __all__ = [
     "load_bot",
     "load_game",
     "make_evaluator",
+    "make_tree",
     "maxn",
     "paranoid",
     "pns",

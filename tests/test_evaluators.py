@@ -550,6 +550,39 @@ def test_chinese_checkers_rewards_progress() -> None:
     assert values[0] > values[1] == pytest.approx(values[2])
 
 
+def _uniform_playout_value(state: pyspiel.State) -> float:
+    """Player 0's expected return when both players move uniformly at random (exact)."""
+    if state.is_terminal():
+        return float(state.returns()[0])
+    actions = state.legal_actions()
+    return sum(_uniform_playout_value(state.child(a)) for a in actions) / len(actions)
+
+
+def test_fast_rollouts_have_the_right_sign_and_mean_for_both_movers() -> None:
+    # The one-simulation MCTSBot reports the mover's return; the evaluator must turn it into
+    # player 0's. Positions 3 to 6 plies deep, both players to move, some lopsided: the mean of
+    # 1,500 playouts is within 5 standard errors of the exact uniform-playout value.
+    game = pyspiel.load_game("tic_tac_toe")
+    evaluator = RolloutEvaluator(game, seed=11)
+    assert evaluator.fast
+    slow = RolloutEvaluator(pyspiel.load_game("kuhn_poker(players=3)"), seed=1)
+    assert not slow.fast
+    movers = set()
+    checked = 0
+    for plies in (3, 4, 5, 6):
+        for state in testing.random_positions(game, 6, plies=plies, seed=plies):
+            exact = _uniform_playout_value(state)
+            values = [evaluator.evaluate(state) for _ in range(1500)]
+            assert all(v1 == -v0 for v0, v1 in values)
+            mean = float(np.mean([v0 for v0, _ in values]))
+            assert abs(mean - exact) <= 5 * 1.0 / np.sqrt(1500), (str(state), mean, exact)
+            if abs(exact) > 0.3:  # lopsided: a flipped sign would be far off
+                checked += 1
+            movers.add(state.current_player())
+            assert evaluator.first_player_value(state, state.current_player()) in (-1.0, 0.0, 1.0)
+    assert movers == {0, 1} and checked >= 4
+
+
 # --------------------------------------------------------------------------- search fast paths
 
 

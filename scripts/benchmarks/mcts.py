@@ -29,6 +29,8 @@ from spiel_bounded import (
     synthetic,
 )
 from spiel_bounded.evaluators import RolloutEvaluator
+from spiel_bounded.games import game_info
+from spiel_bounded.search.mcts import ENGINE_COMPILED, ENGINE_PYTHON
 from spiel_bounded.testing import random_positions
 
 _SIMULATIONS = flags.DEFINE_integer(
@@ -64,17 +66,25 @@ class Rate:
         return self.simulations / self.seconds
 
 
-def _median_rate(run: Callable[[int], int], repeats: int) -> Rate:
-    """Runs `run(repeat)` (which returns its simulation count) and keeps the median time."""
-    samples = []
+def _median_rates(runs: dict[str, Callable[[int], int]], repeats: int) -> dict[str, Rate]:
+    """Runs every `run(repeat)` (which returns its simulation count) once per repeat, the
+    engines interleaved so that a change of machine load hits them alike; keeps each one's
+    median rate."""
+    samples: dict[str, list[Rate]] = {name: [] for name in runs}
     for repeat in range(repeats):
-        start = time.perf_counter()
-        simulations = run(repeat)
-        samples.append(Rate(simulations, time.perf_counter() - start))
-    return sorted(samples, key=lambda rate: rate.per_second)[len(samples) // 2]
+        for name, run in runs.items():
+            start = time.perf_counter()
+            simulations = run(repeat)
+            samples[name].append(Rate(simulations, time.perf_counter() - start))
+    return {
+        name: sorted(rates, key=lambda rate: rate.per_second)[len(rates) // 2]
+        for name, rates in samples.items()
+    }
 
 
-def _babmcts_rate(states: Sequence[pyspiel.State], simulations: int, repeats: int) -> Rate:
+def _babmcts_run(
+    states: Sequence[pyspiel.State], simulations: int, engine: str
+) -> Callable[[int], int]:
     def run(repeat: int) -> int:
         total = 0
         for i, state in enumerate(states):
@@ -82,17 +92,17 @@ def _babmcts_rate(states: Sequence[pyspiel.State], simulations: int, repeats: in
             result = babmcts(
                 state,
                 evaluator=RolloutEvaluator(game, seed=_SEED.value + 100 * repeat + i),
-                settings=BABMCTSSettings(simulations=simulations, uct_c=UCT_C),
+                settings=BABMCTSSettings(simulations=simulations, uct_c=UCT_C, engine=engine),
                 rng=_SEED.value + i,
             )
             assert isinstance(result.stats, MCTSStats)
             total += result.stats.simulations
         return total
 
-    return _median_rate(run, repeats)
+    return run
 
 
-def _python_rate(states: Sequence[pyspiel.State], simulations: int, repeats: int) -> Rate:
+def _python_run(states: Sequence[pyspiel.State], simulations: int) -> Callable[[int], int]:
     def run(repeat: int) -> int:
         total = 0
         for i, state in enumerate(states):
@@ -108,7 +118,7 @@ def _python_rate(states: Sequence[pyspiel.State], simulations: int, repeats: int
             total += bot.mcts_search(state).explore_count
         return total
 
-    return _median_rate(run, repeats)
+    return run
 
 
 def _cpp_bot(game: pyspiel.Game, simulations: int, solve: bool, seed: int) -> pyspiel.MCTSBot:
@@ -116,7 +126,7 @@ def _cpp_bot(game: pyspiel.Game, simulations: int, solve: bool, seed: int) -> py
     return pyspiel.MCTSBot(game, evaluator, UCT_C, simulations, 2000, solve, seed, False)
 
 
-def _cpp_rate(states: Sequence[pyspiel.State], simulations: int, repeats: int) -> Rate:
+def _cpp_run(states: Sequence[pyspiel.State], simulations: int) -> Callable[[int], int]:
     def run(repeat: int) -> int:
         total = 0
         for i, state in enumerate(states):
@@ -124,26 +134,37 @@ def _cpp_rate(states: Sequence[pyspiel.State], simulations: int, repeats: int) -
             total += bot.mcts_search(state).explore_count
         return total
 
-    return _median_rate(run, repeats)
+    return run
 
 
 def _rate_section(repeats: int) -> list[str]:
     lines = [
-        "| game | positions | BABMCTS sims/s | Python MCTS sims/s | C++ MCTS sims/s | "
-        "BABMCTS / Python | BABMCTS / C++ |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| game | positions | BABMCTS compiled sims/s | BABMCTS Python sims/s | "
+        "Python MCTS sims/s | C++ MCTS sims/s | compiled / C++ | Python tree / C++ | "
+        "compiled / Python tree |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, plies, scale in RATE_GAMES:
         game = pyspiel.load_game(name)
         states = random_positions(game, _POSITIONS.value, plies=plies, seed=_SEED.value)
         simulations = max(20, int(_SIMULATIONS.value * scale))
-        ours = _babmcts_rate(states, simulations, repeats)
-        python = _python_rate(states, max(10, simulations // 4), repeats)
-        cpp = _cpp_rate(states, 4 * simulations, repeats)
+        compiled = not game_info(game).has_chance  # the compiled tree has no chance nodes
+        runs = {"python_tree": _babmcts_run(states, simulations, ENGINE_PYTHON)}
+        if compiled:
+            runs["compiled"] = _babmcts_run(states, simulations, ENGINE_COMPILED)
+            runs["compiled"](0)  # compilation (or loading it from numba's cache) is not timed
+        runs["python"] = _python_run(states, max(10, simulations // 4))
+        runs["cpp"] = _cpp_run(states, 4 * simulations)
+        rates = {key: rate.per_second for key, rate in _median_rates(runs, repeats).items()}
+        tree, cpp = rates["python_tree"], rates["cpp"]
+        if compiled:
+            ours = rates["compiled"]
+            cells = [f"{ours:,.0f}", f"{ours / cpp:.2f}x", f"{ours / tree:.2f}x"]
+        else:
+            cells = ["n/a (chance)", "n/a", "n/a"]
         lines.append(
-            f"| {name} | {len(states)} | {ours.per_second:,.0f} | {python.per_second:,.0f} | "
-            f"{cpp.per_second:,.0f} | {ours.per_second / python.per_second:.1f}x | "
-            f"{ours.per_second / cpp.per_second:.2f}x |"
+            f"| {name} | {len(states)} | {cells[0]} | {tree:,.0f} | {rates['python']:,.0f} | "
+            f"{cpp:,.0f} | {cells[1]} | {tree / cpp:.2f}x | {cells[2]} |"
         )
     return lines
 
@@ -329,15 +350,20 @@ def run(repeats: int) -> list[str]:
         "## BABMCTS vs OpenSpiel's MCTSBot",
         "",
         f"Settings: UCT c = {UCT_C:g}, one uniformly random playout per leaf for every engine "
-        f"(ours through `pyspiel.evaluate_bots` in C++, Python MCTS's in Python, C++ MCTS's in "
-        f"C++), seed {_SEED.value}.",
+        "(ours in C++, through a one-simulation `pyspiel.MCTSBot` for the two-player zero-sum "
+        "games and `pyspiel.evaluate_bots` elsewhere; Python MCTS's in Python, C++ MCTS's in "
+        f"C++), seed {_SEED.value}. BABMCTS's (b) searches use the compiled tree where the "
+        "game has no chance nodes (it builds the same tree as the Python one).",
         "",
         "### (a) Simulations per second, same positions, no solver",
         "",
         f"{_POSITIONS.value} random openings per game; BABMCTS runs {_SIMULATIONS.value:,} "
-        "simulations per position (scaled by 0.5 for breakthrough and pig, 0.05 for "
-        "backgammon), C++ MCTS four times as many and Python MCTS a quarter, so that each runs "
-        "long enough to time. Median of the repeats.",
+        "simulations per position with each engine (`engine=compiled`: selection and backup "
+        "compiled by numba; `engine=python`: the reference tree; both build the same tree) "
+        "(scaled by 0.5 for breakthrough and pig, 0.05 for backgammon), C++ MCTS four times as "
+        "many and Python MCTS a quarter, so that each runs long enough to time. The engines "
+        "run interleaved, once per repeat each; median of the repeats. The compiled tree has "
+        "no chance nodes: pig and backgammon use the Python tree.",
         "",
         *rate_lines,
         "",

@@ -25,7 +25,7 @@ import pyspiel
 from spiel_bounded.bots.base import POLICIES, SearchBot, choose_action
 from spiel_bounded.bots.spec import EVALUATOR_PARAMS, SEED_PARAM, BotSpec
 from spiel_bounded.evaluators import EVALUATOR_NAMES, NET_PREFIX, Evaluator, make_evaluator
-from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo
+from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo, game_info
 from spiel_bounded.limits import DEFAULT_SECONDS, Limits
 from spiel_bounded.params import (
     FLAG,
@@ -39,7 +39,14 @@ from spiel_bounded.params import (
     setting,
 )
 from spiel_bounded.result import SearchResult
-from spiel_bounded.search.mcts import BABMCTSSettings, BABMCTSTree
+from spiel_bounded.search.mcts import (
+    ENGINE_COMPILED,
+    ENGINE_PYTHON,
+    BABMCTSSettings,
+    BABMCTSTreeBase,
+    compiled_reasons,
+    make_tree,
+)
 
 AUTO_POLICY: Final = "auto"
 """The move rule of BABMCTS itself: best lower bound once proved, else most visited open child."""
@@ -98,7 +105,20 @@ class BABMCTSSearch:
         self._evaluator_name = evaluator if isinstance(evaluator, str) else None
         # Built once (and checked now) unless it is a per-move seeded rollout evaluator.
         self._evaluator = make_evaluator(evaluator, game, rollouts=rollouts, seed=seed)
-        self.tree: BABMCTSTree | None = None
+        if settings.engine != ENGINE_PYTHON:
+            info = game_info(game)
+            reasons = compiled_reasons(info, self._evaluator, settings)
+            if not reasons:
+                from spiel_bounded.search.mcts_compiled import warm_up
+
+                warm_up()  # now, not in the first (timed) move
+            elif settings.engine == ENGINE_COMPILED:
+                raise ValueError(
+                    f"engine={ENGINE_COMPILED!r} cannot play {info.description}: "
+                    + "; ".join(reasons)
+                    + " (engine='auto' uses the compiled tree where it can, else the Python one)"
+                )
+        self.tree: BABMCTSTreeBase | None = None
 
     def _evaluator_for(self, move_seed: int) -> Evaluator:
         if self._evaluator_name == "rollout":
@@ -114,7 +134,7 @@ class BABMCTSSearch:
             tree.evaluator = evaluator
             tree.reseed(move_seed)
         else:
-            tree = BABMCTSTree(state, evaluator=evaluator, settings=self.settings, rng=move_seed)
+            tree = make_tree(state, evaluator=evaluator, settings=self.settings, rng=move_seed)
         result = tree.search(self.limits)
         self.tree = tree if self._reuse else None
         if self._policy != AUTO_POLICY:
@@ -204,7 +224,7 @@ class BABMCTSBot(SearchBot):
         return self._babmcts.limits
 
     @property
-    def tree(self) -> BABMCTSTree | None:
+    def tree(self) -> BABMCTSTreeBase | None:
         """The kept tree (None before the first move, after a restart, or without reuse)."""
         return self._babmcts.tree
 

@@ -9,15 +9,25 @@ Facts about the pyspiel API this relies on (checked on open_spiel 2.0.2):
 - `pyspiel.make_uniform_random_bot(player, seed)` draws moves from its own `std::mt19937(seed)`,
   which persists across `evaluate_bots` calls (its `Restart`/`RestartAt` do nothing), so the
   bots can be reused: consecutive playouts continue the same stream instead of repeating.
+- `pyspiel.MCTSBot(..., max_simulations=1, ...)` with a `pyspiel.RandomRolloutEvaluator`:
+  `mcts_search(state)` neither expands nor selects (its root has no visit yet), it evaluates the
+  root once, and the root's `total_reward` is the mean playout return of the player to move
+  (`returns[state.current_player()]`; meaningless at chance and terminal nodes, which it must
+  not be given). The evaluator's `std::mt19937` persists across calls. This is about 1.4x faster
+  than `evaluate_bots` (connect_four: 5.7 against 7.9 us), but needs a C++ game with terminal
+  rewards and sequential moves, and gives one player's return only: used for two-player
+  zero-sum games, where the other's is its negation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pyspiel
 
+from spiel_bounded.games import game_info
 from spiel_bounded.params import POSITIVE_INT
 
 _SEED_MASK = 0x7FFFFFFF  # evaluate_bots and make_uniform_random_bot take a C++ (32-bit) int
@@ -37,13 +47,16 @@ def _generator(seed: int | np.random.Generator) -> np.random.Generator:
 class RolloutEvaluator:
     """Values a state by the mean returns of uniformly random playouts to the end of the game.
 
-    Each playout runs in C++ (`pyspiel.evaluate_bots` with `pyspiel.make_uniform_random_bot`
-    players), about 2x faster than a Python playout (15x on pig). It works on any sequential game,
-    with chance nodes (sampled by `evaluate_bots`) and any number of players; the state may also be
-    a chance node. `value[p]` is the mean return of player p, inside the game's utility range.
+    Each playout runs in C++, about 2x faster than a Python playout (15x on pig). It works on any
+    sequential game, with chance nodes and any number of players; the state may also be a chance
+    node. `value[p]` is the mean return of player p, inside the game's utility range. At decision
+    nodes of two-player zero-sum C++ games with terminal rewards the playouts are run by a
+    reused one-simulation `pyspiel.MCTSBot` (see the module docstring); elsewhere by
+    `pyspiel.evaluate_bots` with `pyspiel.make_uniform_random_bot` players.
 
     All randomness comes from a `numpy.random.Generator` owned by (or handed to) the evaluator:
-    construction draws one seed per player for the bots' move streams, and every playout draws
+    construction draws one seed per player for the bots' move streams and, for the two-player
+    zero-sum games, one for the MCTSBot's playouts; every playout through `evaluate_bots` draws
     the seed of its chance outcomes. So an evaluator built with the same integer seed returns the
     same sequence of values for the same sequence of states.
 
@@ -81,6 +94,34 @@ class RolloutEvaluator:
         ]
         self._low = float(game.min_utility())
         self._high = float(game.max_utility())
+        info = game_info(game)
+        self._search: Callable[[pyspiel.State], Any] | None = None
+        if (
+            num_players == 2
+            and info.zero_sum
+            and info.terminal_rewards
+            and info.sequential
+            and not info.python_game
+        ):
+            playouts = pyspiel.RandomRolloutEvaluator(self.rollouts, self._draw() & _SEED_MASK)
+            bot = pyspiel.MCTSBot(game, playouts, 1.0, 1, 1, False, 0, False)
+            self._search = bot.mcts_search
+
+    @property
+    def fast(self) -> bool:
+        """True when `first_player_value` can be used (two-player zero-sum C++ games)."""
+        return self._search is not None
+
+    def first_player_value(self, state: pyspiel.State, player: int) -> float:
+        """`evaluate(state)[0]`, computed the same way from the same random stream, for a
+        decision node of `player` (its `current_player()`) when `fast`: what a two-player
+        search's hot loop calls."""
+        assert self._search is not None
+        mean = self._search(state).total_reward  # the mover's mean return
+        value: float = mean if player == 0 else 0.0 - mean
+        if not self._low <= value <= self._high:  # a rounded mean, one ulp out
+            value = min(self._high, max(self._low, value))
+        return value
 
     def evaluate(self, state: pyspiel.State) -> Sequence[float]:
         """Mean returns of `rollouts` random playouts from `state` (left unchanged).
@@ -91,6 +132,11 @@ class RolloutEvaluator:
         Returns:
             One value per player, inside `[min_utility, max_utility]`.
         """
+        if self._search is not None:
+            player = state.current_player()
+            if player >= 0:  # a decision node (chance and terminal nodes are negative ids)
+                value = self.first_player_value(state, player)
+                return (value, 0.0 - value)
         bots, draw = self._bots, self._draw
         if self.rollouts == 1:
             returns: Sequence[float] = pyspiel.evaluate_bots(

@@ -70,13 +70,16 @@ the best `lo` has a value within epsilon of the root's (it is epsilon-optimal).
 
 from __future__ import annotations
 
+import functools
+import importlib
 import math
 import random
+from abc import ABC, abstractmethod
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Final
+from typing import Final, Protocol
 
 import numpy as np
 import pyspiel
@@ -86,6 +89,7 @@ from spiel_bounded.games import (
     TWO_PLAYER_ZERO_SUM_CHANCE,
     GameInfo,
     game_description,
+    game_info,
     require,
 )
 from spiel_bounded.limits import STOPPED_BY_NODES, Budget, Limits, SearchStopped
@@ -94,6 +98,7 @@ from spiel_bounded.params import (
     NON_NEGATIVE,
     OPTIONAL_POSITIVE_INT,
     POSITIVE_INT,
+    OneOf,
     check_fields,
     setting,
 )
@@ -106,6 +111,11 @@ STOPPED_BY_SIMULATIONS: Final[StopReason] = "simulations"
 _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL: Final = int(pyspiel.PlayerId.TERMINAL)
 _SEED_BITS: Final = 63
+
+ENGINE_AUTO: Final = "auto"
+ENGINE_PYTHON: Final = "python"
+ENGINE_COMPILED: Final = "compiled"
+ENGINES: Final = (ENGINE_AUTO, ENGINE_PYTHON, ENGINE_COMPILED)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,6 +141,11 @@ class BABMCTSSettings:
             `prior(state) -> [(action, probability), ...]` method (OpenSpiel's evaluator
             interface). Ignored for evaluators without one; UCT with a random expansion order is
             used then.
+        engine: Which tree `make_tree` (and so `babmcts` and the `babmcts` bot) builds: "python"
+            (`BABMCTSTree`, the reference), "compiled" (`CompiledBABMCTSTree`: selection and
+            backup compiled by numba, the same search bit for bit; needs the `fast` extra and a
+            game without chance nodes, and no priors), or "auto" (compiled when it can be, else
+            python). The tree classes themselves ignore it.
     """
 
     epsilon: float = setting(
@@ -145,6 +160,12 @@ class BABMCTSSettings:
     )
     prune: bool = setting(True, "prune children from selection with alpha-beta windows", FLAG)
     priors: bool = setting(True, "PUCT with the evaluator's priors when it has them", FLAG)
+    engine: str = setting(
+        ENGINE_AUTO,
+        "tree engine: compiled (numba, no chance nodes or priors), python (the reference), or "
+        "auto (compiled when numba is installed and the game and evaluator allow it)",
+        OneOf(ENGINES),
+    )
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -239,6 +260,82 @@ class Node:
                 stack.extend(k for k in node.kids if k is not None)
 
 
+class TreeNode(Protocol):
+    """What the shared tree code reads of a node, whatever stores it (values in player 0's
+    utility; see `Node` for the fields)."""
+
+    @property
+    def player(self) -> int: ...
+
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def w(self) -> float: ...
+
+    @property
+    def lo(self) -> float: ...
+
+    @property
+    def hi(self) -> float: ...
+
+    @property
+    def actions(self) -> list[int] | None: ...
+
+    def children(self) -> Mapping[int, TreeNode]:
+        """The created children by action."""
+        ...
+
+
+SHUFFLE_WORD_BITS: Final = 63
+_WORD: Final = 1 << SHUFFLE_WORD_BITS
+
+
+@functools.cache
+def shuffle_plan(count: int) -> tuple[tuple[int, int, int], ...]:
+    """How `shuffle_actions` shuffles `count` items: runs `(start, stop, limit)` of the positions
+    i = 0 .. count-2 whose radices `count - i` multiply to at most 2**63, each with the largest
+    multiple of that product not above 2**63 (a single run up to 20 items)."""
+    plan = []
+    i = 0
+    while i < count - 1:
+        product = 1
+        j = i
+        while j < count - 1 and product * (count - j) <= _WORD:
+            product *= count - j
+            j += 1
+        plan.append((i, j, _WORD - _WORD % product))
+        i = j
+    return tuple(plan)
+
+
+def shuffle_word(limit: int, getrandbits: Callable[[int], int]) -> int:
+    """A uniform 63-bit word below `limit` (drawn again while it is not)."""
+    word = getrandbits(SHUFFLE_WORD_BITS)
+    while word >= limit:
+        word = getrandbits(SHUFFLE_WORD_BITS)
+    return word
+
+
+def shuffle_actions(actions: list[int], getrandbits: Callable[[int], int]) -> None:
+    """Shuffles `actions` in place, uniformly, with few random draws: the expansion order.
+
+    Fisher-Yates from the front, swapping position i with a uniform j in [i, n-1] for
+    i = 0 .. n-2, takes each j - i as a digit (radices n, n-1, ..., 2) of a uniform 63-bit word,
+    one word per run of `shuffle_plan`; as a run's limit is a multiple of its radices' product,
+    the digits are exactly uniform. One draw for up to 20 actions, where `random.shuffle` makes
+    n-1 (about 3x cheaper for 7 actions), and the first action is the word's first digit, known
+    before the rest are placed (`mcts_kernels.shuffle_one_word` places them in compiled code).
+    """
+    count = len(actions)
+    for start, stop, limit in shuffle_plan(count):
+        word = shuffle_word(limit, getrandbits)
+        for i in range(start, stop):
+            word, digit = divmod(word, count - i)
+            j = i + digit
+            actions[i], actions[j] = actions[j], actions[i]
+
+
 def _seed_from(rng: np.random.Generator | int | None) -> int:
     """An integer seed: drawn from a generator, taken as given, or 0 for None."""
     if rng is None:
@@ -250,18 +347,22 @@ def _seed_from(rng: np.random.Generator | int | None) -> int:
     raise ValueError(f"rng must be a numpy.random.Generator or an integer >= 0, got {rng!r}")
 
 
-class BABMCTSTree:
-    """A BABMCTS search tree that survives between moves.
+class BABMCTSTreeBase(ABC):
+    """What every BABMCTS tree shares, whatever stores its nodes: moving the root down the game,
+    the search loop's limits and statistics, the move choice and the `SearchResult`.
 
-    Build it at a decision state, run `search(limits)` (or `simulate()` one simulation at a time,
-    e.g. to check invariants between simulations), then `advance(action)` or `sync(state)` to move
-    its root down the game and search again: the subtree below the new root is kept.
+    `BABMCTSTree` (below) stores `Node` objects and is the reference;
+    `spiel_bounded.search.mcts_compiled.CompiledBABMCTSTree` stores arrays and runs selection and
+    backup in compiled code. Build one with `make_tree`, which reads `settings.engine`.
+
+    Build it at a decision state, run `search(limits)`, then `advance(action)` or `sync(state)`
+    to move its root down the game and search again: the subtree below the new root is kept.
 
     Attributes:
         settings: The search settings.
         evaluator: Values the non-terminal leaves (may be replaced between searches).
         info: The game's facts.
-        root: The root node.
+        root: The root node (a `TreeNode`).
         root_state: The state at the root (do not modify).
         simulations: Simulations run on this tree since it was built.
         evaluations: Evaluator calls since it was built.
@@ -304,27 +405,38 @@ class BABMCTSTree:
         self.fallbacks = 0
         self._cutoffs = 0
         self._depth = 0
+        self.root_state: pyspiel.State  # set by _reset, as is _history
+        self._history: list[int]
         self._reset(state.clone())
 
-    # -- tree management -----------------------------------------------------------------------
+    # -- what a storage provides ------------------------------------------------------------
 
+    @property
+    @abstractmethod
+    def root(self) -> TreeNode:
+        """The root node."""
+
+    @property
+    @abstractmethod
+    def size(self) -> int:
+        """Nodes in the tree."""
+
+    @abstractmethod
     def _reset(self, state: pyspiel.State) -> None:
-        self.root_state = state
-        self._history: list[int] = state.history()
-        self.root = self._new_node(state)
-        if self.root.kids is not None:
-            self._rebound(self.root)
-        self._size = 1
+        """Drops the tree and holds only a root at `state` (sets `root_state` and `_history`)."""
 
-    def _new_node(self, state: pyspiel.State) -> Node:
-        """A node for a non-terminal state: a chance node is expanded at once; its bounds stay
-        [vmin, vmax] until the caller recomputes them (rounding may make them slightly
-        tighter)."""
-        player = state.current_player()
-        node = Node(player, self._vmin, self._vmax)
-        if player == _CHANCE:
-            self._expand_chance(node, state)
-        return node
+    @abstractmethod
+    def _move_root(self, action: int, child_state: pyspiel.State) -> bool:
+        """Moves the root to its child by `action` when that child is in the tree (True), else
+        does nothing (False)."""
+
+    @abstractmethod
+    def _run(self, budget: Budget, cap: int | None) -> StopReason:
+        """Runs simulations until the root is proved ("solved") or `cap` more simulations have
+        run ("simulations"); `SearchStopped` from the budget or the memory cap passes through.
+        Adds to `_cutoffs` and `_depth` (this search's) even when stopped."""
+
+    # -- moving the root -----------------------------------------------------------------------
 
     def reseed(self, rng: np.random.Generator | int) -> None:
         """Reseeds selection (a generator: one seed is drawn from it)."""
@@ -384,16 +496,196 @@ class BABMCTSTree:
         child_state = state.child(action)
         if child_state.is_terminal():
             raise ValueError(f"action {action} ends the game; there is nothing to search")
-        node = self.root
-        kid = None
-        if node.actions is not None and node.kids is not None and action in node.actions:
-            kid = node.kids[node.actions.index(action)]
-        if kid is None:
+        if not self._move_root(action, child_state):
             self._reset(child_state)
             return False
-        self.root = kid
         self.root_state = child_state
         self._history.append(action)
+        return True
+
+    # -- evaluation and searching ------------------------------------------------------------
+
+    def _evaluate(self, state: pyspiel.State) -> float:
+        self.evaluations += 1
+        values = self.evaluator.evaluate(state)
+        vmin, vmax = self._vmin, self._vmax
+        try:  # check_values for two players, inlined: free unless something is wrong
+            value = values[0]
+            valid = len(values) == 2 and vmin <= value <= vmax and vmin <= values[1] <= vmax
+        except (TypeError, IndexError, KeyError):
+            valid = False
+        if not valid:  # raises, saying what is wrong
+            value = player_value(values, 0, self.evaluator, self.info)
+        return float(value)
+
+    @property
+    def proved(self) -> bool:
+        """True when the root's interval is at most epsilon wide."""
+        return self.root.hi - self.root.lo <= self.settings.epsilon
+
+    def search(self, limits: Limits | None = None) -> SearchResult:
+        """Runs simulations until the root is proved or a limit is reached.
+
+        Args:
+            limits: Node and time limits (`Limits.depth` is not supported); the simulation limit
+                is `settings.simulations`.
+
+        Returns:
+            The `SearchResult` (see `result`), with `MCTSStats`.
+
+        Raises:
+            ValueError: `limits.depth` is set, the root is a chance node, or the evaluator
+                returned a bad value.
+        """
+        limits = limits or Limits()
+        if limits.depth is not None:
+            raise ValueError(
+                f"{ALGORITHM} does not take a depth limit (got depth={limits.depth}); limit "
+                "simulations, nodes or seconds"
+            )
+        if self.root.player == _CHANCE:
+            raise ValueError(f"{ALGORITHM} searches from decision nodes, not chance nodes")
+        if self.size >= self.settings.max_nodes:
+            self._reset(self.root_state)  # a kept subtree that fills the tree is dropped
+        budget = Budget(limits, clock_interval=1)
+        cap = self.settings.simulations
+        start_sims, start_evals, start_size = self.simulations, self.evaluations, self.size
+        self._cutoffs = 0
+        self._depth = 0
+        stopped_by: StopReason
+        try:
+            stopped_by = self._run(budget, cap)
+        except SearchStopped as stop:
+            stopped_by = stop.reason
+        stats = MCTSStats(
+            nodes=self.size - start_size,
+            evaluations=self.evaluations - start_evals,
+            cutoffs=self._cutoffs,
+            depth=self._depth,
+            seconds=budget.elapsed(),
+            stopped_by=stopped_by,
+            simulations=self.simulations - start_sims,
+            tree_nodes=self.size,
+            reused_nodes=start_size,
+        )
+        return self.result(stats)
+
+    def _to_root_units(self, lo: float, hi: float) -> Interval:
+        if self.root.player == 0:
+            return Interval(lo, hi)
+        return Interval(0.0 - hi, 0.0 - lo)  # 0.0 - x: no negative zero in results
+
+    def best_action(self) -> int:
+        """The move: the best lower bound when the root is proved, else the most visited child
+        among those its window does not prune (the children with the best lower bound always
+        count); ties go to the better mean value, then to the lower action."""
+        root = self.root
+        if root.actions is None:
+            return int(self.root_state.legal_actions()[0])
+        made = list(root.children().items())
+        if not made:
+            return int(root.actions[0])
+        sign = 1.0 if root.player == 0 else -1.0
+        # In the mover's units: the best lower bound of a child is -hi for player 1.
+        lows = {a: (k.lo if sign > 0 else -k.hi) for a, k in made}
+        highs = {a: (k.hi if sign > 0 else -k.lo) for a, k in made}
+        floor = max(lows.values())
+        if self.proved:
+            return min(a for a in lows if lows[a] == floor)
+        eps = self.settings.epsilon if self.settings.prune else 0.0
+        root_hi = root.hi if sign > 0 else -root.lo
+        candidates = [
+            (a, k)
+            for a, k in made
+            if lows[a] >= floor or min(root_hi, highs[a]) > max(floor, lows[a]) + eps
+        ]
+        best = max(candidates, key=lambda ak: (ak[1].n, sign * ak[1].w / ak[1].n, -ak[0]))
+        return int(best[0])
+
+    def principal_variation(self, first: int) -> tuple[int, ...]:
+        """`first`, then the most visited child at each decision node below it."""
+        pv = [first]
+        node = self.root.children().get(first)
+        while node is not None and node.player >= 0:
+            kids = node.children()
+            if not kids:
+                break
+            action = max(kids, key=lambda a: (kids[a].n, -a))
+            pv.append(action)
+            node = kids[action]
+        return tuple(pv)
+
+    def result(self, stats: SearchStats | None = None) -> SearchResult:
+        """The `SearchResult` for the current tree, in the utility of the player to move at the
+        root: root bounds, the bounds of every created root child, and the move."""
+        root = self.root
+        bounds = self._to_root_units(root.lo, root.hi)
+        children = {a: self._to_root_units(k.lo, k.hi) for a, k in root.children().items()}
+        action = self.best_action()
+        return SearchResult(
+            action=action,
+            lower=bounds.lower,
+            upper=bounds.upper,
+            children=children,
+            pv=self.principal_variation(action),
+            stats=stats if stats is not None else SearchStats(),
+            visits=self.visits(),
+        )
+
+    def visits(self) -> dict[int, int]:
+        """Visit counts of the created root children, by action."""
+        return {a: k.n for a, k in self.root.children().items()}
+
+    def snapshot(self) -> dict[tuple[int, ...], tuple[int, int, float, float, float]]:
+        """Every node's statistics and bounds, by its path of actions from the root:
+        `(player, n, w, lo, hi)`, values in player 0's utility. Two trees built the same way
+        (same seeds, evaluator values and budget) have equal snapshots whatever their storage."""
+        table = {}
+        stack: list[tuple[tuple[int, ...], TreeNode]] = [((), self.root)]
+        while stack:
+            path, node = stack.pop()
+            table[path] = (node.player, node.n, node.w, node.lo, node.hi)
+            stack.extend(((*path, a), kid) for a, kid in node.children().items())
+        return table
+
+
+class BABMCTSTree(BABMCTSTreeBase):
+    """The reference BABMCTS tree: `Node` objects, every step in Python, chance nodes and priors
+    included. Besides `search`, `simulate()` runs one simulation at a time (e.g. to check
+    invariants between simulations)."""
+
+    # -- tree management -----------------------------------------------------------------------
+
+    def _reset(self, state: pyspiel.State) -> None:
+        self.root_state = state
+        self._history = state.history()
+        self._root = self._new_node(state)
+        if self._root.kids is not None:
+            self._rebound(self._root)
+        self._size = 1
+
+    @property
+    def root(self) -> Node:
+        return self._root
+
+    def _new_node(self, state: pyspiel.State) -> Node:
+        """A node for a non-terminal state: a chance node is expanded at once; its bounds stay
+        [vmin, vmax] until the caller recomputes them (rounding may make them slightly
+        tighter)."""
+        player = state.current_player()
+        node = Node(player, self._vmin, self._vmax)
+        if player == _CHANCE:
+            self._expand_chance(node, state)
+        return node
+
+    def _move_root(self, action: int, child_state: pyspiel.State) -> bool:
+        node = self._root
+        if node.actions is None or node.kids is None or action not in node.actions:
+            return False
+        kid = node.kids[node.actions.index(action)]
+        if kid is None:
+            return False
+        self._root = kid
         self._size = -1  # counted when next needed
         return True
 
@@ -401,7 +693,7 @@ class BABMCTSTree:
     def size(self) -> int:
         """Nodes in the tree."""
         if self._size < 0:
-            self._size = sum(1 for _ in self.root.walk())
+            self._size = sum(1 for _ in self._root.walk())
         return self._size
 
     # -- expansion -----------------------------------------------------------------------------
@@ -420,8 +712,8 @@ class BABMCTSTree:
         if callable(prior):
             weights = dict(prior(state))
             node.probs = [float(weights.get(a, 0.0)) for a in actions]
-        else:
-            self._random.shuffle(actions)  # expansion order, free of move-generation bias
+        else:  # expansion order, free of move-generation bias
+            shuffle_actions(actions, self._random.getrandbits)
         node.actions = actions
         node.kids = [None] * len(actions)
 
@@ -538,7 +830,7 @@ class BABMCTSTree:
             SearchStopped: The budget ran out, or the tree is full (`settings.max_nodes`).
             ValueError: The root is a chance node, or the evaluator returned a bad value.
         """
-        root = self.root
+        root = self._root
         if root.player == _CHANCE:
             raise ValueError(f"{ALGORITHM} searches from decision nodes, not chance nodes")
         settings = self.settings
@@ -712,145 +1004,67 @@ class BABMCTSTree:
                 elif changed:
                     changed = self._rebound(node)
 
-    def _evaluate(self, state: pyspiel.State) -> float:
-        self.evaluations += 1
-        values = self.evaluator.evaluate(state)
-        vmin, vmax = self._vmin, self._vmax
-        try:  # check_values for two players, inlined: free unless something is wrong
-            value = values[0]
-            valid = len(values) == 2 and vmin <= value <= vmax and vmin <= values[1] <= vmax
-        except (TypeError, IndexError, KeyError):
-            valid = False
-        if not valid:  # raises, saying what is wrong
-            value = player_value(values, 0, self.evaluator, self.info)
-        return float(value)
+    def _run(self, budget: Budget, cap: int | None) -> StopReason:
+        start = self.simulations
+        while True:
+            if self.proved:
+                return STOPPED_BY_SOLVED
+            if cap is not None and self.simulations - start >= cap:
+                return STOPPED_BY_SIMULATIONS
+            self.simulate(budget)
 
-    # -- searching -----------------------------------------------------------------------------
 
-    @property
-    def proved(self) -> bool:
-        """True when the root's interval is at most epsilon wide."""
-        return self.root.hi - self.root.lo <= self.settings.epsilon
+def compiled_reasons(info: GameInfo, evaluator: Evaluator, settings: BABMCTSSettings) -> list[str]:
+    """Why the compiled engine cannot run a search (empty when it can).
 
-    def search(self, limits: Limits | None = None) -> SearchResult:
-        """Runs simulations until the root is proved or a limit is reached.
+    The compiled tree has no chance nodes: reproducing the reference's chance sampling, which
+    draws from the same stream as the expansion order between the compiled steps, would cost a
+    return to Python per chance node, and in the catalogue's chance games (backgammon, pig) the
+    playouts, not the tree, take the time. PUCT priors are left to the reference as well.
+    """
+    reasons = []
+    if info.has_chance:
+        reasons.append("the game has chance nodes")
+    if settings.priors and callable(getattr(evaluator, "prior", None)):
+        reasons.append(
+            f"the evaluator {getattr(evaluator, 'name', evaluator)!r} has priors (PUCT; "
+            "priors=False selects by UCT)"
+        )
+    try:
+        importlib.import_module("numba")
+    except ImportError:
+        reasons.append("numba is not installed (pip install 'spiel-bounded[fast]')")
+    return reasons
 
-        Args:
-            limits: Node and time limits (`Limits.depth` is not supported); the simulation limit
-                is `settings.simulations`.
 
-        Returns:
-            The `SearchResult` (see `result`), with `MCTSStats`.
+def make_tree(
+    state: pyspiel.State,
+    *,
+    evaluator: Evaluator,
+    settings: BABMCTSSettings | None = None,
+    rng: np.random.Generator | int | None = None,
+) -> BABMCTSTreeBase:
+    """The tree `settings.engine` asks for (see `BABMCTSSettings.engine`).
 
-        Raises:
-            ValueError: `limits.depth` is set, the root is a chance node, or the evaluator
-                returned a bad value.
-        """
-        limits = limits or Limits()
-        if limits.depth is not None:
+    Raises:
+        ValueError: engine "compiled" cannot run this search (the message says why), or the
+            tree refuses the state (see `BABMCTSTree`).
+    """
+    settings = settings or BABMCTSSettings()
+    if settings.engine != ENGINE_PYTHON:
+        info = game_info(state.get_game())
+        reasons = compiled_reasons(info, evaluator, settings)
+        if not reasons:
+            from spiel_bounded.search.mcts_compiled import CompiledBABMCTSTree
+
+            return CompiledBABMCTSTree(state, evaluator=evaluator, settings=settings, rng=rng)
+        if settings.engine == ENGINE_COMPILED:
             raise ValueError(
-                f"{ALGORITHM} does not take a depth limit (got depth={limits.depth}); limit "
-                "simulations, nodes or seconds"
+                f"engine={ENGINE_COMPILED!r} cannot search {info.description}: "
+                + "; ".join(reasons)
+                + f" (engine={ENGINE_AUTO!r} falls back to {ENGINE_PYTHON!r})"
             )
-        if self.root.player == _CHANCE:
-            raise ValueError(f"{ALGORITHM} searches from decision nodes, not chance nodes")
-        if self.size >= self.settings.max_nodes:
-            self._reset(self.root_state)  # a kept subtree that fills the tree is dropped
-        budget = Budget(limits, clock_interval=1)
-        cap = self.settings.simulations
-        start_sims, start_evals, start_size = self.simulations, self.evaluations, self.size
-        self._cutoffs = 0
-        self._depth = 0
-        stopped_by = STOPPED_BY_SIMULATIONS
-        try:
-            while True:
-                if self.proved:
-                    stopped_by = STOPPED_BY_SOLVED
-                    break
-                if cap is not None and self.simulations - start_sims >= cap:
-                    break
-                self.simulate(budget)
-        except SearchStopped as stop:
-            stopped_by = stop.reason
-        stats = MCTSStats(
-            nodes=self.size - start_size,
-            evaluations=self.evaluations - start_evals,
-            cutoffs=self._cutoffs,
-            depth=self._depth,
-            seconds=budget.elapsed(),
-            stopped_by=stopped_by,
-            simulations=self.simulations - start_sims,
-            tree_nodes=self.size,
-            reused_nodes=start_size,
-        )
-        return self.result(stats)
-
-    def _to_root_units(self, lo: float, hi: float) -> Interval:
-        if self.root.player == 0:
-            return Interval(lo, hi)
-        return Interval(0.0 - hi, 0.0 - lo)  # 0.0 - x: no negative zero in results
-
-    def best_action(self) -> int:
-        """The move: the best lower bound when the root is proved, else the most visited child
-        among those its window does not prune (the children with the best lower bound always
-        count); ties go to the better mean value, then to the lower action."""
-        root = self.root
-        state = self.root_state
-        if root.actions is None or root.kids is None:
-            return int(state.legal_actions()[0])
-        made = [(a, k) for a, k in zip(root.actions, root.kids, strict=True) if k is not None]
-        if not made:
-            return int(root.actions[0])
-        sign = 1.0 if root.player == 0 else -1.0
-        # In the mover's units: the best lower bound of a child is -hi for player 1.
-        lows = {a: (k.lo if sign > 0 else -k.hi) for a, k in made}
-        highs = {a: (k.hi if sign > 0 else -k.lo) for a, k in made}
-        floor = max(lows.values())
-        if self.proved:
-            return min(a for a in lows if lows[a] == floor)
-        eps = self.settings.epsilon if self.settings.prune else 0.0
-        root_hi = root.hi if sign > 0 else -root.lo
-        candidates = [
-            (a, k)
-            for a, k in made
-            if lows[a] >= floor or min(root_hi, highs[a]) > max(floor, lows[a]) + eps
-        ]
-        best = max(candidates, key=lambda ak: (ak[1].n, sign * ak[1].w / ak[1].n, -ak[0]))
-        return int(best[0])
-
-    def principal_variation(self, first: int) -> tuple[int, ...]:
-        """`first`, then the most visited child at each decision node below it."""
-        pv = [first]
-        node = self.root.children().get(first)
-        while node is not None and node.player >= 0 and node.kids is not None:
-            kids = node.children()
-            if not kids:
-                break
-            action = max(kids, key=lambda a: (kids[a].n, -a))
-            pv.append(action)
-            node = kids[action]
-        return tuple(pv)
-
-    def result(self, stats: SearchStats | None = None) -> SearchResult:
-        """The `SearchResult` for the current tree, in the utility of the player to move at the
-        root: root bounds, the bounds of every created root child, and the move."""
-        root = self.root
-        bounds = self._to_root_units(root.lo, root.hi)
-        children = {a: self._to_root_units(k.lo, k.hi) for a, k in root.children().items()}
-        action = self.best_action()
-        return SearchResult(
-            action=action,
-            lower=bounds.lower,
-            upper=bounds.upper,
-            children=children,
-            pv=self.principal_variation(action),
-            stats=stats if stats is not None else SearchStats(),
-            visits=self.visits(),
-        )
-
-    def visits(self) -> dict[int, int]:
-        """Visit counts of the created root children, by action."""
-        return {a: k.n for a, k in self.root.children().items()}
+    return BABMCTSTree(state, evaluator=evaluator, settings=settings, rng=rng)
 
 
 def babmcts(
@@ -869,7 +1083,7 @@ def babmcts(
         evaluator: Values non-terminal leaves (rollouts, a heuristic, any `Evaluator`).
         limits: Node and time limits (no depth limit); simulations are limited by
             `settings.simulations`.
-        settings: Epsilon, UCT constant, simulation limit, memory cap, ...
+        settings: Epsilon, UCT constant, simulation limit, memory cap, engine, ...
         rng: Seeds selection (expansion order, chance sampling): a generator or an integer.
 
     Returns:
@@ -879,12 +1093,13 @@ def babmcts(
 
     Raises:
         ValueError: The game is unsupported, the state is terminal or a chance node, `rng` or
-            `limits` are invalid, or the evaluator returned a value outside the game's range.
+            `limits` are invalid, `settings.engine` is "compiled" and cannot run this search,
+            or the evaluator returned a value outside the game's range.
     """
     if state.is_chance_node():
         raise ValueError(
             f"{ALGORITHM} needs a decision state, got a chance node of "
             f"{game_description(state.get_game())}"
         )
-    tree = BABMCTSTree(state, evaluator=evaluator, settings=settings, rng=rng)
+    tree = make_tree(state, evaluator=evaluator, settings=settings, rng=rng)
     return tree.search(limits)
