@@ -140,6 +140,11 @@ def drive(config_path: str, executor: str) -> None:
 
     Stopped by Ctrl-C or SIGTERM, it exits as the command line does: 128 + the signal's number.
     """
+    # A process inherits an ignored or blocked SIGINT from its parent (Python then installs no
+    # KeyboardInterrupt handler): give this one a terminal's Ctrl-C whatever the test runner's
+    # process did before starting it.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     config = load_config(config_path, extra_bots=EXTRA_BOTS)
     runner = InlineExecutor() if executor == "inline" else ProcessExecutor(1)
     try:
