@@ -11,7 +11,7 @@ from spiel_bounded.evaluators import Evaluator, make_evaluator
 from spiel_bounded.games import load_game
 from spiel_bounded.limits import Limits
 from spiel_bounded.registry import bots_for, list_bots, load_bot
-from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+from spiel_bounded.result import BoundsOn, Interval, SearchResult, SearchStats, StopReason
 from spiel_bounded.search.alphabeta import (
     AlphaBetaSettings,
     bounded_ab,
@@ -38,6 +38,7 @@ __all__ = [
     "BABMCTSTree",
     "BABMCTSTreeBase",
     "BoundedPNSSettings",
+    "BoundsOn",
     "Evaluator",
     "Interval",
     "Limits",

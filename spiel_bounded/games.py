@@ -225,3 +225,19 @@ def require_decision_state(
     if state.is_terminal() or state.is_chance_node():
         raise ValueError(f"{algorithm} needs a decision state of {info.description}, got:\n{state}")
     return info
+
+
+def check_epsilon(epsilon: float, info: GameInfo, algorithm: str) -> None:
+    """`ValueError` unless `0 <= epsilon < info.value_range`.
+
+    A tolerance as wide as the game's value range is met before anything is searched (the
+    interval `[min_utility, max_utility]` already fits in it) and says nothing about any move,
+    so every bounded search refuses it rather than report a proof it did not make.
+    """
+    if not 0.0 <= epsilon < info.value_range:
+        raise ValueError(
+            f"{algorithm}: epsilon={epsilon:g} is not below the value range of "
+            f"{info.description} ({info.value_range:g}: utilities {info.min_utility:g} to "
+            f"{info.max_utility:g}); a tolerance that wide proves nothing about any move. "
+            f"Accepted: 0 <= epsilon < {info.value_range:g} (absolute, in the game's utility units)"
+        )

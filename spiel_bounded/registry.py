@@ -15,7 +15,7 @@ import pyspiel
 
 from spiel_bounded.bots import alphabeta, babmcts, nplayer, openspiel, pns, rivest
 from spiel_bounded.bots.spec import BotSpec
-from spiel_bounded.games import game_info, load_game
+from spiel_bounded.games import check_epsilon, game_info, load_game
 
 _SPECS: tuple[BotSpec, ...] = (
     *alphabeta.SPECS,
@@ -74,8 +74,9 @@ def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any)
     """Builds the registered bot `name` to play `game` as `player_id`.
 
     Raises:
-        ValueError: Unknown bot, game or parameter; a bad parameter value; a player id out of
-            range; or a game the bot cannot play (the message lists the bots that can).
+        ValueError: Unknown bot, game or parameter; a bad parameter value (an `epsilon` not
+            below the game's value range included); a player id out of range; or a game the bot
+            cannot play (the message lists the bots that can).
     """
     spec = get_spec(name)
     loaded = load_game(game)
@@ -95,4 +96,6 @@ def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any)
             f"{info.num_players} players (0..{info.num_players - 1})"
         )
     checked = check_params(spec, params)
+    if "epsilon" in checked:
+        check_epsilon(checked["epsilon"], info, name)
     return spec.build(loaded, info, player_id, checked)

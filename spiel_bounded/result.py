@@ -12,6 +12,69 @@ limit or simulation count was completed; its node or time budget ran out."""
 STOP_REASONS: Final[tuple[StopReason, ...]] = get_args(StopReason)
 
 
+BoundsKind = Literal["game", "depth_limited", "estimate"]
+"""What a result's `[lower, upper]` is about: "game", the game value itself (the bounds are a
+proof about the game); "depth_limited", the value of the search's model of play (minimax,
+expectiminimax, paranoid, max^n, best-reply) cut off at `depth` decision plies with the leaves
+there valued by `evaluator`, which may differ from the game value by any amount; "estimate", no
+bound at all (a backed-up guess)."""
+BOUNDS_KINDS: Final[tuple[BoundsKind, ...]] = get_args(BoundsKind)
+
+
+@dataclass(frozen=True)
+class BoundsOn:
+    """The value a `SearchResult`'s bounds hold for, so that no result claims more than it holds.
+
+    Attributes:
+        kind: "game" (`lower <= game value <= upper`), "depth_limited" (the bounds hold for the
+            `depth`-ply value of `model` with leaves valued by `evaluator`, not for the game)
+            or "estimate" (no bound: `lower` and `upper` are the search's estimate).
+        model: The search's model of play for "depth_limited" ("minimax", "expectiminimax",
+            "paranoid", "max^n", "best-reply"); empty otherwise.
+        depth: The depth of that value, in decision plies; 0 otherwise.
+        evaluator: The evaluator that valued the leaves ("depth_limited", "estimate"); empty
+            for "game".
+    """
+
+    kind: BoundsKind
+    model: str = ""
+    depth: int = 0
+    evaluator: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in BOUNDS_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(BOUNDS_KINDS)}; got {self.kind!r}")
+
+    def __str__(self) -> str:
+        if self.kind == "game":
+            return "the game value"
+        if self.kind == "depth_limited":
+            return (
+                f"the depth-{self.depth} {self.model} value with leaves valued by "
+                f"{self.evaluator!r}, not the game value"
+            )
+        return f"an estimate (leaves valued by {self.evaluator!r}), not a bound"
+
+
+GAME_VALUE: Final = BoundsOn("game")
+"""Bounds that hold for the game value."""
+
+
+def depth_limited(model: str, depth: int, evaluator: object) -> BoundsOn:
+    """`BoundsOn` the `depth`-ply value of `model` under `evaluator` (named by its `name`)."""
+    return BoundsOn("depth_limited", model, depth, evaluator_name(evaluator))
+
+
+def estimate(evaluator: object) -> BoundsOn:
+    """`BoundsOn` an estimate backed up from leaves valued by `evaluator`."""
+    return BoundsOn("estimate", evaluator=evaluator_name(evaluator))
+
+
+def evaluator_name(evaluator: object) -> str:
+    """An evaluator's `name`, else its class name."""
+    return str(getattr(evaluator, "name", type(evaluator).__name__))
+
+
 class Interval(NamedTuple):
     """Proven bounds `lower <= value <= upper` (pess and opti in the source notes)."""
 
@@ -63,21 +126,21 @@ class SearchResult:
     """The outcome of one search from a root state.
 
     Values are utilities for the player to move at the root (the maximizing player), in the
-    game's own units.
+    game's own units. `bounds_on` says which value `lower`, `upper` and `children` bound: the
+    game value, or only a depth-limited value under an evaluator (which may exclude the game
+    value), or nothing (an estimate).
 
     Attributes:
         action: The action the search recommends (its own default choice rule).
-        lower: Lower bound on the root value (proven when `proven`).
-        upper: Upper bound on the root value (proven when `proven`).
-        children: Bounds on the value of every root action examined.
+        lower: Lower bound on the root value named by `bounds_on`.
+        upper: Upper bound on the root value named by `bounds_on`.
+        children: Bounds on the value (the same one) of every root action examined.
         pv: Principal variation, starting with `action`.
         stats: Search statistics.
         visits: Visits of the root actions, for searches that count them (MCTS); empty
             otherwise. Move-choice policies use them to break ties between equal bounds.
-        proven: True when `lower`, `upper` and `children` are proven bounds on the value the
-            search defines (depth-limited minimax, expectiminimax, the game value); False when
-            they are estimates (a search that backs up heuristic values without bounds, like
-            OpenSpiel's alpha-beta: then lower == upper is its estimate, not a proof).
+        bounds_on: The value the bounds hold for (`BoundsOn`): the game value, a depth-limited
+            value under a named evaluator, or none (an estimate).
         values: The root's value for every player, for searches that compute a vector (n-player
             searches); None when the value is the mover's alone (two-player zero-sum).
     """
@@ -89,9 +152,14 @@ class SearchResult:
     pv: tuple[int, ...] = ()
     stats: SearchStats = field(default_factory=SearchStats)
     visits: Mapping[int, int] = field(default_factory=dict)
-    proven: bool = True
+    bounds_on: BoundsOn
     values: tuple[float, ...] | None = None
 
     @property
     def interval(self) -> Interval:
         return Interval(self.lower, self.upper)
+
+    @property
+    def bounds_game_value(self) -> bool:
+        """True when `lower <= game value <= upper` is proved (`bounds_on.kind == "game"`)."""
+        return self.bounds_on.kind == "game"

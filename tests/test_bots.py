@@ -9,7 +9,7 @@ from open_spiel.python.algorithms import evaluate_bots as python_evaluate_bots
 
 from spiel_bounded import load_bot
 from spiel_bounded.bots import POLICIES, SearchBot, choose_action
-from spiel_bounded.result import Interval, SearchResult
+from spiel_bounded.result import GAME_VALUE, Interval, SearchResult
 from spiel_bounded.testing import random_positions
 
 MOVER_POLICIES = ("auto", *POLICIES)
@@ -17,7 +17,12 @@ MOVER_POLICIES = ("auto", *POLICIES)
 
 def _result(children: dict[int, Interval], visits: dict[int, int] | None = None) -> SearchResult:
     return SearchResult(
-        action=min(children), lower=0.0, upper=0.0, children=children, visits=visits or {}
+        action=min(children),
+        lower=0.0,
+        upper=0.0,
+        children=children,
+        visits=visits or {},
+        bounds_on=GAME_VALUE,
     )
 
 

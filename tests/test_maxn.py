@@ -12,15 +12,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spiel_bounded import load_bot, oracles
+from spiel_bounded import load_bot, make_evaluator, oracles
 from spiel_bounded.bots.nplayer import MPMixChoice, MPMixSettings, mp_mix_choice
 from spiel_bounded.games import game_info
 from spiel_bounded.limits import Limits
+from spiel_bounded.registry import bots_for
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab, paranoid
 from spiel_bounded.search.brs import brs_plus
 from spiel_bounded.search.maxn import (
     MaxnSettings,
+    MaxnStats,
     directed_offensive,
     maxn,
     pruning_bounds,
@@ -194,7 +196,7 @@ def test_two_players_maxn_is_minimax() -> None:
     state.apply_action(4)
     ab = load_bot("bounded_ab", game, 1, depth=9).step(state)
     plain = maxn(state, evaluator=CyclicEvaluator(game), settings=MaxnSettings(pruning="none"))
-    assert plain.proven and plain.values == (0.0, 0.0)
+    assert plain.bounds_game_value and plain.values == (0.0, 0.0)
     assert ab in [a for a, bounds in plain.children.items() if bounds.lower == 0.0]
     pruned = maxn(state, evaluator=CyclicEvaluator(game))
     assert pruned.values == plain.values and pruned.stats.nodes < plain.stats.nodes
@@ -208,9 +210,9 @@ def test_bad_input_is_refused() -> None:
     with pytest.raises(ValueError, match="not constant-sum; use pruning='none'"):
         maxn(state, evaluator=CyclicEvaluator(general), settings=MaxnSettings(pruning="shallow"))
     with pytest.raises(ValueError, match="not constant-sum"):
-        load_bot("maxn", general, 0)
+        load_bot("maxn", general, 0, pruning="last_branch")
     with pytest.raises(
-        ValueError, match=r"pruning' of bot 'maxn'.*one of none, shallow, last_branch, specul"
+        ValueError, match=r"pruning' of bot 'maxn'.*one of auto, none, shallow, last_branch, spec"
     ):
         load_bot("maxn", "chinese_checkers(players=3)", 0, pruning="deep")
     with pytest.raises(ValueError, match="quoridor with more than 2 players is broken"):
@@ -300,7 +302,7 @@ def test_paranoid_is_bounded_around_the_brute_force_paranoid_value(
     exact = oracles.solve_paranoid(state, state.current_player(), depth, evaluator.evaluate)
     assert result.lower - 1e-9 <= exact <= result.upper + 1e-9
     assert result.upper - result.lower <= epsilon + 1e-9
-    assert result.proven
+    assert result.bounds_on.kind in ("game", "depth_limited")
 
 
 def test_paranoid_on_two_players_is_bounded_ab() -> None:
@@ -441,7 +443,8 @@ def test_brs_plus_bot_plays_three_player_games() -> None:
     state = game.new_initial_state()
     bot = load_bot("brs_plus", game, 0, depth=2, evaluator="zero")
     assert bot.step(state) in state.legal_actions()
-    assert not bot.last_result.proven
+    assert bot.last_result.bounds_on.kind == "depth_limited"
+    assert bot.last_result.bounds_on.model == "best-reply"
 
 
 def test_brs_plus_depth_is_bounded_where_players_move_again_through_chance() -> None:
@@ -486,3 +489,37 @@ def test_speculative_prunes_more_than_last_branch() -> None:
         for mode, result in pruned.items():
             expansions[mode] += result.stats.nodes
     assert expansions["speculative"] < expansions["last_branch"] < expansions["shallow"]
+
+
+def test_every_bot_offered_for_a_general_sum_game_loads_with_its_defaults() -> None:
+    game = pyspiel.load_game("bounded_random_tree(players=3,zero_sum=0)")
+    state = game.new_initial_state()
+    offered = list(bots_for(game))
+    assert "maxn" in offered
+    for name in offered:
+        bot = load_bot(name, game, 0)  # the defaults
+        assert bot.step(state) in state.legal_actions(), name
+    bot = load_bot("maxn", game, 0, depth=2)
+    bot.step(state)
+    stats = bot.last_result.stats
+    assert isinstance(stats, MaxnStats) and stats.pruning == "none"  # "auto": none is sound
+    with pytest.raises(ValueError, match="not constant-sum; use pruning='none'"):
+        load_bot("maxn", game, 0, pruning="speculative")
+
+
+def test_auto_pruning_is_speculative_on_constant_sum_games() -> None:
+    game = pyspiel.load_game("chinese_checkers(players=3)")
+    state = game.new_initial_state()
+    auto = maxn(state, evaluator=make_evaluator("heuristic", game), limits=Limits(depth=2))
+    speculative = maxn(
+        state,
+        evaluator=make_evaluator("heuristic", game),
+        limits=Limits(depth=2),
+        settings=MaxnSettings(pruning="speculative"),
+    )
+    assert isinstance(auto.stats, MaxnStats) and auto.stats.pruning == "speculative"
+    assert (auto.action, auto.values, auto.stats.nodes) == (
+        speculative.action,
+        speculative.values,
+        speculative.stats.nodes,
+    )

@@ -679,10 +679,21 @@ def test_bot_with_the_heuristic_evaluator() -> None:
     assert bot.tree is None  # no reuse: nothing kept
 
 
-def test_bot_default_limit_is_one_second_per_move() -> None:
-    bot = load_bot("babmcts", C4, 0, simulations=None)
-    assert isinstance(bot, BABMCTSBot)
-    assert bot.limits.seconds == 1.0 and bot.settings.simulations is None
+def test_bot_thinks_for_the_time_it_is_given_unless_a_count_is_set() -> None:
+    timed = load_bot("babmcts", C4, 0, seconds=0.2)
+    assert isinstance(timed, BABMCTSBot)
+    assert timed.limits.seconds == 0.2 and timed.settings.simulations is None
+    capped = load_bot("babmcts", C4, 0, seconds=0.2, simulations=50)
+    assert isinstance(capped, BABMCTSBot) and capped.settings.simulations == 50
+    by_nodes = load_bot("babmcts", C4, 0, nodes=5_000)
+    assert isinstance(by_nodes, BABMCTSBot) and by_nodes.settings.simulations is None
+    bare = load_bot("babmcts", C4, 0)  # no limit at all: OpenSpiel MCTSBot's 1000 simulations
+    assert isinstance(bare, BABMCTSBot)
+    assert bare.settings.simulations == 1000 and bare.limits == Limits()
+    # The case: seconds alone stopped at the default count in a few milliseconds.
+    state = C4.new_initial_state()
+    timed.step(state)
+    assert timed.last_result is not None and timed.last_result.stats.stopped_by != "simulations"
 
 
 # -- bad input -------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 
 from spiel_bounded import list_bots, load_bot
 from spiel_bounded.registry import bots_for
+from spiel_bounded.result import BoundsOn
 
 EXPECTED = {
     "bounded_ab",
@@ -140,12 +141,14 @@ def test_a_refused_setting_names_the_bot_and_what_is_accepted(name: str) -> None
         load_bot(name, "tic_tac_toe", 0, **{setting: 0})
 
 
-def test_openspiel_ab_reports_an_estimate_and_no_node_count() -> None:
+def test_openspiel_ab_reports_a_depth_limited_value_and_no_node_count() -> None:
     bot = load_bot("openspiel_ab", "tic_tac_toe", 0, depth=2)
     bot.step(pyspiel.load_game("tic_tac_toe").new_initial_state())
     result = bot.last_result
-    assert result is not None and not result.proven and result.stats.nodes is None
+    assert result is not None and result.stats.nodes is None
+    assert result.bounds_on == BoundsOn("depth_limited", "minimax", 2, "heuristic")
     ours = load_bot("bounded_ab", "tic_tac_toe", 0, depth=2)
     ours.step(pyspiel.load_game("tic_tac_toe").new_initial_state())
-    assert ours.last_result is not None and ours.last_result.proven
+    assert ours.last_result is not None
+    assert ours.last_result.bounds_on == BoundsOn("depth_limited", "minimax", 2, "heuristic")
     assert ours.last_result.stats.nodes

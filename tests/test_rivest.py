@@ -44,7 +44,7 @@ def test_unbounded_search_is_exact_on_trees(
     result = rivest(
         state, evaluator=make_evaluator("heuristic", game), settings=RivestSettings(mode=mode)
     )
-    assert result.proven and result.stats.stopped_by == "solved"
+    assert result.bounds_game_value and result.stats.stopped_by == "solved"
     assert result.lower == pytest.approx(oracles.solve(state)[0], abs=1e-9)
     assert result.action in oracles.optimal_actions(state, tolerance=1e-9)
 
@@ -56,7 +56,7 @@ def test_unbounded_search_is_exact_on_tic_tac_toe(mode: str) -> None:
     for state in random_positions(game, 12, plies=(1, 6), seed=4):
         result = rivest(state, evaluator=evaluator, settings=RivestSettings(mode=mode))
         player = state.current_player()
-        assert result.proven
+        assert result.bounds_game_value
         assert result.lower == oracles.solve(state)[player]
         assert result.action in oracles.optimal_actions(state)
 
@@ -169,7 +169,7 @@ def test_budgets_and_result() -> None:
     evaluator = make_evaluator("heuristic", game)
     result = rivest(state, evaluator=evaluator, limits=Limits(nodes=500))
     assert result.stats.stopped_by == "nodes" and result.stats.nodes <= 501
-    assert not result.proven and result.stats.depth >= 2
+    assert result.bounds_on.kind == "estimate" and result.stats.depth >= 2
     assert set(result.children) == set(state.legal_actions())
     assert (
         result.children[result.action].lower

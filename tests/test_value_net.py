@@ -49,7 +49,7 @@ from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.evaluators.value_net.pipeline import read_run_config
 from spiel_bounded.evaluators.value_net.selfplay import search_values
 from spiel_bounded.games import game_info
-from spiel_bounded.result import SearchResult
+from spiel_bounded.result import GAME_VALUE, SearchResult
 from spiel_bounded.testing import random_positions
 
 needs_jax = pytest.mark.skipif(
@@ -321,14 +321,16 @@ def test_every_kind_of_bot_takes_a_network(
 
 def test_search_labels_give_each_player_its_value() -> None:
     game = pyspiel.load_game("tic_tac_toe")
-    narrow = SearchResult(action=0, lower=0.25, upper=0.35)
+    narrow = SearchResult(action=0, lower=0.25, upper=0.35, bounds_on=GAME_VALUE)
     assert search_values(narrow, 1, game) == pytest.approx([-0.3, 0.3])
     assert search_values(narrow, 0, game) == pytest.approx([0.3, -0.3])
     # MCTS or proof-number bounds, or an unfinished iteration: no label.
-    wide = SearchResult(action=0, lower=-1.0, upper=1.0)
+    wide = SearchResult(action=0, lower=-1.0, upper=1.0, bounds_on=GAME_VALUE)
     assert np.isnan(search_values(wide, 0, game)).all()
     assert np.isnan(search_values(None, 0, game)).all()
-    vector = SearchResult(action=0, lower=-1.0, upper=2.0, values=(2.0, -1.0, -1.0))
+    vector = SearchResult(
+        action=0, lower=-1.0, upper=2.0, values=(2.0, -1.0, -1.0), bounds_on=GAME_VALUE
+    )
     three = pyspiel.load_game("chinese_checkers(players=3)")
     assert search_values(vector, 2, three) == [2.0, -1.0, -1.0]
 

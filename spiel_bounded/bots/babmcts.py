@@ -26,7 +26,7 @@ from spiel_bounded.bots.base import POLICIES, SearchBot, choose_action
 from spiel_bounded.bots.spec import EVALUATOR_PARAMS, SEED_PARAM, BotSpec
 from spiel_bounded.evaluators import EVALUATOR_NAMES, NET_PREFIX, Evaluator, make_evaluator
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo, game_info
-from spiel_bounded.limits import DEFAULT_SECONDS, Limits
+from spiel_bounded.limits import Limits
 from spiel_bounded.params import (
     FLAG,
     OPTIONAL_POSITIVE,
@@ -40,6 +40,7 @@ from spiel_bounded.params import (
 )
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.mcts import (
+    DEFAULT_SIMULATIONS,
     ENGINE_COMPILED,
     ENGINE_PYTHON,
     BABMCTSSettings,
@@ -255,12 +256,13 @@ def _checked_informed_action(state: pyspiel.State, player_id: int, action: int) 
 def _build(
     game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
 ) -> pyspiel.Bot:
-    """A `BABMCTSBot` from checked parameters; with no simulation, node or time limit at all,
-    it takes `DEFAULT_SECONDS` per move."""
+    """A `BABMCTSBot` from checked parameters. A time or node limit alone is the only limit (the
+    bot thinks for the time it is given); with no simulation, node or time limit at all, it runs
+    `DEFAULT_SIMULATIONS` per move."""
     settings = BABMCTSSettings(**pick(BABMCTSSettings, params))
     nodes, seconds = params["nodes"], params["seconds"]
     if settings.simulations is None and nodes is None and seconds is None:
-        seconds = DEFAULT_SECONDS
+        settings = replace(settings, simulations=DEFAULT_SIMULATIONS)
     evaluator = params["evaluator"]
     return BABMCTSBot(
         game,
@@ -284,12 +286,13 @@ SPECS: Final = (
         ),
         params={
             **declared(BABMCTSSettings),
-            "seconds": Param(
+            "simulations": Param(
                 None,
-                f"time limit per move (None: unlimited; {DEFAULT_SECONDS:g} s when simulations, "
-                "seconds and nodes are all None)",
-                OPTIONAL_POSITIVE,
+                "simulations per move (None: no count when seconds or nodes is given, "
+                f"else {DEFAULT_SIMULATIONS})",
+                OPTIONAL_POSITIVE_INT,
             ),
+            "seconds": Param(None, "time limit per move (None: unlimited)", OPTIONAL_POSITIVE),
             "nodes": Param(
                 None, "tree nodes created per move (None: unlimited)", OPTIONAL_POSITIVE_INT
             ),

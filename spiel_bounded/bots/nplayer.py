@@ -40,6 +40,7 @@ from spiel_bounded.search.brs import BRS_GAMES, brs_plus
 from spiel_bounded.search.maxn import (
     N_PLAYER_GAMES,
     MaxnSettings,
+    applied_pruning,
     directed_offensive,
     maxn,
     pruning_bounds,
@@ -50,7 +51,7 @@ def _build_maxn(
     game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
 ) -> pyspiel.Bot:
     settings = MaxnSettings(**pick(MaxnSettings, params))
-    if settings.pruning != "none":
+    if applied_pruning(settings.pruning, game) != "none":
         pruning_bounds(info, game)  # refuses a game without bounds now, not at the first move
     limits = limits_from(params)
     evaluator = evaluator_from(game, params)
@@ -183,7 +184,7 @@ SPECS: Final = (
         name="maxn",
         description=(
             "max^n (Luckhardt & Irani) for n players, chance nodes as expected vectors, "
-            "iterative deepening, shallow pruning on constant-sum games"
+            "iterative deepening, speculative pruning on constant-sum games"
         ),
         params={**declared(MaxnSettings), **LIMIT_PARAMS, **EVALUATOR_PARAMS, **SEED_PARAM},
         requirements=N_PLAYER_GAMES,

@@ -24,7 +24,7 @@ from spiel_bounded.params import (
     pick,
     setting,
 )
-from spiel_bounded.result import Interval, SearchResult, SearchStats
+from spiel_bounded.result import Interval, SearchResult, SearchStats, depth_limited
 
 ANY_TURN_BASED: Final = Requirements(
     players=(1, None), chance=True, zero_sum=False, imperfect_information=True
@@ -71,7 +71,7 @@ def _build_openspiel_ab(
             maximum_depth=depth,
             maximizing_player_id=player,
         )
-        # A heuristic value backed up without bounds: an estimate, not a proof.
+        # OpenSpiel's value is exact for its depth-limited minimax under our evaluator.
         return SearchResult(
             action=action,
             lower=value,
@@ -79,7 +79,7 @@ def _build_openspiel_ab(
             children={action: Interval(value, value)},
             pv=(action,),
             stats=SearchStats(nodes=None, depth=depth),
-            proven=False,
+            bounds_on=depth_limited("minimax", depth, evaluator),
         )
 
     return SearchBot(game, player_id, search, seed=params["seed"])

@@ -227,13 +227,13 @@ def parse_sweep_config(
     sweep = raw["sweep"]
     fractions = sweep.get("epsilon_fractions")
     if not isinstance(fractions, list) or not fractions:
-        raise fail("[sweep] epsilon_fractions", "must be a non-empty list of numbers in [0, 1]")
+        raise fail("[sweep] epsilon_fractions", "must be a non-empty list of numbers in [0, 1)")
     for value in fractions:
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
             raise fail(
                 "[sweep] epsilon_fractions",
-                f"every epsilon is a fraction of the game's value range, in [0, 1] (0 to the "
-                f"whole range); got {value!r}",
+                f"every epsilon is a fraction of the game's value range, in [0, 1) (the whole "
+                f"range proves nothing, and the searches refuse it); got {value!r}",
             )
     if 0 not in fractions:
         raise fail(

@@ -54,6 +54,7 @@ from spiel_bounded.games import (
     UNDO_EXACT_GAMES,
     GameInfo,
     Requirements,
+    check_epsilon,
     require_decision_state,
 )
 from spiel_bounded.limits import Budget, Limits, SearchStopped
@@ -66,7 +67,14 @@ from spiel_bounded.params import (
     check_fields,
     setting,
 )
-from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+from spiel_bounded.result import (
+    GAME_VALUE,
+    Interval,
+    SearchResult,
+    SearchStats,
+    StopReason,
+    depth_limited,
+)
 from spiel_bounded.search.keys import key_function, key_rule
 from spiel_bounded.search.tt import TranspositionTable
 
@@ -764,6 +772,7 @@ def bounded_ab(
         limits,
         settings,
         algorithm="bounded_ab",
+        model="minimax",
         requirements=TWO_PLAYER_ZERO_SUM,
         probing=False,
         hint="; for games with chance nodes use bounded_star1 or bounded_star2",
@@ -791,6 +800,7 @@ def bounded_star1(
         limits,
         settings,
         algorithm="bounded_star1",
+        model="expectiminimax",
         requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
         probing=False,
         clock=clock,
@@ -817,6 +827,7 @@ def bounded_star2(
         limits,
         settings,
         algorithm="bounded_star2",
+        model="expectiminimax",
         requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
         probing=True,
         clock=clock,
@@ -850,6 +861,7 @@ def paranoid(
         limits,
         settings,
         algorithm="paranoid",
+        model="paranoid",
         requirements=PARANOID_GAMES,
         probing=probing,
     )
@@ -862,6 +874,7 @@ def _search(
     settings: AlphaBetaSettings | None,
     *,
     algorithm: str,
+    model: str,
     requirements: Requirements,
     probing: bool,
     hint: str = "",
@@ -872,6 +885,7 @@ def _search(
     settings = settings or AlphaBetaSettings()
     game = state.get_game()
     info = require_decision_state(state, algorithm, requirements, hint=hint)
+    check_epsilon(settings.epsilon, info, algorithm)
     max_player = state.current_player()
     engine_class = _Engine if settings.reference_engine else _FastEngine
     engine = engine_class(game, info, max_player, evaluator, settings, budget, probing, state)
@@ -911,6 +925,7 @@ def _search(
             upper=info.max_utility,
             pv=(fallback,),
             stats=stats,
+            bounds_on=GAME_VALUE,  # the whole value range
         )
     action = best.order[0]
     return SearchResult(
@@ -920,4 +935,5 @@ def _search(
         children=dict(best.children),
         pv=engine.principal_variation(state, action, best.depth),
         stats=stats,
+        bounds_on=depth_limited(model, best.depth, evaluator) if best.horizon else GAME_VALUE,
     )

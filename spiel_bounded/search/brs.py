@@ -131,8 +131,9 @@ def brs_plus(
     """BRS+ from `state` for the player to move, iterative deepening under `limits`.
 
     Returns:
-        A `SearchResult` whose `lower` = `upper` is the root player's BRS+ value (an estimate:
-        `proven` is False), `children` the value after each root move examined in full.
+        A `SearchResult` whose `lower` = `upper` is the root player's depth-limited BRS+ value
+        (`bounds_on` names the depth and evaluator; never the game value), `children` the value
+        after each root move examined in full.
 
     Raises:
         ValueError: An unsupported game, a terminal or chance state, or evaluator values out of
@@ -170,5 +171,7 @@ def brs_plus(
         budget=budget,
         evaluations=engine.evaluations,
         cutoffs=engine.cutoffs,
+        model="best-reply",
+        evaluator=evaluator,
         exact=False,
     )

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 
 from spiel_bounded.games import GameInfo
 from spiel_bounded.limits import Budget, SearchStopped
-from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+from spiel_bounded.result import (
+    GAME_VALUE,
+    Interval,
+    SearchResult,
+    SearchStats,
+    StopReason,
+    depth_limited,
+)
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,8 @@ def result_of(
     budget: Budget,
     evaluations: int,
     cutoffs: int,
+    model: str,
+    evaluator: object,
     exact: bool,
     researches: int = 0,
     research_nodes: int = 0,
@@ -77,8 +86,11 @@ def result_of(
         budget: The search's budget (nodes and time).
         evaluations: Evaluator calls.
         cutoffs: Nodes left before their last child.
+        model: The search's model of play ("max^n", "best-reply"), named in `bounds_on`.
+        evaluator: The evaluator of the leaves, named in `bounds_on`.
         exact: The search's values are the game's when no leaf was evaluated (max^n); False
-            for a search whose value is a model of play (BRS+), never proven.
+            for a search whose value is a model of play (BRS+): its values are then always
+            those of its model.
         researches: Speculatively pruned nodes searched again (max^n).
         research_nodes: Nodes visited by those re-searches (included in the budget's nodes).
     """
@@ -99,7 +111,7 @@ def result_of(
             upper=info.max_utility,
             pv=(moves[0],),
             stats=stats,
-            proven=False,
+            bounds_on=GAME_VALUE,  # the whole value range
         )
     return SearchResult(
         action=best.action,
@@ -108,6 +120,10 @@ def result_of(
         children=best.children,
         pv=(best.action,),
         stats=stats,
-        proven=exact and not best.horizon,
+        bounds_on=(
+            GAME_VALUE
+            if exact and not best.horizon
+            else depth_limited(model, best.depth, evaluator)
+        ),
         values=best.values,
     )

@@ -50,6 +50,7 @@ root instead of `child()` (tests check that undo restores the state exactly ther
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -68,11 +69,13 @@ from spiel_bounded.games import (
 )
 from spiel_bounded.limits import Budget, Limits
 from spiel_bounded.params import OneOf, check_fields, setting
-from spiel_bounded.result import Interval, SearchResult
+from spiel_bounded.result import Interval, SearchResult, SearchStats
 from spiel_bounded.search.deepening import Iteration, deepen, result_of
 
 ALGORITHM: Final = "maxn"
 PRUNINGS: Final = ("none", "shallow", "last_branch", "speculative")
+AUTO_PRUNING: Final = "auto"
+"""The pruning setting that picks "speculative" on constant-sum games and "none" elsewhere."""
 ORDERINGS: Final = ("none", "evaluator")
 TRUE_MINIMUM: Final = {"maedn": -1.0}
 """Per-game lower bounds on a player's return tighter than the declared minimum utility (maedn
@@ -89,16 +92,18 @@ class MaxnSettings:
 
     Attributes:
         pruning: "none", "shallow", "last_branch" or "speculative" (each adds to the one before;
-            all but "none" need a constant-sum game: see the module docstring).
+            all but "none" need a constant-sum game: see the module docstring), or "auto" (the
+            default): "speculative" on a zero- or constant-sum game, "none" on a general-sum
+            one. The mode applied is reported in `MaxnStats.pruning`.
         ordering: "evaluator" searches the mover's best children first by the evaluator,
             "none" in legal order (ties go to the first child searched either way).
     """
 
     pruning: str = setting(
-        "speculative",
+        AUTO_PRUNING,
         "pruning: none, shallow, last_branch, or speculative (each adds to the one before; "
-        "constant-sum games)",
-        OneOf(PRUNINGS),
+        "constant-sum games), or auto (speculative on constant-sum games, else none)",
+        OneOf((AUTO_PRUNING, *PRUNINGS)),
     )
     ordering: str = setting(
         "evaluator",
@@ -108,6 +113,29 @@ class MaxnSettings:
 
     def __post_init__(self) -> None:
         check_fields(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MaxnStats(SearchStats):
+    """`SearchStats` of a max^n search, with the pruning it applied.
+
+    Attributes:
+        pruning: The pruning mode searched with ("auto" resolved for the game).
+    """
+
+    pruning: str = "none"
+
+
+def applied_pruning(pruning: str, game: pyspiel.Game) -> str:
+    """The pruning mode searched with: `pruning`, or for "auto" "speculative" on a zero- or
+    constant-sum game and "none" on a general-sum one (where no max^n cut is sound)."""
+    if pruning != AUTO_PRUNING:
+        return pruning
+    constant_sum = game.get_type().utility in (
+        pyspiel.GameType.Utility.ZERO_SUM,
+        pyspiel.GameType.Utility.CONSTANT_SUM,
+    )
+    return "speculative" if constant_sum else "none"
 
 
 @dataclass(frozen=True)
@@ -128,7 +156,8 @@ def pruning_bounds(info: GameInfo, game: pyspiel.Game) -> PruningBounds:
         return PruningBounds(lower, float(game.utility_sum()))
     raise ValueError(
         f"{ALGORITHM} pruning needs a bound on the sum of the players' values, and "
-        f"{info.description} is not constant-sum; use pruning='none'"
+        f"{info.description} is not constant-sum; use pruning='none' (or 'auto', which "
+        "picks it there)"
     )
 
 
@@ -402,8 +431,9 @@ def maxn(
     Returns:
         A `SearchResult` for the player to move: `values` is the root's max^n vector, `lower` =
         `upper` the mover's value in it, `children` the mover's value after each root move (an
-        interval up to the best value found before it for a pruned move). `proven` is True
-        only when no leaf was evaluated (the values are the game's).
+        interval up to the best value found before it for a pruned move). `bounds_on` is the
+        game value only when no leaf was evaluated, else the depth-limited max^n value under
+        `evaluator`.
 
     Raises:
         ValueError: An unsupported game, a terminal or chance state, pruning on a game that is
@@ -469,7 +499,8 @@ def _search(
 ) -> SearchResult:
     game = state.get_game()
     info = require_decision_state(state, algorithm, N_PLAYER_GAMES)
-    bounds = pruning_bounds(info, game) if settings.pruning != "none" else None
+    pruning = applied_pruning(settings.pruning, game)
+    bounds = pruning_bounds(info, game) if pruning != "none" else None
     budget = Budget(limits)
     player = state.current_player()
     undo = game.get_type().short_name in UNDO_EXACT_GAMES
@@ -478,7 +509,7 @@ def _search(
         evaluator,
         bounds,
         budget,
-        pruning=settings.pruning,
+        pruning=pruning,
         ordering=settings.ordering == "evaluator",
         undo=undo,
         attacker=None if target is None else player,
@@ -525,7 +556,7 @@ def _search(
 
     final_depth = limits.depth if limits.depth is not None else game.max_game_length()
     best, stopped_by = deepen(search_to, final_depth, budget)
-    return result_of(
+    result = result_of(
         best,
         stopped_by,
         moves=state.legal_actions(),
@@ -533,7 +564,12 @@ def _search(
         budget=budget,
         evaluations=engine.evaluations,
         cutoffs=engine.cutoffs,
-        exact=True,
+        model="max^n" if target is None else f"directed-offensive (target {target})",
+        evaluator=evaluator,
+        exact=target is None,  # offensive's value is its model's, never the game's
         researches=engine.researches,
         research_nodes=engine.research_nodes,
     )
+    stats = result.stats
+    fields = {field.name: getattr(stats, field.name) for field in dataclasses.fields(stats)}
+    return dataclasses.replace(result, stats=MaxnStats(**fields, pruning=pruning))

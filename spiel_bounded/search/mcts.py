@@ -88,6 +88,7 @@ from spiel_bounded.evaluators.base import Evaluator, player_value
 from spiel_bounded.games import (
     TWO_PLAYER_ZERO_SUM_CHANCE,
     GameInfo,
+    check_epsilon,
     game_description,
     game_info,
     require,
@@ -102,11 +103,13 @@ from spiel_bounded.params import (
     check_fields,
     setting,
 )
-from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+from spiel_bounded.result import GAME_VALUE, Interval, SearchResult, SearchStats, StopReason
 
 ALGORITHM: Final = "babmcts"
 STOPPED_BY_SOLVED: Final[StopReason] = "solved"
 STOPPED_BY_SIMULATIONS: Final[StopReason] = "simulations"
+DEFAULT_SIMULATIONS: Final = 1000
+"""Simulations per search when no count is given (OpenSpiel's MCTSBot's default too)."""
 
 _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL: Final = int(pyspiel.PlayerId.TERMINAL)
@@ -153,7 +156,7 @@ class BABMCTSSettings:
     )
     uct_c: float = setting(2.0, "UCT exploration constant", NON_NEGATIVE)
     simulations: int | None = setting(
-        1000, "simulations per move (None: unlimited)", OPTIONAL_POSITIVE_INT
+        DEFAULT_SIMULATIONS, "simulations per move (None: unlimited)", OPTIONAL_POSITIVE_INT
     )
     max_nodes: int = setting(
         1_000_000, "memory cap in tree nodes (about 270 bytes each)", POSITIVE_INT
@@ -394,6 +397,7 @@ class BABMCTSTreeBase(ABC):
         self.settings = settings or BABMCTSSettings()
         game = state.get_game()
         self.info: GameInfo = require(game, ALGORITHM, TWO_PLAYER_ZERO_SUM_CHANCE)
+        check_epsilon(self.settings.epsilon, self.info, ALGORITHM)
         if state.is_terminal():
             raise ValueError(f"{ALGORITHM} needs a non-terminal state of {self.info.description}")
         self.evaluator = evaluator
@@ -630,6 +634,7 @@ class BABMCTSTreeBase(ABC):
             pv=self.principal_variation(action),
             stats=stats if stats is not None else SearchStats(),
             visits=self.visits(),
+            bounds_on=GAME_VALUE,  # bounds change only at terminals
         )
 
     def visits(self) -> dict[int, int]:

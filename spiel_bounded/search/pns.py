@@ -86,10 +86,15 @@ from typing import Final
 
 import pyspiel
 
-from spiel_bounded.games import TWO_PLAYER_ZERO_SUM, game_description, require_decision_state
+from spiel_bounded.games import (
+    TWO_PLAYER_ZERO_SUM,
+    check_epsilon,
+    game_description,
+    require_decision_state,
+)
 from spiel_bounded.limits import Budget, Limits, SearchStopped
 from spiel_bounded.params import FLAG, NON_NEGATIVE, POSITIVE_INT, OneOf, check_fields, setting
-from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+from spiel_bounded.result import GAME_VALUE, Interval, SearchResult, SearchStats, StopReason
 from spiel_bounded.search.keys import history_key, key_function
 
 INF: Final = 1 << 60
@@ -494,14 +499,15 @@ def pns(
         clock: Seconds for the time limit (tests inject a fake clock).
 
     Returns:
-        When the question is answered (`stats.stopped_by == "solved"`, `proven` True): `lower`
+        When the question is answered (`stats.stopped_by == "solved"`): `lower`
         and `upper` are proven bounds on the root value from the solved subtrees (a proved
         win in a win / draw / loss game is [1, 1]; a disproved one has upper <= 0), and
         `action` a proving move (proved), or else the move with the best proven bounds. When a
-        limit stopped it first (`proven` False): `action` is the most promising move by the
+        limit stopped it first (another `stopped_by`): `action` is the most promising move by the
         numbers (the smallest proof number, then the largest disproof number), an estimate;
         `lower`, `upper` and `children` are still bounds proved so far (the whole range when
-        nothing was), but the goal is unanswered. `children` holds every root move's bounds,
+        nothing was), but the goal is unanswered; `bounds_on` is the game value either way.
+        `children` holds every root move's bounds,
         `pv` the action only, `stats.depth` the deepest ply expanded, `stats.tt_hits` the
         children found in the table.
 
@@ -537,7 +543,7 @@ def pns(
     if children is None:  # stopped before the root was expanded
         action = state.legal_actions()[0]
         return SearchResult(
-            action=action, lower=lo, upper=hi, pv=(action,), stats=stats, proven=False
+            action=action, lower=lo, upper=hi, pv=(action,), stats=stats, bounds_on=GAME_VALUE
         )
     lo, hi = max(children.lo), max(children.hi)  # the root is an attacker (MAX) node
     actions = children.actions
@@ -556,7 +562,7 @@ def pns(
         children=_intervals(children),
         pv=(action,),
         stats=stats,
-        proven=stopped_by == "solved",
+        bounds_on=GAME_VALUE,  # from solved subtrees only, whether or not the search ended
     )
 
 
@@ -603,6 +609,7 @@ def bounded_pns(
     if outcomes is None:
         raise ValueError(f"bounded_pns cannot play {info.description}: {outcome_reason(game)}")
     epsilon = float(settings.epsilon)
+    check_epsilon(epsilon, info, "bounded_pns")
     engine = _Engine(
         state,
         budget,
@@ -627,7 +634,9 @@ def bounded_pns(
     stats = _stats(engine, budget, stopped_by)
     if children is None:
         action = state.legal_actions()[0]
-        return SearchResult(action=action, lower=lo, upper=hi, pv=(action,), stats=stats)
+        return SearchResult(
+            action=action, lower=lo, upper=hi, pv=(action,), stats=stats, bounds_on=GAME_VALUE
+        )
     lo, hi = max(children.lo), max(children.hi)
     actions = children.actions
     index = max(
@@ -642,6 +651,7 @@ def bounded_pns(
         children=_intervals(children),
         pv=(action,),
         stats=stats,
+        bounds_on=GAME_VALUE,
     )
 
 

@@ -50,7 +50,14 @@ from spiel_bounded.evaluators.base import Evaluator, check_values
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM, GameInfo, require_decision_state
 from spiel_bounded.limits import Budget, Limits, SearchStopped
 from spiel_bounded.params import Number, OneOf, check_fields, setting
-from spiel_bounded.result import Interval, SearchResult, SearchStats, StopReason
+from spiel_bounded.result import (
+    GAME_VALUE,
+    Interval,
+    SearchResult,
+    SearchStats,
+    StopReason,
+    estimate,
+)
 
 ALGORITHM: Final = "rivest"
 MODES: Final = ("reverse", "generalized")
@@ -280,9 +287,9 @@ def rivest(
 
     Returns:
         A `SearchResult` for the player to move: the move with the best backed-up value,
-        `lower` = `upper` its value as a utility (an estimate unless `proven`: the root
-        solved), `children` every root move's backed-up value, `stats.nodes` the children
-        generated, `stats.depth` the tree's depth.
+        `lower` = `upper` its value as a utility (`bounds_on` is the game value when the
+        root is solved, else an estimate), `children` every root move's backed-up value,
+        `stats.nodes` the children generated, `stats.depth` the tree's depth.
 
     Raises:
         ValueError: An unsupported game, a terminal or chance state, or evaluator values out
@@ -315,7 +322,7 @@ def rivest(
             upper=info.max_utility,
             pv=(action,),
             stats=stats,
-            proven=False,
+            bounds_on=GAME_VALUE,  # the whole value range
         )
     index = tree.best_child()
     value = tree.utility(root.children[index].value)
@@ -330,7 +337,7 @@ def rivest(
         children=children,
         pv=_principal_variation(root, index),
         stats=stats,
-        proven=root.solved,
+        bounds_on=GAME_VALUE if root.solved else estimate(evaluator),
     )
 
 
