@@ -4,6 +4,7 @@
     python scripts/bench.py --suites=overshoot --repeats=1 --overshoot_before=<revision> \
         --output=results/bench_overshoot.md
     python scripts/bench.py --suites=pns --repeats=1 --output=results/bench_pns.md
+    python scripts/bench.py --suites=memory --repeats=1 --output=results/bench_memory.md
 
 Each suite is a module of `scripts/benchmarks` with `run(repeats) -> list[str]` returning its
 Markdown section, listed in `SUITES`; the file written starts with the command and the machine.
@@ -27,6 +28,7 @@ from benchmarks import (
     chance,
     equivalence,
     mcts,
+    memory,
     nplayer,
     overshoot,
     pns,
@@ -37,13 +39,23 @@ SUITES = {
     "chance": chance.run,
     "equivalence": equivalence.run,
     "mcts": mcts.run,
+    "memory": memory.run,
     "nplayer": nplayer.run,
     "overshoot": overshoot.run,
     "pns": pns.run,
 }
 
 # Suite flags start with these prefixes (ab_, chance_, equivalence_, mcts_, nplayer_, ...).
-SUITES_FLAG_PREFIXES = ("ab", "chance", "equivalence", "mcts", "nplayer", "overshoot", "pns")
+SUITES_FLAG_PREFIXES = (
+    "ab",
+    "chance",
+    "equivalence",
+    "mcts",
+    "memory",
+    "nplayer",
+    "overshoot",
+    "pns",
+)
 
 _SUITES = flags.DEFINE_list(
     "suites",

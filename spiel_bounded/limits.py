@@ -21,6 +21,10 @@ DEFAULT_SECONDS: Final = 1.0
 class Limits:
     """How far a search may go. Every limit that is set is honoured; unset means unlimited.
 
+    `Limits()` sets none: a search called directly with it runs until it has solved the root,
+    which on most games does not end in useful time (the bots take `DEFAULT_SECONDS` per move
+    when given no limit; a search function does not).
+
     Attributes:
         depth: Maximum search depth in decision plies (chance nodes do not count).
         nodes: Maximum number of nodes visited by one search call.

@@ -3,6 +3,7 @@ hand, incremental updates equal to a whole-tree recomputation, budgets and bad i
 
 from __future__ import annotations
 
+import gc
 import math
 
 import pyspiel
@@ -15,6 +16,7 @@ from spiel_bounded.evaluators import ZeroEvaluator, make_evaluator
 from spiel_bounded.games import game_info
 from spiel_bounded.limits import Budget, Limits
 from spiel_bounded.search.rivest import (
+    FREE_SECONDS_PER_NODE,
     REVERSE_BASE,
     MinMaxTree,
     Node,
@@ -71,15 +73,15 @@ def _tree_of(values: list[list[float]], mode: str, p: float) -> MinMaxTree:
         RivestSettings(mode=mode, p=p),
     )
     root = Node(None, True, 0)
-    for index, tips in enumerate(values):
+    root.actions, root.children = list(range(len(values))), []
+    for tips in values:
         middle = Node(None, False, 1)
+        middle.actions, middle.children = list(range(len(tips))), []
         for value in tips:
             tip = Node(None, True, 2)
             tip.value = value
             middle.children.append(tip)
-        middle.actions = list(range(len(tips)))
         root.children.append(middle)
-        root.actions.append(index)
     tree.root = root
     recompute(tree)
     return tree
@@ -193,3 +195,31 @@ def test_bot_and_bad_input() -> None:
         load_bot("rivest", "backgammon", 0)
     with pytest.raises(ValueError, match=r"3 players \(supported: 2\)"):
         load_bot("rivest", "chinese_checkers(players=3)", 0)
+
+
+def test_the_tree_never_outgrows_its_memory_cap_and_is_freed_on_return() -> None:
+    game = pyspiel.load_game("connect_four")
+    evaluator = make_evaluator("heuristic", game)
+    result = rivest(
+        game.new_initial_state(), evaluator=evaluator, settings=RivestSettings(max_nodes=1_000)
+    )
+    assert result.stats.stopped_by == "nodes" and 900 < result.stats.nodes < 1_000
+    gc.collect()
+    assert not [obj for obj in gc.get_objects() if isinstance(obj, Node)]
+    assert RivestSettings().max_nodes == 250_000  # the README's figure
+    with pytest.raises(ValueError, match="max_nodes"):
+        RivestSettings(max_nodes=0)
+
+
+def test_a_timed_search_stops_in_time_to_free_its_tree() -> None:
+    # A frozen clock never reaches the limit: only the time freeing the tree would take stops
+    # the search, at 1,000 nodes for 2 ms at 2 us a node.
+    game = pyspiel.load_game("connect_four")
+    result = rivest(
+        game.new_initial_state(),
+        evaluator=make_evaluator("heuristic", game),
+        limits=Limits(seconds=1_000 * FREE_SECONDS_PER_NODE),
+        clock=lambda: 0.0,
+    )
+    assert result.stats.stopped_by == "seconds" and 990 <= result.stats.nodes <= 1_010
+    assert result.stats.seconds == 0.0

@@ -34,6 +34,11 @@ from spiel_bounded.testing import random_positions
 _POSITIONS = flags.DEFINE_integer("pns_positions", 10, "Positions per set (tic_tac_toe: +1).")
 _NODES = flags.DEFINE_integer("pns_nodes", 1_000_000, "Node cap per search and position.")
 _SEED = flags.DEFINE_integer("pns_seed", 2026, "Seed of the random positions.")
+_TT_CAPACITY = flags.DEFINE_integer(
+    "pns_tt_capacity",
+    2_000_000,
+    "Table entries of every search (the searches' default before it became 500,000).",
+)
 
 # (label, game, plies from the start)
 SETS: tuple[tuple[str, str, int | tuple[int, int]], ...] = (
@@ -52,15 +57,22 @@ Search = Callable[[pyspiel.State, Limits], SearchResult]
 
 def _searches(game: pyspiel.Game) -> dict[str, Search]:
     zero = make_evaluator("zero", game)
+    capacity = _TT_CAPACITY.value
     return {
         "bounded_ab eps=0": lambda s, limits: bounded_ab(
-            s, evaluator=zero, limits=limits, settings=AlphaBetaSettings()
+            s, evaluator=zero, limits=limits, settings=AlphaBetaSettings(tt_capacity=capacity)
         ),
-        "pns (win)": lambda s, limits: pns(s, limits=limits),
-        "pns (draw)": lambda s, limits: pns(s, limits=limits, settings=PNSSettings(goal="draw")),
-        "bounded_pns eps=0": lambda s, limits: bounded_pns(s, limits=limits),
+        "pns (win)": lambda s, limits: pns(
+            s, limits=limits, settings=PNSSettings(tt_capacity=capacity)
+        ),
+        "pns (draw)": lambda s, limits: pns(
+            s, limits=limits, settings=PNSSettings(goal="draw", tt_capacity=capacity)
+        ),
+        "bounded_pns eps=0": lambda s, limits: bounded_pns(
+            s, limits=limits, settings=BoundedPNSSettings(tt_capacity=capacity)
+        ),
         "bounded_pns eps=1": lambda s, limits: bounded_pns(
-            s, limits=limits, settings=BoundedPNSSettings(epsilon=1.0)
+            s, limits=limits, settings=BoundedPNSSettings(epsilon=1.0, tt_capacity=capacity)
         ),
     }
 
@@ -176,7 +188,8 @@ def run(repeats: int) -> list[str]:
         "## Proof-number search vs bounded alpha-beta: solving positions",
         "",
         f"Settings: positions={_POSITIONS.value} per set (tic_tac_toe one more), node cap "
-        f"{_NODES.value:,} per search and position, seed={_SEED.value}. Nodes are states stepped "
+        f"{_NODES.value:,} per search and position, seed={_SEED.value}, table capacity "
+        f"{_TT_CAPACITY.value:,} entries. Nodes are states stepped "
         "into (df-pn's re-expansions included). bounded_ab: the `bounded_ab` bot's engine "
         "(iterative deepening, transposition table, move ordering) with the zero evaluator, "
         "solved when no leaf was evaluated. pns (win) / (draw): df-pn proving or disproving "

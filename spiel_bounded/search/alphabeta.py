@@ -76,7 +76,7 @@ from spiel_bounded.result import (
     depth_limited,
 )
 from spiel_bounded.search.keys import key_function, key_rule
-from spiel_bounded.search.tt import TranspositionTable
+from spiel_bounded.search.tt import DEFAULT_CAPACITY, TranspositionTable
 
 _HISTORY_LIMIT = 1 << 30
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -127,7 +127,11 @@ class AlphaBetaSettings:
         "remain (0: never)",
         NON_NEGATIVE_INT,
     )
-    tt_capacity: int = setting(2_000_000, "transposition-table entries at most", POSITIVE_INT)
+    tt_capacity: int = setting(
+        DEFAULT_CAPACITY,
+        "transposition-table entries at most (about 330 bytes each on connect_four)",
+        POSITIVE_INT,
+    )
     chance_epsilon: str = setting(
         "uniform",
         "how a chance node shares epsilon among outcomes: " + ", ".join(CHANCE_EPSILON_POLICIES),
@@ -754,7 +758,9 @@ def bounded_ab(
             perfect-information game.
         evaluator: Values non-terminal states at the depth limit.
         limits: Depth / nodes / seconds. With iterative deepening the last completed iteration
-            is returned when a node or time limit stops the search.
+            is returned when a node or time limit stops the search. None (or `Limits()`) sets
+            no limit at all: the search runs until the root is solved, which takes hours on
+            connect_four (the bots take 1 s per move when given no limit).
         settings: Engine settings (epsilon, transpositions, ordering, ...).
         clock: Seconds for the time limit (tests inject a fake clock).
 

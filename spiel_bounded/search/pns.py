@@ -96,6 +96,7 @@ from spiel_bounded.limits import Budget, Limits, SearchStopped
 from spiel_bounded.params import FLAG, NON_NEGATIVE, POSITIVE_INT, OneOf, check_fields, setting
 from spiel_bounded.result import GAME_VALUE, Interval, SearchResult, SearchStats, StopReason
 from spiel_bounded.search.keys import history_key, key_function
+from spiel_bounded.search.tt import DEFAULT_CAPACITY
 
 INF: Final = 1 << 60
 """The infinite proof or disproof number (of a disproved or proved node)."""
@@ -199,7 +200,11 @@ class PNSSettings:
 
     goal: str = setting("win", "prove the mover wins (win) or at least draws (draw)", OneOf(GOALS))
     transpositions: bool = setting(True, "share table entries between move orders", FLAG)
-    tt_capacity: int = setting(2_000_000, "transposition-table entries at most", POSITIVE_INT)
+    tt_capacity: int = setting(
+        DEFAULT_CAPACITY,
+        "transposition-table entries at most (about 380 bytes each on connect_four)",
+        POSITIVE_INT,
+    )
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -218,7 +223,11 @@ class BoundedPNSSettings:
 
     epsilon: float = setting(0.0, "tolerance in utility units (0: the exact value)", NON_NEGATIVE)
     transpositions: bool = setting(True, "share table entries between move orders", FLAG)
-    tt_capacity: int = setting(2_000_000, "transposition-table entries at most", POSITIVE_INT)
+    tt_capacity: int = setting(
+        DEFAULT_CAPACITY,
+        "transposition-table entries at most (about 380 bytes each on connect_four)",
+        POSITIVE_INT,
+    )
 
     def __post_init__(self) -> None:
         check_fields(self)

@@ -35,12 +35,20 @@ gets an infinite penalty too, unsolved.
 
 The move is the root child with the best backed-up value for the root player (the first in
 `legal_actions()` order among equals). Budgets: `nodes` counts children generated (Rivest's
-calls to the move routine), `seconds`, and `depth` (plies below the root).
+calls to the move routine), `seconds`, and `depth` (plies below the root). Memory: the tree is
+built afresh for every search and never holds more than `max_nodes` nodes (a full tree stops
+the search with `stopped_by == "nodes"`, as a node limit does); a tip keeps its pyspiel state
+until it is expanded, so a node costs about 0.9 KB on connect_four (measured by
+`scripts/benchmarks/rivest_memory.py`). The tree is freed before the search returns, and that
+time is part of `stats.seconds`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -48,8 +56,8 @@ import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, check_values
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM, GameInfo, require_decision_state
-from spiel_bounded.limits import Budget, Limits, SearchStopped
-from spiel_bounded.params import Number, OneOf, check_fields, setting
+from spiel_bounded.limits import STOPPED_BY_NODES, STOPPED_BY_SECONDS, Budget, Limits, SearchStopped
+from spiel_bounded.params import POSITIVE_INT, Number, OneOf, check_fields, setting
 from spiel_bounded.result import (
     GAME_VALUE,
     Interval,
@@ -63,6 +71,11 @@ ALGORITHM: Final = "rivest"
 MODES: Final = ("reverse", "generalized")
 TOP: Final = 1023.0
 """The mapped value of a win for the root player (a loss is 1)."""
+DEFAULT_MAX_NODES: Final = 250_000
+"""The default memory cap: about 230 MB of tree on connect_four."""
+FREE_SECONDS_PER_NODE: Final = 2e-6
+"""What freeing one tree node costs, at most (1.85 us measured on connect_four with both cores
+busy): a timed search stops when the time left would not free its tree."""
 REVERSE_BASE: Final = 0.05
 """reverse mode: the constant part of every edge weight (Rivest's implementation)."""
 
@@ -75,6 +88,7 @@ class RivestSettings:
         mode: "reverse" (minimax values, Rivest's edge penalty) or "generalized" (p-mean
             values and derivative weights).
         p: The generalized mean's exponent (generalized mode).
+        max_nodes: Memory cap in tree nodes.
     """
 
     mode: str = setting(
@@ -86,6 +100,12 @@ class RivestSettings:
         10.0,
         "exponent of the generalized mean (generalized mode)",
         Number(minimum=1.0, strict=True),
+    )
+    max_nodes: int = setting(
+        DEFAULT_MAX_NODES,
+        "memory cap: the tree never holds more nodes (about 0.9 KB each on connect_four); "
+        "a full tree ends the search like a node limit",
+        POSITIVE_INT,
     )
 
     def __post_init__(self) -> None:
@@ -103,8 +123,9 @@ class Node:
         solved: `value` is the exact minimax value; the node is never expanded.
         penalty: Least sum of weights from here to an expandable tip (inf: none).
         weight: Weight of the edge from the parent (0 at the root).
-        actions: The moves to the children (empty until expanded).
-        children: The children, in `legal_actions()` order.
+        actions: The moves to the children (an empty tuple until expanded, which saves a tip
+            two lists).
+        children: The children, in `legal_actions()` order (likewise).
     """
 
     __slots__ = (
@@ -127,8 +148,8 @@ class Node:
         self.solved = False
         self.penalty = 0.0
         self.weight = 0.0
-        self.actions: list[int] = []
-        self.children: list[Node] = []
+        self.actions: Sequence[int] = ()
+        self.children: Sequence[Node] = ()
 
 
 def generalized_mean(values: list[float], q: float) -> float:
@@ -156,6 +177,8 @@ class MinMaxTree:
         self.generalized = settings.mode == "generalized"
         self.p = settings.p
         self.max_depth = max_depth
+        self.max_nodes = settings.max_nodes
+        self.size = 1  # nodes in the tree
         self.evaluations = 0
         self.tree_depth = 0
         self._low = info.min_utility
@@ -230,15 +253,18 @@ class MinMaxTree:
 
     def expand(self, tip: Node, budget: Budget) -> None:
         """Generates all the tip's children (one budget tick each) and values them; a budget
-        that runs out leaves the tip as it was."""
+        that runs out, or children that would overfill the tree, leave the tip as it was."""
         state = tip.state
         assert state is not None, "an expanded or terminal node"
         actions = state.legal_actions()
+        if self.size + len(actions) > self.max_nodes:
+            raise SearchStopped(STOPPED_BY_NODES)
         children = []
         for action in actions:
             budget.tick()
             children.append(self._leaf(state.child(action), tip.depth + 1))
         tip.actions, tip.children, tip.state = actions, children, None
+        self.size += len(children)
         self.tree_depth = max(self.tree_depth, tip.depth + 1)
 
     def step(self, budget: Budget) -> bool:
@@ -275,6 +301,7 @@ def rivest(
     evaluator: Evaluator,
     limits: Limits | None = None,
     settings: RivestSettings | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """Min/max approximation from `state` under `limits`.
 
@@ -282,8 +309,10 @@ def rivest(
         state: A non-terminal state of a two-player zero-sum deterministic game.
         evaluator: Values the tips (the mover's component is used).
         limits: `nodes` (children generated), `seconds`, `depth` (plies below the root);
-            with none, the search runs until the root is solved.
-        settings: Mode and exponent.
+            with none, the search runs until the root is solved or the tree holds
+            `settings.max_nodes`. `seconds` includes freeing the tree.
+        settings: Mode, exponent and memory cap.
+        clock: Seconds for the time limit (tests inject a fake clock).
 
     Returns:
         A `SearchResult` for the player to move: the move with the best backed-up value,
@@ -295,33 +324,43 @@ def rivest(
         ValueError: An unsupported game, a terminal or chance state, or evaluator values out
             of range.
     """
-    info = require_decision_state(state, ALGORITHM, TWO_PLAYER_ZERO_SUM)
     limits = limits or Limits()
-    budget = Budget(limits)
+    budget = Budget(limits, clock=clock)  # from here on, everything counts against the time limit
+    info = require_decision_state(state, ALGORITHM, TWO_PLAYER_ZERO_SUM)
     tree = MinMaxTree(state, evaluator, info, settings or RivestSettings(), limits.depth)
     stopped_by: StopReason = "depth"
+    # Freeing the tree takes time too: stop early enough to free it within the limit.
+    free_by = math.inf if limits.seconds is None else limits.seconds
     try:
         while tree.step(budget):
-            pass
+            if budget.elapsed() + tree.size * FREE_SECONDS_PER_NODE >= free_by:
+                raise SearchStopped(STOPPED_BY_SECONDS)
         stopped_by = "solved" if tree.root.solved else "depth"
     except SearchStopped as stop:
         stopped_by = stop.reason
-    root = tree.root
+    found = _found(tree, evaluator, state)
+    evaluations, depth = tree.evaluations, tree.tree_depth
+    del tree  # freed now, inside the timed search (about 2 us a node), not after it returns
     stats = SearchStats(
         nodes=budget.nodes,
-        evaluations=tree.evaluations,
-        depth=tree.tree_depth,
+        evaluations=evaluations,
+        depth=depth,
         seconds=budget.elapsed(),
         stopped_by=stopped_by,
     )
+    return dataclasses.replace(found, stats=stats)
+
+
+def _found(tree: MinMaxTree, evaluator: Evaluator, state: pyspiel.State) -> SearchResult:
+    """The tree's move, values and principal variation (stats to be filled in)."""
+    root = tree.root
     if not root.children:  # the budget ran out before the root was expanded
         action = state.legal_actions()[0]
         return SearchResult(
             action=action,
-            lower=info.min_utility,
-            upper=info.max_utility,
+            lower=tree.info.min_utility,
+            upper=tree.info.max_utility,
             pv=(action,),
-            stats=stats,
             bounds_on=GAME_VALUE,  # the whole value range
         )
     index = tree.best_child()
@@ -336,7 +375,6 @@ def rivest(
         upper=value,
         children=children,
         pv=_principal_variation(root, index),
-        stats=stats,
         bounds_on=GAME_VALUE if root.solved else estimate(evaluator),
     )
 

@@ -10,7 +10,7 @@ from them instead of starting over (the q-state cache of the expectimax notes).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 
 class Entry(NamedTuple):
@@ -26,6 +26,11 @@ class Entry(NamedTuple):
         return self.depth == depth or (not self.horizon and self.depth <= depth)
 
 
+DEFAULT_CAPACITY: Final = 500_000
+"""Entries at most by default: about 170 MB on connect_four (334 bytes an entry,
+`results/bench_memory.md`), so that several searches fit in a laptop's memory side by side."""
+
+
 class TranspositionTable:
     """A dictionary of entries with a capacity; when full, only existing keys are updated.
 
@@ -38,7 +43,7 @@ class TranspositionTable:
 
     __slots__ = ("capacity", "entries")
 
-    def __init__(self, capacity: int = 2_000_000) -> None:
+    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         if capacity < 1:
             raise ValueError(f"transposition table capacity must be >= 1, got {capacity}")
         self.capacity = capacity
