@@ -14,6 +14,7 @@ from typing import Any
 import pyspiel
 
 from spiel_bounded.bots import alphabeta, babmcts, nplayer, openspiel, pns, rivest
+from spiel_bounded.bots.checks import name_bot
 from spiel_bounded.bots.spec import BotSpec
 from spiel_bounded.games import game_info, load_game
 
@@ -73,6 +74,10 @@ def check_params(spec: BotSpec, params: Mapping[str, Any]) -> dict[str, Any]:
 def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any) -> pyspiel.Bot:
     """Builds the registered bot `name` to play `game` as `player_id`.
 
+    The bot checks every state it is asked to move in (`bots.checks.StateCheck`, its messages
+    naming the bot `name`): a terminal state, a chance node or a state of another game is
+    refused with `ValueError`.
+
     Raises:
         ValueError: Unknown bot, game or parameter; a bad parameter value; a player id out of
             range; or a game the bot cannot play (the message lists the bots that can).
@@ -95,4 +100,4 @@ def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any)
             f"{info.num_players} players (0..{info.num_players - 1})"
         )
     checked = check_params(spec, params)
-    return spec.build(loaded, info, player_id, checked)
+    return name_bot(spec.build(loaded, info, player_id, checked), name)
