@@ -43,6 +43,44 @@ def bots_for(game: pyspiel.Game | str) -> list[str]:
     return [spec.name for spec in _SPECS if not spec.reasons_against(info)]
 
 
+def describe_bots(name: str | None = None, *, game: pyspiel.Game | str | None = None) -> str:
+    """A readable listing: every bot (or the bot `name`), what it plays and its parameters with
+    their defaults (`BotSpec.describe`).
+
+    With `game`, the bots that can play it in full, then those that cannot, each with the reason;
+    with `name` too, the bot and whether it can play the game.
+
+    Raises:
+        ValueError: An unknown bot (the message lists the registered names) or game.
+    """
+    specs = list(_SPECS) if name is None else [get_spec(name)]
+    if game is None:
+        blocks = [spec.describe() for spec in specs]
+        if name is None:
+            blocks.insert(0, f"{len(specs)} registered bots:")
+        return "\n\n".join(blocks)
+    info = game_info(load_game(game))
+    refusals = {spec.name: spec.reasons_against(info) for spec in specs}
+    if name is not None:
+        reasons = refusals[name]
+        verdict = (
+            f"cannot play {info.description}: {'; '.join(reasons)}"
+            if reasons
+            else f"can play {info.description}"
+        )
+        return f"{specs[0].describe()}\n\n{name} {verdict}"
+    able = [spec for spec in specs if not refusals[spec.name]]
+    unable = [spec for spec in specs if refusals[spec.name]]
+    blocks = [f"{len(able)} of {len(specs)} bots can play {info.description}:"]
+    blocks += [spec.describe() for spec in able]
+    if unable:
+        blocks.append(
+            f"Bots that cannot play {info.description}:\n"
+            + "\n".join(f"  {spec.name}: {'; '.join(refusals[spec.name])}" for spec in unable)
+        )
+    return "\n\n".join(blocks)
+
+
 def get_spec(name: str) -> BotSpec:
     """The registered bot called `name`, or `ValueError` listing the registered names."""
     spec = _REGISTRY.get(name)
