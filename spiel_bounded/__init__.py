@@ -1,6 +1,7 @@
 """spiel_bounded: bounded game-tree search bots for OpenSpiel.
 
-Load a bot by name with `load_bot`, list them with `list_bots`, or call a search directly.
+Load a bot by name with `load_bot`, list them with `list_bots` (readable: `describe_bots`, or
+`python -m spiel_bounded bots`), or call a search directly.
 Importing the package also registers the synthetic game `bounded_random_tree` with OpenSpiel.
 """
 
@@ -10,7 +11,7 @@ from spiel_bounded.bots.babmcts import BABMCTSBot
 from spiel_bounded.evaluators import Evaluator, make_evaluator
 from spiel_bounded.games import load_game
 from spiel_bounded.limits import Limits
-from spiel_bounded.registry import bots_for, list_bots, load_bot
+from spiel_bounded.registry import bots_for, describe_bots, list_bots, load_bot
 from spiel_bounded.result import BoundsOn, Interval, SearchResult, SearchStats, StopReason
 from spiel_bounded.search.alphabeta import (
     AlphaBetaSettings,
@@ -56,6 +57,7 @@ __all__ = [
     "bounded_star1",
     "bounded_star2",
     "brs_plus",
+    "describe_bots",
     "directed_offensive",
     "list_bots",
     "load_bot",

@@ -173,6 +173,31 @@ may make children by `apply_action` / `undo_action` instead of the slower `child
 connect_four, hex and othello do not implement undo in OpenSpiel 2.0.2."""
 
 
+def describe_requirements(requirements: Requirements) -> str:
+    """The games these requirements admit, in words (for listings: `registry.describe_bots`)."""
+    low, high = requirements.players
+    if high is None:
+        players = f"{low} or more players"
+    elif low == high:
+        players = f"{low} players"
+    else:
+        players = f"{low} to {high} players"
+    parts = [f"turn-based games with {players}"]
+    if requirements.zero_sum:
+        parts.append("zero-sum")
+    parts.append("with or without chance" if requirements.chance else "no chance nodes")
+    parts.append(
+        "perfect or imperfect information"
+        if requirements.imperfect_information
+        else "perfect information"
+    )
+    if not requirements.intermediate_rewards:
+        parts.append("rewards only at the end")
+    if not requirements.python_games:
+        parts.append("games implemented in C++ only")
+    return ", ".join(parts)
+
+
 def unsupported_reasons(info: GameInfo, requirements: Requirements) -> list[str]:
     """Lists why an algorithm with these requirements cannot play the game (empty: it can)."""
     reasons = []

@@ -14,6 +14,7 @@ from typing import Any
 import pyspiel
 
 from spiel_bounded.bots import alphabeta, babmcts, nplayer, openspiel, pns, rivest
+from spiel_bounded.bots.checks import name_bot
 from spiel_bounded.bots.spec import BotSpec
 from spiel_bounded.games import check_epsilon, game_info, load_game
 
@@ -40,6 +41,44 @@ def bots_for(game: pyspiel.Game | str) -> list[str]:
     """Names of the bots that can play `game`."""
     info = game_info(load_game(game))
     return [spec.name for spec in _SPECS if not spec.reasons_against(info)]
+
+
+def describe_bots(name: str | None = None, *, game: pyspiel.Game | str | None = None) -> str:
+    """A readable listing: every bot (or the bot `name`), what it plays and its parameters with
+    their defaults (`BotSpec.describe`).
+
+    With `game`, the bots that can play it in full, then those that cannot, each with the reason;
+    with `name` too, the bot and whether it can play the game.
+
+    Raises:
+        ValueError: An unknown bot (the message lists the registered names) or game.
+    """
+    specs = list(_SPECS) if name is None else [get_spec(name)]
+    if game is None:
+        blocks = [spec.describe() for spec in specs]
+        if name is None:
+            blocks.insert(0, f"{len(specs)} registered bots:")
+        return "\n\n".join(blocks)
+    info = game_info(load_game(game))
+    refusals = {spec.name: spec.reasons_against(info) for spec in specs}
+    if name is not None:
+        reasons = refusals[name]
+        verdict = (
+            f"cannot play {info.description}: {'; '.join(reasons)}"
+            if reasons
+            else f"can play {info.description}"
+        )
+        return f"{specs[0].describe()}\n\n{name} {verdict}"
+    able = [spec for spec in specs if not refusals[spec.name]]
+    unable = [spec for spec in specs if refusals[spec.name]]
+    blocks = [f"{len(able)} of {len(specs)} bots can play {info.description}:"]
+    blocks += [spec.describe() for spec in able]
+    if unable:
+        blocks.append(
+            f"Bots that cannot play {info.description}:\n"
+            + "\n".join(f"  {spec.name}: {'; '.join(refusals[spec.name])}" for spec in unable)
+        )
+    return "\n\n".join(blocks)
 
 
 def get_spec(name: str) -> BotSpec:
@@ -73,6 +112,10 @@ def check_params(spec: BotSpec, params: Mapping[str, Any]) -> dict[str, Any]:
 def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any) -> pyspiel.Bot:
     """Builds the registered bot `name` to play `game` as `player_id`.
 
+    The bot checks every state it is asked to move in (`bots.checks.StateCheck`, its messages
+    naming the bot `name`): a terminal state, a chance node or a state of another game is
+    refused with `ValueError`.
+
     Raises:
         ValueError: Unknown bot, game or parameter; a bad parameter value (an `epsilon` not
             below the game's value range included); a player id out of range; or a game the bot
@@ -98,4 +141,4 @@ def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any)
     checked = check_params(spec, params)
     if "epsilon" in checked:
         check_epsilon(checked["epsilon"], info, name)
-    return spec.build(loaded, info, player_id, checked)
+    return name_bot(spec.build(loaded, info, player_id, checked), name)

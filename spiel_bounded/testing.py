@@ -9,7 +9,7 @@ new bot (yours too) is checked with one call.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -106,6 +106,9 @@ def check_bot(
     `seed`; the same seed must give the same game), once under OpenSpiel's C++ driver
     `pyspiel.evaluate_bots` and once under its Python driver. Every game's returns must lie in
     the game's utility range and, for zero-sum and constant-sum games, sum to the constant.
+    Then, in the first seat, the bot must move in a state of the same game loaded anew (another
+    game object), and refuse with `ValueError` a terminal state, a chance node (games with
+    chance) and a state of another game, neither crashing nor answering with a move.
 
     Args:
         name: A registered bot (`list_bots`).
@@ -122,7 +125,8 @@ def check_bot(
 
     Raises:
         ConformanceError: An illegal move, a game that differs on replay with the same seed,
-            or returns out of range or off the constant sum.
+            returns out of range or off the constant sum, or a state the bot should refuse that
+            it did not refuse with `ValueError` (or one it should accept that it refused).
         ValueError: The bot cannot play the game, or a bad name or parameter.
     """
     from open_spiel.python.algorithms import evaluate_bots as python_driver
@@ -159,7 +163,85 @@ def check_bot(
         played.append(GamePlayed(seat, "python", tuple(float(r) for r in python)))
     for game_played in played:
         _check_returns(loaded, game_played, name)
+    probed = seats[0] if seats else 0
+    _check_refusals(
+        name,
+        loaded,
+        lambda: load_bot(name, loaded, probed, **{**(params or {}), "seed": seed}),
+        probed,
+        seed,
+    )
     return played
+
+
+OTHER_GAMES: Final = ("tic_tac_toe", "connect_four")
+"""The conformance check offers a bot a state of the first of these that is not its game."""
+
+
+def _check_refusals(
+    name: str, game: pyspiel.Game, make_bot: Callable[[], pyspiel.Bot], seat: int, seed: int
+) -> None:
+    """The bot moves in a state of `game` loaded anew and refuses the states it cannot move in."""
+    where = f"{name} in seat {seat} of {game_description(game)}"
+    reloaded = pyspiel.load_game(str(game))
+    own, terminal, chance = _sample_states(reloaded, seat, seed)
+    try:
+        action = make_bot().step(own)
+    except Exception as error:  # any refusal of a state it must accept is the failure
+        raise ConformanceError(
+            f"{where}: refused a state of the same game loaded again (another game object): "
+            f"{type(error).__name__}: {error}"
+        ) from error
+    if action not in own.legal_actions():
+        raise ConformanceError(f"{where}: chose illegal action {action} in a reloaded game")
+    other = OTHER_GAMES[game.get_type().short_name == OTHER_GAMES[0]]
+    refused = [
+        ("a terminal state", terminal),
+        (f"a state of {other}", load_game(other).new_initial_state()),
+    ]
+    if chance is not None:
+        refused.append(("a chance node", chance))
+    for what, state in refused:
+        try:
+            action = make_bot().step(state)
+        except ValueError:
+            continue
+        except Exception as error:
+            raise ConformanceError(
+                f"{where}: asked to move in {what}, it raised {type(error).__name__} ({error}); "
+                "a bot must refuse it with ValueError"
+            ) from error
+        raise ConformanceError(
+            f"{where}: asked to move in {what}, it returned action {action}; a bot must refuse "
+            "it with ValueError"
+        )
+
+
+def _sample_states(
+    game: pyspiel.Game, seat: int, seed: int
+) -> tuple[pyspiel.State, pyspiel.State, pyspiel.State | None]:
+    """From seeded random games: a decision state with `seat` to move, a terminal state, and a
+    chance node (None when the game has no chance or none was met in 100 games)."""
+    rng = np.random.default_rng(seed)
+    own: pyspiel.State | None = None
+    chance: pyspiel.State | None = None
+    has_chance = game.get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC
+    for _ in range(100):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                chance = chance or state.clone()
+                outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+            else:
+                if own is None and state.current_player() == seat:
+                    own = state.clone()
+                state.apply_action(int(rng.choice(state.legal_actions())))
+        if own is not None and (chance is not None or not has_chance):
+            break
+    if own is None:
+        raise ConformanceError(f"seat {seat} never moved in 100 random games of {game}")
+    return own, state, chance
 
 
 def _play_checked(

@@ -1,4 +1,5 @@
-"""Every registered bot plays every game it claims, legally, reproducibly, under both drivers."""
+"""Every registered bot plays every game it claims, legally, reproducibly, under both drivers,
+and refuses with `ValueError` a terminal state, a chance node and a state of another game."""
 
 from __future__ import annotations
 
@@ -174,9 +175,26 @@ class _Unseeded(pyspiel.Bot):
         return int(self.rng.choice(state.legal_actions()))
 
 
+class _Unchecked(pyspiel.Bot):
+    """Plays the first legal move of whatever state it is given, as OpenSpiel's bots would."""
+
+    def __init__(self) -> None:
+        pyspiel.Bot.__init__(self)
+
+    def step(self, state: pyspiel.State) -> int:
+        return int(state.legal_actions()[0])
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        pass
+
+
 @pytest.mark.parametrize(
     ("bot", "message"),
-    [(_IllegalBot, "chose illegal action 999"), (_Unseeded, "the same seed gave two")],
+    [
+        (_IllegalBot, "chose illegal action 999"),
+        (_Unseeded, "the same seed gave two"),
+        (_Unchecked, "asked to move in a terminal state, it raised IndexError"),
+    ],
 )
 def test_check_bot_catches_broken_bots(
     bot: type, message: str, monkeypatch: pytest.MonkeyPatch

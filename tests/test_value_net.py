@@ -233,6 +233,48 @@ def test_truncated_corrupted_and_foreign_files_are_refused(tmp_path: Path) -> No
         make_evaluator(f"net:{tmp_path / 'missing.npz'}", game)
 
 
+def test_a_directory_is_the_training_run_that_holds_model_npz(tmp_path: Path) -> None:
+    """Issue 23: a directory was reported as "(no such file)"; training writes DIR/model.npz."""
+    game = pyspiel.load_game("tic_tac_toe")
+    (tmp_path / "empty").mkdir()
+    for spec in (f"net:{tmp_path / 'empty'}", f"net:{tmp_path}"):
+        with pytest.raises(
+            ValueError,
+            match=r"is a directory, not a value-network checkpoint.*"
+            r"training writes as model\.npz .* holds no model\.npz",
+        ):
+            load_bot("bounded_ab", game, 0, evaluator=spec, depth=1)
+    path = write_checkpoint(tmp_path / "run" / "model.npz", game, ModelConfig(width=4, depth=1))
+    evaluator = make_evaluator(f"net:{tmp_path / 'run'}", game)
+    assert isinstance(evaluator, ValueNetEvaluator)
+    assert evaluator.path == path
+    assert load_checkpoint(tmp_path / "run", game).model == ModelConfig(width=4, depth=1)
+    bot = load_bot("bounded_ab", game, 0, evaluator=f"net:{tmp_path / 'run'}", depth=1)
+    state = game.new_initial_state()
+    assert bot.step(state) in state.legal_actions()
+
+
+def test_a_file_that_is_not_an_npz_archive_is_said_to_be_no_checkpoint(tmp_path: Path) -> None:
+    """Issue 23: the error repeated numpy's advice to load pickled data with allow_pickle."""
+    (tmp_path / "notes.txt").write_text("not a network\n")
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    (tmp_path / "empty.npz").write_bytes(b"")
+    for name in ("notes.txt", "array.npy", "empty.npz"):
+        with pytest.raises(ValueError) as error:
+            load_checkpoint(tmp_path / name)
+        message = str(error.value)
+        assert f"{name}' is not a value-network checkpoint" in message
+        assert "a checkpoint is a .npz file" in message and "not an .npz archive" in message
+        assert "pickle" not in message
+    np.savez(tmp_path / "dataset.npz", features=np.zeros(2), meta=np.zeros(1))
+    with pytest.raises(
+        ValueError,
+        match=r"an \.npz archive without a checkpoint's metadata \(its arrays: "
+        r"features, meta\)",
+    ):
+        make_evaluator(f"net:{tmp_path / 'dataset.npz'}", pyspiel.load_game("tic_tac_toe"))
+
+
 def test_every_flipped_byte_gives_the_clear_error(tmp_path: Path) -> None:
     game = pyspiel.load_game("tic_tac_toe")
     path = write_checkpoint(tmp_path / "net.npz", game, ModelConfig(width=4, depth=1))

@@ -9,6 +9,7 @@ from typing import Final, Protocol
 import numpy as np
 import pyspiel
 
+from spiel_bounded.bots.checks import StateCheck
 from spiel_bounded.result import Interval, SearchResult
 
 POLICIES: Final = ("pessimistic", "optimistic", "average")
@@ -85,7 +86,9 @@ class SearchBot(pyspiel.Bot):
     with None, it plays the search's own `action` (the search applied its own rule). A search
     with `inform_action` / `restart` methods is told of every action and of restarts, so it can
     keep a tree between moves. `last_result` holds the `SearchResult` of the most recent move,
-    describing the move played (see `as_played`).
+    describing the move played (see `as_played`). Every state is checked (`state_check`) before
+    the search sees it: a terminal state, a chance node or a state of another game is refused
+    with `ValueError`; the bot moves for whichever player is to move.
     """
 
     def __init__(
@@ -104,12 +107,14 @@ class SearchBot(pyspiel.Bot):
         self._policy = None if policy is None else check_policy(policy)
         self._rng = np.random.default_rng(seed)
         self.last_result: SearchResult | None = None
+        self.state_check = StateCheck(game, type(self).__name__)
 
     @property
     def player_id(self) -> int:
         return self._player_id
 
     def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
+        self.state_check(state)
         result = self._search(state)
         if self._policy is not None:
             result = as_played(result, choose_action(result, self._policy, self._rng))

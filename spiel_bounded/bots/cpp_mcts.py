@@ -16,6 +16,7 @@ from typing import Final
 
 import pyspiel
 
+from spiel_bounded.bots.checks import StateCheck
 from spiel_bounded.params import (
     FLAG,
     OPTIONAL_POSITIVE,
@@ -60,7 +61,9 @@ class CppMCTSBot(pyspiel.Bot):
     """`pyspiel.MCTSBot` that always completes the simulations a move needs.
 
     With `seconds` set, `simulations` is ignored (as in OpenSpiel) and the search runs until the
-    clock runs out, but never fewer than `MIN_SIMULATIONS` simulations.
+    clock runs out, but never fewer than `MIN_SIMULATIONS` simulations. A terminal state, a chance
+    node or a state of another game (which would crash the C++ bot) is refused with `ValueError`
+    (`state_check`).
     """
 
     def __init__(
@@ -71,6 +74,7 @@ class CppMCTSBot(pyspiel.Bot):
         seed: int = 0,
     ) -> None:
         pyspiel.Bot.__init__(self)
+        self.state_check = StateCheck(game, "mcts")
         evaluator = pyspiel.RandomRolloutEvaluator(settings.rollouts, seed)
 
         def make(max_simulations: int, clock: float) -> pyspiel.MCTSBot:
@@ -91,6 +95,7 @@ class CppMCTSBot(pyspiel.Bot):
         self._fallback = None if seconds is None else make(MIN_SIMULATIONS, -1.0)
 
     def step(self, state: pyspiel.State) -> int:
+        self.state_check(state)
         if self._fallback is None:
             return int(self._bot.step(state))
         root = self._bot.mcts_search(state)

@@ -1,7 +1,9 @@
 """OpenSpiel's stock bots under the registry: `openspiel_ab`, `mcts`, `python_mcts`, `random`.
 
 Their settings are declared here as frozen dataclasses, like ours, so that `load_bot` checks
-their parameters the same way; the bots themselves are OpenSpiel's.
+their parameters the same way; the bots themselves are OpenSpiel's, each behind the state check
+every bot here makes (`bots.checks`), since OpenSpiel's bots crash or answer nonsense when asked
+to move in a terminal state, at a chance node or in another game.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.bots.base import SearchBot
+from spiel_bounded.bots.checks import CheckedBot
 from spiel_bounded.bots.cpp_mcts import CppMCTSBot, CppMCTSSettings, MCTSSettings
 from spiel_bounded.bots.spec import EVALUATOR_PARAMS, SEED_PARAM, BotSpec, evaluator_from
 from spiel_bounded.evaluators.base import player_value
@@ -99,7 +102,7 @@ def _build_python_mcts(
     settings = MCTSSettings(**pick(MCTSSettings, params))
     random_state = np.random.RandomState(params["seed"])
     evaluator = mcts.RandomRolloutEvaluator(settings.rollouts, random_state)
-    return mcts.MCTSBot(
+    bot = mcts.MCTSBot(
         game,
         settings.uct_c,
         settings.simulations,
@@ -107,12 +110,16 @@ def _build_python_mcts(
         solve=settings.solve,
         random_state=random_state,
     )
+    return CheckedBot(bot, game, "python_mcts")
 
 
 def _build_random(
     game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
 ) -> pyspiel.Bot:
-    return pyspiel.make_uniform_random_bot(player_id, params["seed"])
+    # OpenSpiel's random bot draws from its own player's legal actions: stepped for another
+    # player it crashes, so it is refused that too.
+    bot = pyspiel.make_uniform_random_bot(player_id, params["seed"])
+    return CheckedBot(bot, game, "random", player=player_id)
 
 
 SPECS: Final = (

@@ -55,6 +55,14 @@ def _builder(
 class OutcomeBotSpec(BotSpec):
     """A `BotSpec` that also refuses games without a known small set of terminal values."""
 
+    @property
+    def plays(self) -> str:
+        return (
+            f"{super().plays}, with a known small set of terminal values (the win / draw / loss "
+            "games of spiel_bounded.search.pns.TERMINAL_VALUES, bounded_random_tree with "
+            "integer_values=1)"
+        )
+
     def reasons_against(self, info: GameInfo) -> list[str]:
         reasons = super().reasons_against(info)
         if reasons:

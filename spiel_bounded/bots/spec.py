@@ -7,6 +7,7 @@ the shared groups here: limits, evaluator, move-choice policy and seed.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -16,7 +17,12 @@ import pyspiel
 from spiel_bounded.bots.base import POLICIES
 from spiel_bounded.evaluators import EVALUATOR_NAMES, NET_PREFIX, Evaluator, make_evaluator
 from spiel_bounded.evaluators.heuristics import has_heuristic
-from spiel_bounded.games import GameInfo, Requirements, unsupported_reasons
+from spiel_bounded.games import (
+    GameInfo,
+    Requirements,
+    describe_requirements,
+    unsupported_reasons,
+)
 from spiel_bounded.limits import DEFAULT_SECONDS, Limits
 from spiel_bounded.params import POSITIVE_INT, SEED, OneOf, Param, declared
 
@@ -44,6 +50,43 @@ class BotSpec:
     def reasons_against(self, info: GameInfo) -> list[str]:
         """Why this bot cannot play the game (empty when it can)."""
         return unsupported_reasons(info, self.requirements)
+
+    @property
+    def plays(self) -> str:
+        """The games the bot can play, in words."""
+        return describe_requirements(self.requirements)
+
+    def describe(self, *, width: int = 100) -> str:
+        """The bot for a reader: name, description, the games it plays, and every parameter
+        with its default and meaning, wrapped to `width` columns."""
+        lines = [self.name]
+        lines += textwrap.wrap(self.description, width, initial_indent="  ", subsequent_indent="  ")
+        lines += textwrap.wrap(
+            f"plays: {self.plays}", width, initial_indent="  ", subsequent_indent="    "
+        )
+        if not self.params:
+            return "\n".join([*lines, "  parameters: none"])
+        lines.append("  parameters (name, default, meaning):")
+        defaults = {name: _shown(param.default) for name, param in self.params.items()}
+        name_width = max(map(len, self.params)) + 2
+        default_width = max(map(len, defaults.values())) + 2
+        indent = " " * (4 + name_width + default_width)
+        for name, param in self.params.items():
+            head = f"    {name:<{name_width}}{defaults[name]:<{default_width}}"
+            doc = textwrap.wrap(
+                param.doc, max(width - len(indent), 30), break_on_hyphens=False
+            ) or [""]
+            lines.append(head + doc[0])
+            lines += [indent + line for line in doc[1:]]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+def _shown(value: Any) -> str:
+    """A default as a user types it: strings bare, everything else as Python writes it."""
+    return value if isinstance(value, str) else repr(value)
 
 
 def _evaluator_spec(value: Any) -> Any:

@@ -27,7 +27,11 @@ from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, w
 from spiel_bounded.games import game_description
 
 FORMAT: Final = "spiel_bounded.value_net/1"
+CHECKPOINT_FILE: Final = "model.npz"
+"""The checkpoint's name in a training run's output directory (`pipeline`); `load_checkpoint`
+given that directory loads it."""
 _META: Final = "__meta__"
+_ZIP_MAGIC: Final = b"PK"  # every .npz is a zip archive: local header PK\3\4, empty PK\5\6
 
 
 def package_version() -> str:
@@ -89,28 +93,68 @@ def save_checkpoint(path: str | os.PathLike[str], checkpoint: Checkpoint) -> Pat
     return target
 
 
+def checkpoint_file(path: str | os.PathLike[str]) -> Path:
+    """The checkpoint file `path` names: `path` itself, or `path/model.npz` for the output
+    directory of a training run.
+
+    Raises:
+        ValueError: Nothing at `path`, or a directory that holds no `model.npz`.
+    """
+    source = Path(path)
+    if source.is_dir():
+        inside = source / CHECKPOINT_FILE
+        if inside.is_file():
+            return inside
+        raise ValueError(
+            f"{str(source)!r} is a directory, not a value-network checkpoint: a checkpoint is a "
+            f".npz file, which training writes as {CHECKPOINT_FILE} in its output directory, "
+            f"and this directory holds no {CHECKPOINT_FILE}"
+        )
+    if not source.is_file():
+        raise ValueError(f"no value-network checkpoint at {str(source)!r} (no such file)")
+    return source
+
+
 def load_checkpoint(path: str | os.PathLike[str], game: pyspiel.Game | None = None) -> Checkpoint:
     """Reads and verifies a checkpoint; with `game`, also that it was trained on that game.
 
+    Args:
+        path: The checkpoint (`.npz`) file, or a training run's output directory holding it as
+            `model.npz`.
+        game: The game it must have been trained on (None: not checked).
+
     Raises:
-        ValueError: Missing, truncated, corrupted or foreign file; checksum mismatch; another
-            game or observation shape; parameters that do not match the model config.
+        ValueError: Missing file; a directory without `model.npz`; a file that is not an `.npz`
+            archive; a truncated, corrupted or foreign archive; checksum mismatch; another game
+            or observation shape; parameters that do not match the model config.
     """
-    source = Path(path)
-    if not source.is_file():
-        raise ValueError(f"no value-network checkpoint at {str(source)!r} (no such file)")
+    source = checkpoint_file(path)
+    with open(source, "rb") as handle:
+        magic = handle.read(len(_ZIP_MAGIC))
+    if magic != _ZIP_MAGIC:  # numpy would try it as .npy or pickle, and advise allow_pickle
+        raise ValueError(
+            f"{str(source)!r} is not a value-network checkpoint: a checkpoint is a .npz file "
+            f"(training writes {CHECKPOINT_FILE}), and this file is not an .npz archive"
+        )
     try:
         with np.load(source, allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in archive.files}
+    except Exception as error:  # zipfile, zlib, OSError: all mean "corrupt"
+        raise ValueError(_unreadable(source, error)) from None
+    if _META not in arrays:  # another .npz, e.g. a training run's dataset.npz
+        names = ", ".join(sorted(arrays)) or "none"
+        raise ValueError(
+            f"{str(source)!r} is not a readable value-network checkpoint ({FORMAT}): it is an .npz "
+            f"archive without a checkpoint's metadata (its arrays: {names}); a checkpoint is the "
+            f"{CHECKPOINT_FILE} a training run writes"
+        )
+    try:
         meta = decode_json(arrays.pop(_META))
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise ValueError(f"format {meta.get('format') if isinstance(meta, dict) else meta!r}")
         expected = meta.pop("checksum")
-    except Exception as error:  # zipfile, zlib, OSError, JSON, missing keys: all mean "corrupt"
-        raise ValueError(
-            f"{str(source)!r} is not a readable value-network checkpoint ({FORMAT}): the file is "
-            f"truncated, corrupted or of another kind ({type(error).__name__}: {error})"
-        ) from None
+    except Exception as error:  # JSON, missing keys: all mean "corrupt"
+        raise ValueError(_unreadable(source, error)) from None
     if _checksum(meta, arrays) != expected:
         raise ValueError(
             f"checkpoint {str(source)!r} is corrupted: its checksum does not match its contents"
@@ -126,6 +170,13 @@ def load_checkpoint(path: str | os.PathLike[str], game: pyspiel.Game | None = No
     if game is not None:
         check_fits(checkpoint, game, source)
     return checkpoint
+
+
+def _unreadable(source: Path, error: Exception) -> str:
+    return (
+        f"{str(source)!r} is not a readable value-network checkpoint ({FORMAT}): the file is "
+        f"truncated, corrupted or of another kind ({type(error).__name__}: {error})"
+    )
 
 
 def check_fits(checkpoint: Checkpoint, game: pyspiel.Game, source: Path | str = "") -> None:

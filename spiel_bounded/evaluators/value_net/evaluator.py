@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 import pyspiel
 
-from spiel_bounded.evaluators.value_net.checkpoint import Checkpoint, load_checkpoint
+from spiel_bounded.evaluators.value_net.checkpoint import (
+    Checkpoint,
+    checkpoint_file,
+    load_checkpoint,
+)
 from spiel_bounded.evaluators.value_net.extra import jax_available
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.layout import Layout, layout_for
@@ -43,14 +46,15 @@ class ValueNetEvaluator:
 
     Args:
         game: The game to evaluate; the checkpoint must have been trained on it.
-        path: The checkpoint file.
+        path: The checkpoint file, or the training run's output directory that holds it
+            (`model.npz`).
 
     Raises:
         ValueError: A missing, corrupted or mismatched checkpoint (see `load_checkpoint`).
     """
 
     def __init__(self, game: pyspiel.Game, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
+        self.path = checkpoint_file(path)
         self.name = f"net:{path}"
         self.checkpoint = load_checkpoint(self.path, game)
         self.layout = layout_of(self.checkpoint, game)

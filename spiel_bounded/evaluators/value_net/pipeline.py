@@ -17,7 +17,11 @@ from typing import Any, Final
 
 from matplotlib.figure import Figure
 
-from spiel_bounded.evaluators.value_net.checkpoint import Checkpoint, save_checkpoint
+from spiel_bounded.evaluators.value_net.checkpoint import (
+    CHECKPOINT_FILE,
+    Checkpoint,
+    save_checkpoint,
+)
 from spiel_bounded.evaluators.value_net.config import (
     DataConfig,
     ModelConfig,
@@ -31,7 +35,6 @@ from spiel_bounded.evaluators.value_net.losses import EpochDone
 from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import load_game
 
-CHECKPOINT_FILE: Final = "model.npz"
 CURVE_FILE: Final = "loss_curve.png"
 RECORD_FILE: Final = "training.json"
 DATASET_FILE: Final = "dataset.npz"
