@@ -14,6 +14,7 @@ import pytest
 from absl import flags
 from absl.testing import flagsaver
 
+from spiel_bounded import commandline
 from spiel_bounded.arena import Terminated, cli
 
 TREE = "bounded_random_tree(branching=2,depth=3,seed=1)"
@@ -264,6 +265,7 @@ def test_both_programs_print_the_same_usage_with_help(command: list[str]) -> Non
     result = subprocess.run(
         [sys.executable, *command, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
+    assert result.returncode == 0, result.stderr  # absl's own app.run exits 1 after the help
     assert result.stdout.startswith(cli.USAGE), result.stdout[:400]
     assert "--[no]retry_errors: Also play again the games whose result is an error" in (
         result.stdout
@@ -323,3 +325,26 @@ def test_retry_errors_reaches_the_run(
     assert seen["retry_errors"] is True
     run_cli([f"--config={config}"], capsys, monkeypatch)
     assert seen["retry_errors"] is False
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("--games=go(board_size=9", "flag --games=go(board_size=9: 'go(board_size=9': 1 '(' not "),
+        ("--games_per_pairing=abc", "flag --games_per_pairing=abc: invalid literal for int()"),
+        ("--no_such_flag", "Unknown command line flag 'no_such_flag'"),
+    ],
+)
+def test_a_flag_that_does_not_parse_exits_2_with_the_short_usage(
+    capsys: pytest.CaptureFixture[str], flag: str, message: str
+) -> None:
+    program = "python scripts/round_robin.py"
+    with flagsaver.flagsaver(), pytest.raises(SystemExit) as stop:
+        commandline.parse_flags(
+            ["scripts/round_robin.py", flag], usage=cli.SHORT_USAGE.format(program=program)
+        )
+    assert stop.value.code == 2  # absl's parser exits 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: {program} --config FILE"), err
+    assert f"error: {message}" in err
+    assert err.endswith("(round_robin.py --help describes the flags)\n")

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from absl import app, flags
+from absl import flags
 
+from spiel_bounded import commandline
 from spiel_bounded.arena.config import ConfigError, load_config
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.report import (
@@ -397,7 +398,9 @@ def run() -> None:
     sys.modules["__main__"].__doc__ = USAGE
     for flag in flags.FLAGS.get_flags_for_module(__name__):
         flags.FLAGS.register_key_flag_for_module(sys.argv[0], flag)
-    app.run(main)
+    # --help exits 0 and a flag that does not parse exits 2 (absl: 1 for both).
+    program = _program()
+    commandline.run(main, usage=SHORT_USAGE.format(program=program), program=program)
 
 
 if __name__ == "__main__":
