@@ -320,18 +320,24 @@ def report_from_directory(
     )
 
 
-def provenance(played: Sequence[str], rebuilt: str) -> str:
-    """The summary.md sentence saying how the games were played and the report made, e.g.
-    "Games played with `A`, then `B`; report rebuilt with `C`." (`played` may be empty)."""
-    rebuilt_with = f"report rebuilt with `{rebuilt}`."
-    if not played:
-        return rebuilt_with[0].upper() + rebuilt_with[1:]
-    return (
-        f"Games played with {', then '.join(f'`{command}`' for command in played)}; {rebuilt_with}"
+def provenance(played: Sequence[str], command: str, *, rebuilt: bool) -> str:
+    """The summary.md sentence saying how the games were played and how to make the report.
+
+    After a run (`rebuilt` False): "Games played with `A`, then `B`; rebuild this report with
+    `C`."; after `--report_only` (`rebuilt` True): "...; report rebuilt with `C`.". `played`
+    may be empty.
+    """
+    tail = (
+        f"report rebuilt with `{command}`." if rebuilt else f"rebuild this report with `{command}`."
     )
+    if not played:
+        return tail[0].upper() + tail[1:]
+    return f"Games played with {', then '.join(f'`{item}`' for item in played)}; {tail}"
 
 
-_PLAYED: Final = re.compile(r"^Games played with (.+?); report rebuilt with ", re.MULTILINE)
+_PLAYED: Final = re.compile(
+    r"^Games played with (.+?); (?:report rebuilt|rebuild this report) with ", re.MULTILINE
+)
 
 
 def commands_in_summary(path: str | Path) -> tuple[str, ...]:

@@ -200,8 +200,8 @@ def run_tournament(
         on_progress: Called after each game is stored, with its record and the progress.
         clock: Seconds clock for progress (injectable for tests).
         command: How this run was started (the command line), kept in run.json
-            (`Manifest.commands`) so that a report rebuilt later can say how the games were
-            played.
+            (`Manifest.commands`) when the run has games to play, so that a report rebuilt
+            later can say how the games were played.
 
     SIGTERM stops the run as Ctrl-C does: `Terminated` (a `KeyboardInterrupt`) is raised, the
     executor's workers are killed, and every finished game stays in games.csv.
@@ -283,16 +283,17 @@ def _run(
         rebuilt = True
     if damage is not None:
         damaged = store.set_aside_manifest()
-    if command and command not in manifest.commands:
-        manifest = replace(manifest, commands=(*manifest.commands, command))
-    store.write_manifest(manifest)
-
     finished = {
         record.game_id
         for record in records
         if record.finished and not (retry_errors and not record.ok)
     }
     pending = [match for match in schedule if match.game_id not in finished]
+    # Only a command that plays games is one that "played" them (a resume with nothing left
+    # would otherwise be named as the command that played every game).
+    if command and pending and command not in manifest.commands:
+        manifest = replace(manifest, commands=(*manifest.commands, command))
+    store.write_manifest(manifest)
     resumed = len(schedule) - len(pending)
     started = clock()
     counts = {"done": 0, "errors": 0}
