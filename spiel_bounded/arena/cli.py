@@ -39,7 +39,7 @@ from spiel_bounded.arena.runner import (
     manifest_of,
     run_tournament,
 )
-from spiel_bounded.arena.schedule import make_schedule, unscheduled
+from spiel_bounded.arena.schedule import make_schedule, mismatch
 from spiel_bounded.arena.settings import (
     EXECUTORS,
     PAIRINGS,
@@ -322,12 +322,11 @@ def _report_only(program: str, overrides: dict[str, Any]) -> None:
         # The config stands in for run.json (which may be damaged): it must be the one that
         # played these games.
         schedule = make_schedule(config.tournament)
-        problems = unscheduled(store.read_records(), schedule)
-        if problems:
+        wrong = mismatch(store.read_records(), schedule, config.source)
+        if wrong:
             raise StoreError(
-                f"{store.games_path} holds {len(problems)} game(s) that {config.source} does "
-                f"not schedule (e.g. {problems[0]}); report with the config that played them, "
-                "or without --config (from run.json)"
+                f"{store.games_path} {wrong}. Report with the config that played them, or "
+                "without --config (from run.json)"
             )
         manifest = manifest_of(config, len(schedule))
         settings = config.report

@@ -22,7 +22,12 @@ from typing import Any
 from spiel_bounded.arena.executors import Executor, make_executor
 from spiel_bounded.arena.lock import LockHolder, locked
 from spiel_bounded.arena.records import GameRecord, latest
-from spiel_bounded.arena.schedule import make_schedule, unscheduled
+from spiel_bounded.arena.schedule import (
+    PARAMETERS_CHANGED,
+    changed_parameters,
+    make_schedule,
+    mismatch,
+)
 from spiel_bounded.arena.settings import BotFactory, Config
 from spiel_bounded.arena.store import (
     ConfigChangedError,
@@ -264,18 +269,27 @@ def _run(
     damaged = None
     if stored is not None:
         store.check_same_tournament(manifest)
+        changed = changed_parameters(every_record, schedule)
+        if changed:
+            # The same config, but not the same bots: resuming would mix two bots' games.
+            raise ConfigChangedError(
+                f"{store.games_path} holds games played with other parameters for "
+                f"{', '.join(changed)} than {config.source} gives now ({PARAMETERS_CHANGED}). "
+                "Resume with the code that played them, use another output directory, or pass "
+                f"--force_new to archive the old results under {store.directory / 'previous'}/ "
+                "and start over"
+            )
         manifest = manifest_of(
             config, len(schedule), created=stored.created, commands=stored.commands
         )
     elif every_record:
         # run.json is missing or damaged: it is rebuilt from this config, provided that every
         # game in games.csv is one this config schedules (same id, seed, bots, parameters).
-        problems = unscheduled(every_record, schedule)
-        if problems:
+        wrong = mismatch(every_record, schedule, config.source)
+        if wrong:
             state = f"unreadable ({damage.reason})" if damage is not None else "missing"
             raise ConfigChangedError(
-                f"{store.manifest_path} is {state}, and games.csv holds {len(problems)} "
-                f"game(s) that {config.source} does not schedule (e.g. {problems[0]}), so "
+                f"{store.manifest_path} is {state}, and games.csv {wrong}, so "
                 "run.json cannot be rebuilt from it. Run the config that played these games, "
                 "use another output directory, or pass --force_new to archive the old results "
                 f"under {store.directory / 'previous'}/ and start over"
