@@ -23,6 +23,7 @@ from absl.testing import flagsaver
 
 from spiel_bounded.arena import cli
 from spiel_bounded.arena.config import load_config
+from spiel_bounded.arena.schedule import make_schedule
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -111,3 +112,11 @@ def test_a_documented_command_runs_on_a_fresh_clone(
     if "--report_only" not in args:
         # A documented run writes under runs/ (not committed), never into committed results.
         assert changed_files(ROOT / "results", clone / "results") == []
+
+
+def test_make_run_states_the_quick_tournament_size_and_a_measured_range() -> None:
+    (paragraph,) = [part for part in README.split("\n\n") if "`make run` is `" in part]
+    games = len(make_schedule(load_config(str(ROOT / "configs/quick.toml")).tournament))
+    assert f"{games} games" in paragraph, paragraph
+    # One figure measured once is not what a user on a loaded machine gets: a range.
+    assert re.search(r"\d+(\.\d+)? to \d+(\.\d+)? min", paragraph), paragraph
