@@ -21,8 +21,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from absl import app, flags
+from absl import flags
 
+from spiel_bounded import commandline
 from spiel_bounded.arena.runner import Progress, Terminated
 from spiel_bounded.arena.store import StoreError
 from spiel_bounded.experiments.config import SweepConfigError, load_sweep_config
@@ -111,4 +112,5 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    # --help exits 0, a flag that does not parse 2.
+    commandline.run(main, program="python scripts/epsilon_sweep.py")

@@ -8,7 +8,8 @@ Stages: `generate` plays the self-play games not yet on disk (an interrupted run
 it stopped), `train` assembles the deduplicated dataset and trains, `all` does both. Writes the
 checkpoint (`model.npz`), `loss_curve.png` and `training.json` into the config's
 [output] directory. Use the checkpoint with any bot: `evaluator="net:<directory>/model.npz"`.
-Training needs the jax extra: pip install 'spiel-bounded[jax]'.
+Training needs the jax extra: pip install 'spiel-bounded[jax]'. Exit status: 0 done (and after
+--help); 2 a command-line or config error.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import replace
 
 from absl import app, flags
 
+from spiel_bounded import commandline
 from spiel_bounded.evaluators.value_net.dataset import EXECUTORS, assemble, generate, save_dataset
 from spiel_bounded.evaluators.value_net.losses import EpochLosses
 from spiel_bounded.evaluators.value_net.pipeline import (
@@ -54,15 +56,18 @@ def _bar(done: int, total: int, started: float, what: str) -> None:
 
 def main(argv: Sequence[str]) -> None:
     if len(argv) > 1:
-        raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
+        raise app.UsageError(
+            f"unexpected arguments: {' '.join(argv[1:])}", exitcode=commandline.USAGE_ERROR
+        )
     if _CONFIG.value is None:
         raise app.UsageError(
-            "--config is required (e.g. configs/train_value_net_connect_four.toml)"
+            "--config is required (e.g. configs/train_value_net_connect_four.toml)",
+            exitcode=commandline.USAGE_ERROR,
         )
     try:
         config = read_run_config(_CONFIG.value)
     except ValueError as error:
-        raise app.UsageError(str(error)) from None
+        raise app.UsageError(str(error), exitcode=commandline.USAGE_ERROR) from None
     if _GAMES.value is not None:
         config = replace(config, data=replace(config.data, games=_GAMES.value))
     command = "python " + shlex.join(sys.argv)
@@ -99,4 +104,5 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    # --help exits 0, a flag that does not parse 2.
+    commandline.run(main, program="python scripts/train_value_net.py")

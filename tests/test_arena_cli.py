@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -14,7 +15,8 @@ import pytest
 from absl import flags
 from absl.testing import flagsaver
 
-from spiel_bounded.arena import Terminated, cli
+from spiel_bounded import commandline
+from spiel_bounded.arena import Terminated, cli, settings
 
 TREE = "bounded_random_tree(branching=2,depth=3,seed=1)"
 
@@ -209,8 +211,15 @@ def test_the_commands_that_played_the_games_survive_a_rebuilt_report(
     config = played(tmp_path, capsys, monkeypatch)
     first = f"python scripts/round_robin.py --config={config}"
     again = f"python scripts/round_robin.py --config={config} --workers=1"
+    games = tmp_path / "out" / "games.csv"
+    games.write_text("".join(games.read_text().splitlines(keepends=True)[:-1]))  # one game less
     code, _, err = run_cli([f"--config={config}", "--workers=1"], capsys, monkeypatch)
     assert code == 0, err
+    assert "1 games played" in err
+    # A run with nothing left to play played none of the games: it is not named.
+    code, _, err = run_cli([f"--config={config}", "--quiet"], capsys, monkeypatch)
+    assert code == 0, err
+    assert "0 games played" in err
     summary = tmp_path / "out" / "summary.md"
     (tmp_path / "out" / "summary.md").unlink()
     code, out, err = run_cli(["--report_only", f"--output={tmp_path / 'out'}"], capsys, monkeypatch)
@@ -264,6 +273,7 @@ def test_both_programs_print_the_same_usage_with_help(command: list[str]) -> Non
     result = subprocess.run(
         [sys.executable, *command, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
+    assert result.returncode == 0, result.stderr  # absl's own app.run exits 1 after the help
     assert result.stdout.startswith(cli.USAGE), result.stdout[:400]
     assert "--[no]retry_errors: Also play again the games whose result is an error" in (
         result.stdout
@@ -323,3 +333,81 @@ def test_retry_errors_reaches_the_run(
     assert seen["retry_errors"] is True
     run_cli([f"--config={config}"], capsys, monkeypatch)
     assert seen["retry_errors"] is False
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("--games=go(board_size=9", "flag --games=go(board_size=9: 'go(board_size=9': 1 '(' not "),
+        ("--games_per_pairing=abc", "flag --games_per_pairing=abc: invalid literal for int()"),
+        ("--no_such_flag", "Unknown command line flag 'no_such_flag'"),
+    ],
+)
+def test_a_flag_that_does_not_parse_exits_2_with_the_short_usage(
+    capsys: pytest.CaptureFixture[str], flag: str, message: str
+) -> None:
+    program = "python scripts/round_robin.py"
+    with flagsaver.flagsaver(), pytest.raises(SystemExit) as stop:
+        commandline.parse_flags(
+            ["scripts/round_robin.py", flag], usage=cli.SHORT_USAGE.format(program=program)
+        )
+    assert stop.value.code == 2  # absl's parser exits 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: {program} --config FILE"), err
+    assert f"error: {message}" in err
+    assert err.endswith("(round_robin.py --help describes the flags)\n")
+
+
+def test_a_game_openspiel_cannot_load_is_named_once_on_stderr(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # OpenSpiel prints "OpenSpiel exception: MESSAGE" on fd 2 before raising; our error quotes
+    # MESSAGE, so the CLI holds that line back.
+    config = write_config(tmp_path / "t.toml", tmp_path / "out")
+    code, out, err = run_cli(
+        [f"--config={config}", "--games=connect_four(rows=x)"], capfd, monkeypatch
+    )
+    assert (code, out) == (2, "")
+    message = "Wrong type for parameter rows. Expected type: kInt, got kString with x"
+    assert err.count(message) == 1, err
+    assert err == (
+        "error: --games (command line): entry 0 'connect_four(rows=x)' is not a loadable "
+        f"OpenSpiel game: cannot load game 'connect_four(rows=x)': {message}\n"
+    )
+
+
+def test_what_native_code_writes_while_a_config_loads_is_kept_unless_the_error_says_it(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    def native(text: str) -> None:
+        os.write(2, text.encode())
+
+    with pytest.raises(ValueError, match="bad thing"), cli._native_errors_said_once():
+        native("OpenSpiel exception: bad thing\nOpenSpiel exception: other\nnote\n")
+        raise ValueError("it failed: bad thing")
+    assert capfd.readouterr().err == "OpenSpiel exception: other\nnote\n"
+    with cli._native_errors_said_once():
+        native("OpenSpiel exception: kept when nothing is raised\n")
+    assert capfd.readouterr().err == "OpenSpiel exception: kept when nothing is raised\n"
+
+
+def test_a_fresh_run_says_how_to_rebuild_its_report_not_that_it_was_rebuilt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = played(tmp_path, capsys, monkeypatch)
+    line = (
+        f"Games played with `python scripts/round_robin.py --config={config}`; rebuild this "
+        f"report with `python scripts/round_robin.py --report_only --output {tmp_path / 'out'}`."
+    )
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert line in summary and "report rebuilt" not in summary
+
+
+def test_the_help_of_each_choice_flag_lists_every_accepted_value() -> None:
+    for name, values in (
+        ("pairing", settings.PAIRINGS),
+        ("seating", settings.SEATINGS),
+        ("executor", settings.EXECUTORS),
+    ):
+        assert flags.FLAGS[name].help.endswith(f": {'|'.join(values)}."), name
+    assert "tables" in flags.FLAGS["pairing"].help

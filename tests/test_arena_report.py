@@ -23,7 +23,9 @@ from spiel_bounded.arena import (
 )
 from spiel_bounded.arena.ratings import pairwise_outcomes, rate
 from spiel_bounded.arena.records import header_line
+from spiel_bounded.arena.report import TimeTarget, report_from_directory, time_targets
 from spiel_bounded.arena.stats import wilson
+from spiel_bounded.arena.store import Manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACE = json.dumps("Traceback (most recent call last):\n  ...\nRuntimeError: boom, again")
@@ -123,7 +125,11 @@ def test_report_numbers_match_a_hand_computed_results_file(tmp_path: Path) -> No
     assert list(report.errors["raised_by"]) == ["C"]
     assert list(report.errors["error"]) == ["RuntimeError: boom, again"]
     assert "| A | B | 4 | 2 | 1 | 1 | 50.0 [15.0, 85.0] |" in report.markdown
-    assert "62.5 [21.9, 90.8] | 75.0 (2) | 50.0 (2) |" in report.markdown
+    # Each side's time per move in the pairing's games (g1-g4): A 2.4 s over 13 moves, B 0.01.
+    assert (ab["seconds_per_move"], ab["opponent_seconds_per_move"]) == pytest.approx(
+        (2.4 / 13, 0.01)
+    )
+    assert "62.5 [21.9, 90.8] | 184.62 | 10.00 | 75.0 (2) | 50.0 (2) |" in report.markdown
     assert "| g8 | C | RuntimeError: boom, again |" in report.markdown
 
     written = {path.name for path in write_report(report, tmp_path)}
@@ -269,3 +275,106 @@ def test_heatmap_cells_labels_and_colour_bar_are_all_percentages() -> None:
     assert labels == ["0", "100", "38", "62"]  # 62.5 and 37.5 round to even
     assert bar.get_ylim() == (0.0, 100.0)
     assert "%" in bar.get_ylabel()
+
+
+TOURNAMENT = {
+    "games": ["tic_tac_toe", "connect_four"],
+    "seconds_per_move": 0.1,
+    "bots": [
+        {
+            "label": "A",
+            "bot": "python_mcts",
+            "params": {},
+            "per_game": {"tic_tac_toe": {"simulations": 10}, "connect_four": {"simulations": 20}},
+        },
+        {
+            "label": "B",
+            "bot": "bounded_ab",
+            "params": {},
+            "per_game": {"connect_four": {"seconds": 0.5}},
+        },
+        {"label": "C", "bot": "random", "params": {}, "per_game": {}},
+        {"label": "D", "bot": "openspiel_ab", "params": {"depth": 3}, "per_game": {}},
+        {"label": "E", "bot": "not_in_the_registry", "params": {"depth": 3}, "per_game": {}},
+    ],
+}
+
+
+def test_time_targets_are_time_limits_or_calibrations_to_the_time_per_move() -> None:
+    targets = time_targets(TOURNAMENT)
+    assert targets["tic_tac_toe", "A"] == TimeTarget(
+        seconds=0.1, calibrated=True, budget="simulations 10"
+    )
+    assert targets["connect_four", "A"].budget == "simulations 20"
+    assert targets["tic_tac_toe", "B"] == TimeTarget(seconds=0.1)  # seconds_per_move
+    assert targets["connect_four", "B"] == TimeTarget(seconds=0.5)  # its own
+    assert targets["tic_tac_toe", "D"] == TimeTarget(seconds=0.1, calibrated=True, budget="depth 3")
+    assert ("tic_tac_toe", "C") not in targets and ("tic_tac_toe", "E") not in targets
+    # Without a time per move, only the bots' own limits remain.
+    assert time_targets({**TOURNAMENT, "seconds_per_move": None}) == {
+        ("connect_four", "B"): TimeTarget(seconds=0.5)
+    }
+
+
+def test_a_calibrated_bot_misses_its_target_by_more_than_half_either_way_a_limit_only_above() -> (
+    None
+):
+    calibrated = TimeTarget(seconds=0.05, calibrated=True, budget="depth 6")
+    assert calibrated.missed(0.089)  # openspiel_ab in the issue's `make run`: 1.78x
+    assert not calibrated.missed(0.074) and not calibrated.missed(0.026)
+    assert calibrated.missed(0.024)
+    limit = TimeTarget(seconds=0.05)
+    assert not limit.missed(0.001)  # a solved position needs no time
+    assert not limit.missed(0.074) and limit.missed(0.076)
+    assert not calibrated.missed(math.nan)
+
+
+def test_the_summary_names_the_bots_that_missed_their_time_target(tmp_path: Path) -> None:
+    write_games(tmp_path)
+    tournament = {
+        "games": ["tic_tac_toe"],
+        "seconds_per_move": 0.1,
+        "bots": [
+            {"label": "A", "bot": "openspiel_ab", "params": {"depth": 3}, "per_game": {}},
+            {"label": "B", "bot": "bounded_ab", "params": {}, "per_game": {}},
+            {"label": "C", "bot": "random", "params": {}, "per_game": {}},
+        ],
+    }
+    GameStore(tmp_path).write_manifest(
+        Manifest(
+            fingerprint="f",
+            tournament=tournament,
+            labels=("A", "B", "C"),
+            scheduled=8,
+            config_source="t.toml",
+            config_text="",
+            report={"bootstrap": 0},
+            created="now",
+        )
+    )
+    report = report_from_directory(tmp_path)
+    a, b, c = (row(report.bots, bot=label) for label in "ABC")
+    # A: 3.6 s over 19 moves = 189.47 ms against its calibration to 100 ms.
+    assert (a["target"], a["calibrated_with"], a["missed_target"]) == (
+        "calibrated",
+        "depth 3",
+        True,
+    )
+    assert a["time_ratio"] == pytest.approx(1.8947, abs=1e-4)
+    assert (b["target"], b["missed_target"]) == ("limit", False)  # 12.9 ms, under its limit
+    assert (c["target"], math.isnan(c["target_seconds_per_move"])) == ("", True)
+    assert (
+        "- A on tic_tac_toe: 189.47 ms per move (longest 500.00 ms) against 100.00 ms "
+        "(calibrated to it with depth 3): 1.9x"
+    ) in report.markdown
+    assert "| tic_tac_toe | A | 19 | 189.47 ! | 500.00 | 100.00 (calibrated: depth 3) |" in (
+        report.markdown
+    )
+    assert "| tic_tac_toe | B | 17 | 12.94 | 20.00 | 100.00 (limit) |" in report.markdown
+    # Without run.json there is no target, and no warning.
+    assert (
+        "off target"
+        not in build_report(
+            GameStore(tmp_path).read_records(), ReportSettings(bootstrap=0)
+        ).markdown
+    )

@@ -379,8 +379,37 @@ def test_a_damaged_run_json_is_not_rebuilt_from_a_config_that_did_not_play_the_g
     with pytest.raises(
         ConfigChangedError,
         match=r"run\.json is unreadable \(not JSON: .*\), and games\.csv holds 4 game\(s\) that "
-        r"t\.toml does not schedule \(e\.g\. .*: another parameters\), so run\.json cannot be "
+        r"t\.toml does not schedule \(e\.g\. .*: other parameters for ab \(bounded_ab: \w{10} in "
+        r"games\.csv, \w{10} now\)\); parameters changed for ab: a parameter hash covers every "
+        r"parameter of the bot, its defaults filled in, .*, so run\.json cannot be "
         r"rebuilt from it.*--force_new",
     ):
         run_tournament(parse_config(other, source="t.toml"), executor=InlineExecutor())
     assert store.manifest_path.read_text() == "{"  # left as it was
+
+
+def test_resuming_games_played_with_other_bot_defaults_is_refused(tmp_path: Path) -> None:
+    # The config is unchanged, but a bot's defaults changed since its games were played (as
+    # bounded_ab gained endgame_plies after results/round_robin was played): the stored
+    # parameter hash is not the one the config gives now.
+    first = config(tmp_path)
+    run_tournament(first, executor=InlineExecutor())
+    store = GameStore(tmp_path)
+    (ab_hash,) = {
+        seat.params_hash
+        for match in make_schedule(first.tournament)
+        for seat in match.seats
+        if seat.label == "ab"
+    }
+    store.games_path.write_text(store.games_path.read_text().replace(ab_hash, "0123456789"))
+    before = store.games_path.read_bytes()
+    with pytest.raises(
+        ConfigChangedError,
+        match=r"games\.csv holds games played with other parameters for ab than test\.toml gives "
+        r"now \(a parameter hash covers every parameter of the bot, its defaults filled in, .*"
+        r"--force_new to archive",
+    ):
+        run_tournament(first, executor=InlineExecutor())
+    assert store.games_path.read_bytes() == before
+    result = run_tournament(first, executor=InlineExecutor(), force_new=True)
+    assert (result.resumed, result.played) == (0, 4)

@@ -10,16 +10,20 @@ arena that writes to the terminal: progress to stderr, the summary to stdout.
 
 from __future__ import annotations
 
+import os
 import shlex
 import signal
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from absl import app, flags
+from absl import flags
 
+from spiel_bounded import commandline
 from spiel_bounded.arena.config import ConfigError, load_config
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.report import (
@@ -35,8 +39,14 @@ from spiel_bounded.arena.runner import (
     manifest_of,
     run_tournament,
 )
-from spiel_bounded.arena.schedule import make_schedule, unscheduled
-from spiel_bounded.arena.settings import Config, ReportSettings
+from spiel_bounded.arena.schedule import make_schedule, mismatch
+from spiel_bounded.arena.settings import (
+    EXECUTORS,
+    PAIRINGS,
+    SEATINGS,
+    Config,
+    ReportSettings,
+)
 from spiel_bounded.arena.store import GameStore, Manifest, StoreError
 
 USAGE = """Round-robin tournaments between registered bots.
@@ -136,10 +146,10 @@ _OVERRIDES: dict[str, Any] = {
     "games_per_pairing": flags.DEFINE_integer(
         "games_per_pairing", None, "[tournament] games_per_pairing."
     ),
-    "pairing": flags.DEFINE_string("pairing", None, "[tournament] pairing: all|focus|baseline."),
+    "pairing": flags.DEFINE_string("pairing", None, f"[tournament] pairing: {'|'.join(PAIRINGS)}."),
     "focus": flags.DEFINE_list("focus", None, "[tournament] focus: bot labels."),
     "baseline": flags.DEFINE_string("baseline", None, "[tournament] baseline: a bot label."),
-    "seating": flags.DEFINE_string("seating", None, "[tournament] seating: rotate|permute."),
+    "seating": flags.DEFINE_string("seating", None, f"[tournament] seating: {'|'.join(SEATINGS)}."),
     "seconds_per_move": flags.DEFINE_float(
         "seconds_per_move", None, "[tournament] seconds_per_move."
     ),
@@ -150,7 +160,7 @@ _OVERRIDES: dict[str, Any] = {
     ),
     "output": flags.DEFINE_string("output", None, "[run] output: the results directory."),
     "workers": flags.DEFINE_integer("workers", None, "[run] workers."),
-    "executor": flags.DEFINE_string("executor", None, "[run] executor: process|dask|inline."),
+    "executor": flags.DEFINE_string("executor", None, f"[run] executor: {'|'.join(EXECUTORS)}."),
     "scheduler": flags.DEFINE_string("scheduler", None, "[run] scheduler: Dask address."),
     "anchor": flags.DEFINE_string("anchor", None, "[report] anchor: the bot rated 0 Elo."),
     "bootstrap": flags.DEFINE_integer("bootstrap", None, "[report] bootstrap samples."),
@@ -222,6 +232,53 @@ def _program() -> str:
     return "python scripts/round_robin.py" if name == "round_robin.py" else "spiel-bounded-arena"
 
 
+NATIVE_ERROR_PREFIX = "OpenSpiel exception: "
+"""How OpenSpiel's C++ error handler starts the line it prints on stderr before raising
+`pyspiel.SpielError` with the same message."""
+
+
+@contextmanager
+def _native_errors_said_once() -> Iterator[None]:
+    """Holds back what native code writes to stderr (fd 2) while the block runs, then writes it
+    out, less the `OpenSpiel exception: MESSAGE` lines whose MESSAGE the block's error quotes.
+
+    OpenSpiel prints every error it raises (a game string it cannot load: a parameter of the
+    wrong type, a failed CHECK); our error messages quote it, so it would be said twice. Only
+    those lines are dropped: anything else written meanwhile (native or Python) comes out in
+    order when the block ends. The block must be short and write no live progress.
+    """
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr to redirect
+        yield
+        return
+    message = ""
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        except BaseException as error:
+            message = str(error)
+            raise
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.seek(0)
+            text = held.read().decode(errors="replace")
+            kept = [
+                line
+                for line in text.splitlines(keepends=True)
+                if not (
+                    line.startswith(NATIVE_ERROR_PREFIX)
+                    and line[len(NATIVE_ERROR_PREFIX) :].strip() in message
+                )
+            ]
+            sys.stderr.write("".join(kept))
+            sys.stderr.flush()
+
+
 def _report(
     directory: Path,
     settings: ReportSettings | None,
@@ -247,7 +304,8 @@ def _report_only(program: str, overrides: dict[str, Any]) -> None:
     never writes run.json (a finished run may sit in a read-only directory)."""
     config = None
     if _CONFIG.value is not None:
-        config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
+        with _native_errors_said_once():
+            config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
     output = overrides["output"] or (config.run.output if config is not None else None)
     if output is None:
         raise _UsageError(
@@ -264,12 +322,11 @@ def _report_only(program: str, overrides: dict[str, Any]) -> None:
         # The config stands in for run.json (which may be damaged): it must be the one that
         # played these games.
         schedule = make_schedule(config.tournament)
-        problems = unscheduled(store.read_records(), schedule)
-        if problems:
+        wrong = mismatch(store.read_records(), schedule, config.source)
+        if wrong:
             raise StoreError(
-                f"{store.games_path} holds {len(problems)} game(s) that {config.source} does "
-                f"not schedule (e.g. {problems[0]}); report with the config that played them, "
-                "or without --config (from run.json)"
+                f"{store.games_path} {wrong}. Report with the config that played them, or "
+                "without --config (from run.json)"
             )
         manifest = manifest_of(config, len(schedule))
         settings = config.report
@@ -291,7 +348,7 @@ def _report_only(program: str, overrides: dict[str, Any]) -> None:
         else f"--output {shlex.quote(str(directory))}"
     )
     command = f"{program} --report_only {source}"
-    _report(directory, settings, provenance(_played(store), command), manifest)
+    _report(directory, settings, provenance(_played(store), command, rebuilt=True), manifest)
 
 
 def main(argv: Sequence[str]) -> None:
@@ -323,7 +380,8 @@ def _main(argv: Sequence[str], program: str) -> None:
             return
         if _CONFIG.value is None:
             raise _UsageError("--config FILE is required (or --report_only --output DIR)")
-        config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
+        with _native_errors_said_once():
+            config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
         display = None if _QUIET.value else ProgressDisplay(sys.stderr)
         played = " ".join([program, *(shlex.quote(arg) for arg in sys.argv[1:])])
         result = run_tournament(
@@ -347,7 +405,9 @@ def _main(argv: Sequence[str], program: str) -> None:
     for note in _notes(result, config):
         sys.stderr.write(note + "\n")
     rebuild = f"{program} --report_only --output {shlex.quote(str(result.output))}"
-    _report(result.output, None, provenance(_played(GameStore(result.output)), rebuild))
+    _report(
+        result.output, None, provenance(_played(GameStore(result.output)), rebuild, rebuilt=False)
+    )
 
 
 def _played(store: GameStore) -> tuple[str, ...]:
@@ -397,7 +457,9 @@ def run() -> None:
     sys.modules["__main__"].__doc__ = USAGE
     for flag in flags.FLAGS.get_flags_for_module(__name__):
         flags.FLAGS.register_key_flag_for_module(sys.argv[0], flag)
-    app.run(main)
+    # --help exits 0 and a flag that does not parse exits 2 (absl: 1 for both).
+    program = _program()
+    commandline.run(main, usage=SHORT_USAGE.format(program=program), program=program)
 
 
 if __name__ == "__main__":

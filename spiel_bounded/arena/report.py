@@ -6,7 +6,12 @@ Tables (each also written as csv):
   with 95% Wilson intervals for each rate and for the score (a draw is half a win), and the
   seat split: `bot`'s score and games in each seat.
 - bots.csv: per game and bot, moves, mean and longest wall-clock seconds per move, mean nodes
-  per move and nodes per second (blank for bots that do not count nodes), errors.
+  per move and nodes per second (blank for bots that do not count nodes), errors, and the time
+  per move the bot was meant to take (`time_targets`): its time limit, or for a bot calibrated
+  to the tournament's `seconds_per_move` (a depth or simulation count in place of a time limit)
+  that time, with the ratio of the measured mean to it and whether it missed by more than
+  `TIME_TOLERANCE`.
+- pairings.csv also gives each side's mean seconds per move in the games of the pairing.
 - ratings.csv: Elo per game and over all games, with 95% bootstrap intervals.
 - errors.csv: every game that raised, with the bot that raised and the last line of the trace.
 
@@ -17,14 +22,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import pandas as pd
 
+from spiel_bounded import registry
 from spiel_bounded.arena import plots
 from spiel_bounded.arena.ratings import outcome_counts, pairwise_outcomes, rate
 from spiel_bounded.arena.records import GameRecord, latest
@@ -33,6 +39,72 @@ from spiel_bounded.arena.stats import wilson
 from spiel_bounded.arena.store import GameStore, Manifest
 
 ALL_GAMES = "all games"
+
+BUDGET_PARAMS: Final = ("depth", "simulations", "nodes")
+"""Parameters that stand in for a time limit in a bot calibrated to `seconds_per_move`."""
+
+TIME_TOLERANCE: Final = 0.5
+"""A bot misses its time target when its mean time per move is more than this fraction above
+it (a time limit or a calibration), or below it (a calibration only: a time limit is an upper
+bound that a bot may well not need, e.g. once it has solved the position)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TimeTarget:
+    """The time per move a bot was meant to take in one game of a tournament.
+
+    Attributes:
+        seconds: Seconds per move.
+        calibrated: False: the bot's own time limit (`seconds`). True: the bot takes no time
+            limit, and its `budget` was calibrated to the tournament's `seconds_per_move`
+            (`scripts/calibrate_arena.py`), so the arena cannot hold it to that time.
+        budget: What stands in for the limit when calibrated, e.g. "depth 6".
+    """
+
+    seconds: float
+    calibrated: bool = False
+    budget: str = ""
+
+    def missed(self, mean_seconds: float) -> bool:
+        """True when `mean_seconds` per move is off this target by more than TIME_TOLERANCE."""
+        if math.isnan(mean_seconds) or self.seconds <= 0:
+            return False
+        ratio = mean_seconds / self.seconds
+        return ratio > 1 + TIME_TOLERANCE or (self.calibrated and ratio < 1 - TIME_TOLERANCE)
+
+
+def time_targets(tournament: Mapping[str, Any]) -> dict[tuple[str, str], TimeTarget]:
+    """The time target of each (game, bot label) of a tournament, from its settings as stored
+    in run.json (`TournamentSettings.canonical()`).
+
+    A bot that sets `seconds` is held to it; one that takes `seconds` and sets none got the
+    tournament's `seconds_per_move`; one without a `seconds` parameter whose `depth`,
+    `simulations` or `nodes` is set was calibrated to `seconds_per_move` (`python_mcts`,
+    `openspiel_ab`). Other bots (`random`, bots outside the registry) have no target.
+    """
+    per_move = tournament.get("seconds_per_move")
+    targets = {}
+    for entry in tournament.get("bots", []):
+        try:
+            accepted = registry.get_spec(entry["bot"]).params
+        except (KeyError, ValueError):
+            continue  # not a registry bot
+        for game in tournament.get("games", []):
+            params = {**entry.get("params", {}), **entry.get("per_game", {}).get(game, {})}
+            key = (game, entry["label"])
+            if params.get("seconds") is not None:
+                targets[key] = TimeTarget(seconds=float(params["seconds"]))
+            elif per_move is None:
+                continue
+            elif "seconds" in accepted:
+                targets[key] = TimeTarget(seconds=float(per_move))
+            else:
+                budget = [f"{name} {params[name]}" for name in BUDGET_PARAMS if name in params]
+                if budget:
+                    targets[key] = TimeTarget(
+                        seconds=float(per_move), calibrated=True, budget=", ".join(budget)
+                    )
+    return targets
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,8 +128,28 @@ class Report:
     markdown: str = ""
 
 
+def _pair_seconds(records: Sequence[GameRecord]) -> dict[tuple[str, str, str], float]:
+    """(game, bot, opponent) -> `bot`'s mean seconds per move in the finished games where it
+    met `opponent`."""
+    totals: dict[tuple[str, str, str], tuple[float, int]] = {}
+    for record in records:
+        if not record.ok or not record.seat_moves:
+            continue
+        for seat, label in enumerate(record.seats):
+            moves = record.seat_moves[seat]
+            if not moves:
+                continue
+            spent = record.seconds_per_move[seat] * moves
+            for other in set(record.seats) - {label}:
+                seconds, count = totals.get((record.game, label, other), (0.0, 0))
+                totals[record.game, label, other] = (seconds + spent, count + moves)
+    return {key: seconds / count for key, (seconds, count) in totals.items()}
+
+
 def pairing_table(records: Sequence[GameRecord], order: Sequence[str]) -> pd.DataFrame:
-    """W/D/L per game and pair, with 95% Wilson intervals and the seat split."""
+    """W/D/L per game and pair, with 95% Wilson intervals, the seat split and each side's mean
+    seconds per move in those games."""
+    pair_seconds = _pair_seconds(records)
     outcomes = pairwise_outcomes(records, order)
     counts = outcome_counts(outcomes)
     seats = sorted(int(seat) for seat in outcomes["seat"].unique() if seat >= 0)
@@ -79,6 +171,10 @@ def pairing_table(records: Sequence[GameRecord], order: Sequence[str]) -> pd.Dat
         score = row.wins + 0.5 * row.draws
         entry["score"] = score / games
         entry["score_low"], entry["score_high"] = wilson(score, games)
+        entry["seconds_per_move"] = pair_seconds.get((row.game, row.bot, row.opponent), math.nan)
+        entry["opponent_seconds_per_move"] = pair_seconds.get(
+            (row.game, row.opponent, row.bot), math.nan
+        )
         mine = outcomes[
             (outcomes["game"] == row.game)
             & (outcomes["bot"] == row.bot)
@@ -104,8 +200,16 @@ def score_matrix(pairings: pd.DataFrame, game: str, order: Sequence[str]) -> pd.
     return matrix
 
 
-def bot_table(records: Sequence[GameRecord], order: Sequence[str]) -> pd.DataFrame:
-    """Per game and bot: moves, seconds per move (mean, max), nodes per move, nodes/s."""
+def bot_table(
+    records: Sequence[GameRecord],
+    order: Sequence[str],
+    targets: Mapping[tuple[str, str], TimeTarget] | None = None,
+) -> pd.DataFrame:
+    """Per game and bot: moves, seconds per move (mean, max), nodes per move, nodes/s, errors,
+    and against the bot's `TimeTarget` (from `targets`; blank when it has none): the target's
+    seconds, "limit" or "calibrated" (and with what), the mean's ratio to it and whether it
+    missed."""
+    targets = targets or {}
     totals: dict[tuple[str, str], dict[str, float]] = {}
     for record in records:
         for seat, label in enumerate(record.seats):
@@ -144,13 +248,15 @@ def bot_table(records: Sequence[GameRecord], order: Sequence[str]) -> pd.DataFra
     ):
         moves = entry["moves"]
         counted = entry["counted_moves"]
+        mean = entry["seconds"] / moves if moves else math.nan
+        target = targets.get((game, label))
         rows.append(
             {
                 "game": game,
                 "bot": label,
                 "games": int(entry["games"]),
                 "moves": int(moves),
-                "seconds_per_move": entry["seconds"] / moves if moves else math.nan,
+                "seconds_per_move": mean,
                 "max_seconds_per_move": entry["max_seconds"] if moves else math.nan,
                 "nodes_per_move": entry["nodes"] / counted if counted else math.nan,
                 "nodes_per_second": (
@@ -159,6 +265,11 @@ def bot_table(records: Sequence[GameRecord], order: Sequence[str]) -> pd.DataFra
                     else math.nan
                 ),
                 "errors": int(entry["errors"]),
+                "target_seconds_per_move": target.seconds if target else math.nan,
+                "target": "" if target is None else "calibrated" if target.calibrated else "limit",
+                "calibrated_with": target.budget if target else "",
+                "time_ratio": mean / target.seconds if target and target.seconds > 0 else math.nan,
+                "missed_target": bool(target and target.missed(mean)),
             }
         )
     return pd.DataFrame(rows)
@@ -212,6 +323,7 @@ def build_report(
     scheduled: int | None = None,
     title: str = "Round-robin tournament",
     command: str | None = None,
+    targets: Mapping[tuple[str, str], TimeTarget] | None = None,
 ) -> Report:
     """All tables and summary.md from game records.
 
@@ -224,6 +336,8 @@ def build_report(
         scheduled: Games in the schedule, to say how complete the results are.
         title: Heading of summary.md.
         command: How the results were produced, e.g. the commands (markdown), for summary.md.
+        targets: The time per move each (game, bot label) was meant to take (`time_targets`);
+            summary.md names the bots that missed theirs.
     """
     records = latest(records)
     seen = list(dict.fromkeys(label for record in records for label in record.seats))
@@ -239,7 +353,7 @@ def build_report(
     }
     report = Report(
         pairings=pairings,
-        bots=bot_table(records, order),
+        bots=bot_table(records, order, targets),
         ratings=rating_table(records, order, settings),
         errors=error_table(records),
         scores=scores,
@@ -317,21 +431,28 @@ def report_from_directory(
         scheduled=manifest.scheduled if manifest is not None else None,
         title=title,
         command=command,
+        targets=time_targets(manifest.tournament) if manifest is not None else None,
     )
 
 
-def provenance(played: Sequence[str], rebuilt: str) -> str:
-    """The summary.md sentence saying how the games were played and the report made, e.g.
-    "Games played with `A`, then `B`; report rebuilt with `C`." (`played` may be empty)."""
-    rebuilt_with = f"report rebuilt with `{rebuilt}`."
+def provenance(played: Sequence[str], command: str, *, rebuilt: bool) -> str:
+    """The summary.md sentence saying how the games were played and how to make the report.
+
+    After a run (`rebuilt` False): "Games played with `A`, then `B`; rebuild this report with
+    `C`."; after `--report_only` (`rebuilt` True): "...; report rebuilt with `C`.". `played`
+    may be empty.
+    """
+    tail = (
+        f"report rebuilt with `{command}`." if rebuilt else f"rebuild this report with `{command}`."
+    )
     if not played:
-        return rebuilt_with[0].upper() + rebuilt_with[1:]
-    return (
-        f"Games played with {', then '.join(f'`{command}`' for command in played)}; {rebuilt_with}"
-    )
+        return tail[0].upper() + tail[1:]
+    return f"Games played with {', then '.join(f'`{item}`' for item in played)}; {tail}"
 
 
-_PLAYED: Final = re.compile(r"^Games played with (.+?); report rebuilt with ", re.MULTILINE)
+_PLAYED: Final = re.compile(
+    r"^Games played with (.+?); (?:report rebuilt|rebuild this report) with ", re.MULTILINE
+)
 
 
 def commands_in_summary(path: str | Path) -> tuple[str, ...]:
@@ -392,6 +513,7 @@ def pairing_lines(pairings: pd.DataFrame, game: str) -> list[str]:
         if column.startswith("score_as_p")
     )
     header = ["bot", "opponent", "games", "W", "D", "L", "win %", "draw %", "loss %", "score %"]
+    header += ["ms/move", "opp. ms/move"]
     header += [f"as P{seat}" for seat in seats]
     rows = []
     for row in mine.to_dict("records"):
@@ -406,12 +528,14 @@ def pairing_lines(pairings: pd.DataFrame, game: str) -> list[str]:
             _interval(row["draw_rate"], row["draw_low"], row["draw_high"]),
             _interval(row["loss_rate"], row["loss_low"], row["loss_high"]),
             _interval(row["score"], row["score_low"], row["score_high"]),
+            _milliseconds(row["seconds_per_move"]),
+            _milliseconds(row["opponent_seconds_per_move"]),
         ]
         for seat in seats:
             count = row.get(f"games_as_p{seat}", 0)
             cells.append(f"{_percent(row[f'score_as_p{seat}'])} ({count})" if count else "-")
         rows.append(cells)
-    return _table(header, rows, "llrrrrrrrr" + "r" * len(seats))
+    return _table(header, rows, "llrrrrrrrrrr" + "r" * len(seats))
 
 
 def _markdown(
@@ -434,11 +558,13 @@ def _markdown(
         f"{done}; {errors} ended in an error (left out of the results, listed at the end).",
         "",
         "Win, draw, loss and score (a draw is half a win) are percentages for `bot` against "
-        "`opponent`, with 95% Wilson intervals in brackets; `as Pn` is `bot`'s score when it "
-        "sat in seat n (games in parentheses). In games of more than two players each pair "
-        "at a table counts as one game, won by the higher return.",
+        "`opponent`, with 95% Wilson intervals in brackets; `ms/move` and `opp. ms/move` are "
+        "the mean milliseconds per move `bot` and `opponent` took in those games; `as Pn` is "
+        "`bot`'s score when it sat in seat n (games in parentheses). In games of more than two "
+        "players each pair at a table counts as one game, won by the higher return.",
         "",
     ]
+    lines += _missed_lines(report.bots)
     for game in games:
         lines += [f"## {game}", ""]
         if not report.pairings.empty and game in set(report.pairings["game"]):
@@ -476,7 +602,11 @@ def _markdown(
         "## Time and nodes per move",
         "",
         "Wall-clock seconds of each `step()`, measured by the arena for every bot; nodes as "
-        "reported by our searches (`-`: the bot does not count nodes).",
+        "reported by our searches (`-`: the bot does not count nodes). `target ms` is the time "
+        "per move the bot was meant to take: its time limit, or, for a bot calibrated to the "
+        "tournament's time per move (a depth or simulation count in place of a time limit, "
+        "`scripts/calibrate_arena.py`), that time; `!` marks a mean more than "
+        f"{TIME_TOLERANCE:.0%} above the target (or below it, for a calibrated bot).",
         "",
     ]
     rows = [
@@ -484,8 +614,9 @@ def _markdown(
             row["game"],
             row["bot"],
             str(row["moves"]),
-            _milliseconds(row["seconds_per_move"]),
+            _milliseconds(row["seconds_per_move"]) + (" !" if row["missed_target"] else ""),
             _milliseconds(row["max_seconds_per_move"]),
+            _target_cell(row),
             _number(row["nodes_per_move"]),
             _number(row["nodes_per_second"]),
             str(row["errors"]),
@@ -493,9 +624,19 @@ def _markdown(
         for row in report.bots.to_dict("records")
     ]
     lines += _table(
-        ["game", "bot", "moves", "ms/move", "max ms/move", "nodes/move", "nodes/s", "errors"],
+        [
+            "game",
+            "bot",
+            "moves",
+            "ms/move",
+            "max ms/move",
+            "target ms",
+            "nodes/move",
+            "nodes/s",
+            "errors",
+        ],
         rows,
-        "llrrrrrr",
+        "llrrrlrrr",
     )
     lines.append("")
 
@@ -512,3 +653,35 @@ def _markdown(
         )
         lines.append("")
     return "\n".join(lines)
+
+
+def _target_cell(row: Mapping[str, Any]) -> str:
+    if not row["target"]:
+        return "-"
+    kind = f"calibrated: {row['calibrated_with']}" if row["target"] == "calibrated" else "limit"
+    return f"{_milliseconds(row['target_seconds_per_move'])} ({kind})"
+
+
+def _missed_lines(bots: pd.DataFrame) -> list[str]:
+    """A warning naming each bot whose time per move missed its target (none: no lines)."""
+    if bots.empty or not bots["missed_target"].any():
+        return []
+    lines = [
+        "**Time per move off target.** These bots took a mean time per move more than "
+        f"{TIME_TOLERANCE:.0%} away from the time they were meant to take, so their scores "
+        "are not at equal time:",
+        "",
+    ]
+    for row in bots[bots["missed_target"]].to_dict("records"):
+        kind = (
+            f"calibrated to it with {row['calibrated_with']}"
+            if row["target"] == "calibrated"
+            else "its time limit"
+        )
+        lines.append(
+            f"- {row['bot']} on {row['game']}: {_milliseconds(row['seconds_per_move'])} ms per "
+            f"move (longest {_milliseconds(row['max_seconds_per_move'])} ms) against "
+            f"{_milliseconds(row['target_seconds_per_move'])} ms ({kind}): "
+            f"{row['time_ratio']:.2g}x"
+        )
+    return [*lines, ""]

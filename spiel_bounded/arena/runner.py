@@ -22,7 +22,12 @@ from typing import Any
 from spiel_bounded.arena.executors import Executor, make_executor
 from spiel_bounded.arena.lock import LockHolder, locked
 from spiel_bounded.arena.records import GameRecord, latest
-from spiel_bounded.arena.schedule import make_schedule, unscheduled
+from spiel_bounded.arena.schedule import (
+    PARAMETERS_CHANGED,
+    changed_parameters,
+    make_schedule,
+    mismatch,
+)
 from spiel_bounded.arena.settings import BotFactory, Config
 from spiel_bounded.arena.store import (
     ConfigChangedError,
@@ -200,8 +205,8 @@ def run_tournament(
         on_progress: Called after each game is stored, with its record and the progress.
         clock: Seconds clock for progress (injectable for tests).
         command: How this run was started (the command line), kept in run.json
-            (`Manifest.commands`) so that a report rebuilt later can say how the games were
-            played.
+            (`Manifest.commands`) when the run has games to play, so that a report rebuilt
+            later can say how the games were played.
 
     SIGTERM stops the run as Ctrl-C does: `Terminated` (a `KeyboardInterrupt`) is raised, the
     executor's workers are killed, and every finished game stays in games.csv.
@@ -264,18 +269,27 @@ def _run(
     damaged = None
     if stored is not None:
         store.check_same_tournament(manifest)
+        changed = changed_parameters(every_record, schedule)
+        if changed:
+            # The same config, but not the same bots: resuming would mix two bots' games.
+            raise ConfigChangedError(
+                f"{store.games_path} holds games played with other parameters for "
+                f"{', '.join(changed)} than {config.source} gives now ({PARAMETERS_CHANGED}). "
+                "Resume with the code that played them, use another output directory, or pass "
+                f"--force_new to archive the old results under {store.directory / 'previous'}/ "
+                "and start over"
+            )
         manifest = manifest_of(
             config, len(schedule), created=stored.created, commands=stored.commands
         )
     elif every_record:
         # run.json is missing or damaged: it is rebuilt from this config, provided that every
         # game in games.csv is one this config schedules (same id, seed, bots, parameters).
-        problems = unscheduled(every_record, schedule)
-        if problems:
+        wrong = mismatch(every_record, schedule, config.source)
+        if wrong:
             state = f"unreadable ({damage.reason})" if damage is not None else "missing"
             raise ConfigChangedError(
-                f"{store.manifest_path} is {state}, and games.csv holds {len(problems)} "
-                f"game(s) that {config.source} does not schedule (e.g. {problems[0]}), so "
+                f"{store.manifest_path} is {state}, and games.csv {wrong}, so "
                 "run.json cannot be rebuilt from it. Run the config that played these games, "
                 "use another output directory, or pass --force_new to archive the old results "
                 f"under {store.directory / 'previous'}/ and start over"
@@ -283,16 +297,17 @@ def _run(
         rebuilt = True
     if damage is not None:
         damaged = store.set_aside_manifest()
-    if command and command not in manifest.commands:
-        manifest = replace(manifest, commands=(*manifest.commands, command))
-    store.write_manifest(manifest)
-
     finished = {
         record.game_id
         for record in records
         if record.finished and not (retry_errors and not record.ok)
     }
     pending = [match for match in schedule if match.game_id not in finished]
+    # Only a command that plays games is one that "played" them (a resume with nothing left
+    # would otherwise be named as the command that played every game).
+    if command and pending and command not in manifest.commands:
+        manifest = replace(manifest, commands=(*manifest.commands, command))
+    store.write_manifest(manifest)
     resumed = len(schedule) - len(pending)
     started = clock()
     counts = {"done": 0, "errors": 0}

@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
-from typing import Any
+from typing import Any, Final
 
 from spiel_bounded import registry
 from spiel_bounded.arena.records import GameRecord
@@ -177,11 +177,20 @@ def make_schedule(
     return tuple(matches)
 
 
+PARAMETERS_CHANGED: Final = (
+    "a parameter hash covers every parameter of the bot, its defaults filled in, so a default "
+    "that changed since the games were played (or a parameter the bot gained) changes it too"
+)
+"""Why a record's parameter hashes can differ from a config's that has not changed."""
+
+
 def unscheduled(records: Sequence[GameRecord], schedule: Sequence[Match]) -> list[str]:
     """What makes records differ from the games of `schedule`, one line per record that does.
 
     A record belongs to the schedule when a scheduled game has its id and the same seed, bots,
     registry names and parameter hashes: then the schedule's config is the one that played it.
+    A line names the seats whose parameters differ, e.g. `tic_tac_toe|a,b|0: other parameters
+    for a (bounded_ab: 246de34ccc in games.csv, a1112096eb now)`.
     """
     by_id = {match.game_id: match for match in schedule}
     problems = []
@@ -190,19 +199,52 @@ def unscheduled(records: Sequence[GameRecord], schedule: Sequence[Match]) -> lis
         if match is None:
             problems.append(f"{record.game_id}: not in the schedule")
             continue
-        differences = [
-            name
-            for name, stored, scheduled in (
-                ("seed", record.seed, match.seed),
-                ("bots", record.bots, tuple(seat.bot for seat in match.seats)),
-                (
-                    "parameters",
-                    record.params_hashes,
-                    tuple(seat.params_hash for seat in match.seats),
-                ),
-            )
-            if stored != scheduled
-        ]
+        differences = []
+        if record.seed != match.seed:
+            differences.append("another seed")
+        if record.bots != tuple(seat.bot for seat in match.seats):
+            differences.append("other bots")
+        elif record.params_hashes != tuple(seat.params_hash for seat in match.seats):
+            seats = [
+                f"{seat.label} ({seat.bot}: {stored} in games.csv, {seat.params_hash} now)"
+                for seat, stored in zip(match.seats, record.params_hashes, strict=False)
+                if stored != seat.params_hash
+            ]
+            differences.append(f"other parameters for {', '.join(dict.fromkeys(seats))}")
         if differences:
-            problems.append(f"{record.game_id}: another {', '.join(differences)}")
+            problems.append(f"{record.game_id}: {'; '.join(differences)}")
     return problems
+
+
+def changed_parameters(records: Sequence[GameRecord], schedule: Sequence[Match]) -> list[str]:
+    """The labels whose parameter hashes in `records` differ from the schedule's, in schedule
+    order (games the schedule does not hold are ignored)."""
+    by_id = {match.game_id: match for match in schedule}
+    changed: dict[str, None] = {}
+    for record in records:
+        match = by_id.get(record.game_id)
+        if match is None or record.bots != tuple(seat.bot for seat in match.seats):
+            continue
+        for seat, stored in zip(match.seats, record.params_hashes, strict=False):
+            if stored != seat.params_hash:
+                changed[seat.label] = None
+    order = {label: index for index, label in enumerate(_labels(schedule))}
+    return sorted(changed, key=lambda label: order.get(label, len(order)))
+
+
+def mismatch(records: Sequence[GameRecord], schedule: Sequence[Match], source: str) -> str | None:
+    """None when every record is a game of `schedule` (from the config `source`); else what is
+    wrong, to follow a path: "holds 2 game(s) that SOURCE does not schedule (e.g. ...)", naming
+    the bots whose parameters changed and why that happens."""
+    problems = unscheduled(records, schedule)
+    if not problems:
+        return None
+    text = f"holds {len(problems)} game(s) that {source} does not schedule (e.g. {problems[0]})"
+    changed = changed_parameters(records, schedule)
+    if changed:
+        text += f"; parameters changed for {', '.join(changed)}: {PARAMETERS_CHANGED}"
+    return text
+
+
+def _labels(schedule: Sequence[Match]) -> list[str]:
+    return list(dict.fromkeys(label for match in schedule for label in match.table))

@@ -1,0 +1,62 @@
+"""Exit statuses of the command-line programs: 0 after --help, 2 for a flag that does not parse
+(absl's `app.run` exits 1 for both)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from absl import flags
+from absl.testing import flagsaver
+
+from spiel_bounded import commandline
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# round_robin.py's are in test_arena_cli.py.
+SCRIPTS = ["scripts/epsilon_sweep.py", "scripts/train_value_net.py"]
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_help_exits_0(script: str) -> None:
+    result = subprocess.run(
+        [sys.executable, script, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert "--config" in result.stdout
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_a_flag_that_does_not_parse_exits_2_naming_it(script: str) -> None:
+    result = subprocess.run(
+        [sys.executable, script, "--workers=abc"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        "error: flag --workers=abc: invalid literal for int() with base 10: 'abc'\n"
+        f"(python {script} --help describes the flags)\n"
+    )
+
+
+def test_parse_flags_returns_the_arguments_left_and_passes_other_exits_on() -> None:
+    with flagsaver.flagsaver():
+        assert commandline.parse_flags(["prog", "rest"]) == ["prog", "rest"]
+
+    class Stop(flags.BooleanFlag):
+        def parse(self, argument: str) -> None:
+            sys.exit(3)
+
+    name = "commandline_test_stop"
+    flags.DEFINE_flag(Stop(name, False, "exits 3 when given"))
+    try:
+        with flagsaver.flagsaver(), pytest.raises(SystemExit) as stop:
+            commandline.parse_flags(["prog", f"--{name}"])
+        assert stop.value.code == 3
+    finally:
+        delattr(flags.FLAGS, name)

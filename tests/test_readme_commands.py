@@ -1,0 +1,122 @@
+"""The README's tournament commands run as written on a fresh clone (issue 23).
+
+Each command runs in its own copy of the committed `configs/` and `results/` (what a fresh clone
+holds), in this process. Commands that play games get flags appended that shrink the tournament
+(2 games per pairing, two bots, 0.01 s per move, in-process): they run the rest as written, so a
+config error, an output directory holding committed results of another config, or committed
+results that no longer match their config still fail here.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import re
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from absl import flags
+from absl.testing import flagsaver
+
+from spiel_bounded.arena import cli
+from spiel_bounded.arena.config import load_config
+from spiel_bounded.arena.schedule import make_schedule
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+PROGRAM = "python scripts/round_robin.py"
+
+
+def readme_commands() -> list[str]:
+    """The `round_robin.py` lines of the README's shell blocks (comments cut), then `make
+    run`'s command from the Makefile."""
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", README, re.DOTALL):
+        for line in block.splitlines():
+            if line.startswith(PROGRAM):
+                commands.append(line.split(" # ")[0].strip())
+    makefile = (ROOT / "Makefile").read_text()
+    (run,) = re.findall(r"^run:.*\n\t\$\(PY\) (scripts/round_robin\.py .*)$", makefile, re.M)
+    commands.append(f"python {run.strip()}")
+    return list(dict.fromkeys(commands))
+
+
+COMMANDS = readme_commands()
+
+
+def shrunk(args: list[str]) -> list[str]:
+    """`args` plus the flags that make the tournament tiny (none for --report_only)."""
+    if "--report_only" in args:
+        return args
+    (config,) = [arg.split("=", 1)[1] for arg in args if arg.startswith("--config=")] or [
+        args[args.index("--config") + 1]
+    ]
+    labels = [entry.label for entry in load_config(config).tournament.bots]
+    return [
+        *args,
+        "--games_per_pairing=2",
+        "--seconds_per_move=0.01",
+        f"--bots={labels[0]},{labels[-1]}",
+        "--executor=inline",
+        "--quiet",
+    ]
+
+
+@pytest.fixture
+def clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working directory holding what a fresh clone has of configs/ and results/."""
+    for name in ("configs", "results"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def changed_files(left: Path, right: Path) -> list[str]:
+    """Files that differ between two directory trees (or are in only one of them)."""
+    compare = filecmp.dircmp(left, right)
+    found = [str(left / name) for name in (*compare.diff_files, *compare.left_only)]
+    found += [str(right / name) for name in compare.right_only]
+    for name in compare.common_dirs:
+        found += changed_files(left / name, right / name)
+    return found
+
+
+def test_the_readme_documents_these_commands() -> None:
+    assert len(COMMANDS) >= 4, COMMANDS
+    assert any("--report_only --config" in command for command in COMMANDS)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_documented_command_runs_on_a_fresh_clone(
+    command: str,
+    clone: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    args = shlex.split(command)
+    assert args[:2] == ["python", "scripts/round_robin.py"]
+    argv = ["scripts/round_robin.py", *shrunk(args[2:])]
+    monkeypatch.setattr(sys, "argv", argv)
+    code: Any = 0
+    with flagsaver.flagsaver():
+        try:
+            cli.main(flags.FLAGS(argv))
+        except SystemExit as error:
+            code = error.code
+    out, err = capsys.readouterr()
+    assert code in (0, None), f"{command}\n{err}"
+    assert "## " in out  # the summary was printed
+    if "--report_only" not in args:
+        # A documented run writes under runs/ (not committed), never into committed results.
+        assert changed_files(ROOT / "results", clone / "results") == []
+
+
+def test_make_run_states_the_quick_tournament_size_and_a_measured_range() -> None:
+    (paragraph,) = [part for part in README.split("\n\n") if "`make run` is `" in part]
+    games = len(make_schedule(load_config(str(ROOT / "configs/quick.toml")).tournament))
+    assert f"{games} games" in paragraph, paragraph
+    # One figure measured once is not what a user on a loaded machine gets: a range.
+    assert re.search(r"\d+(\.\d+)? to \d+(\.\d+)? min", paragraph), paragraph
