@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pyspiel
 import pytest
 
 from spiel_bounded import list_bots, load_bot
-from spiel_bounded.registry import bots_for
+from spiel_bounded.registry import bots_for, get_spec
 from spiel_bounded.result import BoundsOn
 
 EXPECTED = {
@@ -152,3 +155,14 @@ def test_openspiel_ab_reports_a_depth_limited_value_and_no_node_count() -> None:
     assert ours.last_result is not None
     assert ours.last_result.bounds_on == BoundsOn("depth_limited", "minimax", 2, "heuristic")
     assert ours.last_result.stats.nodes
+
+
+def test_the_readme_memory_table_states_the_current_defaults() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \([^)]*\) \| ([^|]+) \| ([\d,]+) \|", readme, re.MULTILINE)
+    assert len(rows) == 4, rows
+    for parameter, bots, default in rows:
+        names = [name for name in re.findall(r"`(\w+)`", bots) if name != "mp_mix"]
+        assert names, bots
+        for name in names:
+            assert get_spec(name).params[parameter].default == int(default.replace(",", "")), name

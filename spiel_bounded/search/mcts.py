@@ -159,7 +159,7 @@ class BABMCTSSettings:
         DEFAULT_SIMULATIONS, "simulations per move (None: unlimited)", OPTIONAL_POSITIVE_INT
     )
     max_nodes: int = setting(
-        1_000_000, "memory cap in tree nodes (about 270 bytes each)", POSITIVE_INT
+        1_000_000, "memory cap in tree nodes (about 300 bytes each on connect_four)", POSITIVE_INT
     )
     prune: bool = setting(True, "prune children from selection with alpha-beta windows", FLAG)
     priors: bool = setting(True, "PUCT with the evaluator's priors when it has them", FLAG)
