@@ -21,6 +21,8 @@ from pathlib import Path
 
 from absl import app, flags
 
+from spiel_bounded import commandline
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchmarks import (
@@ -70,7 +72,8 @@ def main(argv: Sequence[str]) -> None:
     unknown = sorted(set(_SUITES.value) - set(SUITES))
     if unknown:
         raise app.UsageError(
-            f"unknown suite(s) {', '.join(unknown)}; accepted: {', '.join(SUITES)}"
+            f"unknown suite(s) {', '.join(unknown)}; accepted: {', '.join(SUITES)}",
+            exitcode=commandline.USAGE_ERROR,
         )
     given = [
         flags.FLAGS[name].serialize()
@@ -96,4 +99,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    commandline.run(main, program="python scripts/bench.py")

@@ -31,9 +31,9 @@ from pathlib import Path
 
 import numpy as np
 import pyspiel
-from absl import app, flags
+from absl import flags
 
-from spiel_bounded import load_bot
+from spiel_bounded import commandline, load_bot
 from spiel_bounded.testing import random_positions
 
 _GAMES = flags.DEFINE_list(
@@ -147,4 +147,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    commandline.run(main, program="python scripts/calibrate_arena.py")

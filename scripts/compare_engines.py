@@ -27,6 +27,8 @@ from pathlib import Path
 
 from absl import app, flags
 
+from spiel_bounded import commandline
+
 ROOT = Path(__file__).resolve().parents[1]
 WORKLOADS = {
     # name: (game, positions, plies, depth)
@@ -96,10 +98,15 @@ def _instructions(tree: Path, name: str, scratch: Path) -> int:
 def main(argv: list[str]) -> None:
     del argv
     if _BASELINE.value is None:
-        raise app.UsageError("--baseline is required (the earlier commit)")
+        raise app.UsageError(
+            "--baseline is required (the earlier commit)", exitcode=commandline.USAGE_ERROR
+        )
     unknown = sorted(set(_WORKLOADS.value + _INSTRUCTIONS.value) - set(WORKLOADS))
     if unknown:
-        raise app.UsageError(f"unknown workload(s) {unknown}; accepted: {', '.join(WORKLOADS)}")
+        raise app.UsageError(
+            f"unknown workload(s) {unknown}; accepted: {', '.join(WORKLOADS)}",
+            exitcode=commandline.USAGE_ERROR,
+        )
     revision = subprocess.run(
         ["git", "rev-parse", "--short", _BASELINE.value],
         cwd=ROOT,
@@ -179,4 +186,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    commandline.run(main, program="python scripts/compare_engines.py")

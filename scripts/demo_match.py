@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pyspiel
-from absl import app, flags
+from absl import flags
 
-from spiel_bounded import load_bot
+from spiel_bounded import commandline, load_bot
 
 _GAMES = flags.DEFINE_list("games", ["tic_tac_toe", "connect_four"], "OpenSpiel game strings.")
 _SECONDS = flags.DEFINE_float("seconds", 0.5, "Time per move for bounded_ab.")
@@ -63,4 +63,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    commandline.run(main, program="python scripts/demo_match.py")

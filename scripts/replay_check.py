@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from absl import app, flags
+from absl import flags
 
+from spiel_bounded import commandline
 from spiel_bounded.arena.config import parse_config
 from spiel_bounded.arena.play import play_match
 from spiel_bounded.arena.records import GameRecord, latest
@@ -111,4 +112,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    commandline.run(main, program="python scripts/replay_check.py")

@@ -60,3 +60,21 @@ def test_parse_flags_returns_the_arguments_left_and_passes_other_exits_on() -> N
         assert stop.value.code == 3
     finally:
         delattr(flags.FLAGS, name)
+
+
+@pytest.mark.parametrize(
+    "script", sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("scripts/*.py"))
+)
+def test_every_script_follows_the_exit_statuses(script: str) -> None:
+    help_run = subprocess.run(
+        [sys.executable, script, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert help_run.returncode == 0, help_run.stderr
+    bad = subprocess.run(
+        [sys.executable, script, "--no_such_flag_anywhere"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode == 2, bad.stderr

@@ -13,6 +13,7 @@ import filecmp
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -120,3 +121,41 @@ def test_make_run_states_the_quick_tournament_size_and_a_measured_range() -> Non
     assert f"{games} games" in paragraph, paragraph
     # One figure measured once is not what a user on a loaded machine gets: a range.
     assert re.search(r"\d+(\.\d+)? to \d+(\.\d+)? min", paragraph), paragraph
+
+
+SCRIPT_COMMAND = re.compile(r"python (scripts/\w+\.py)((?: --?[\w.=,:/'\"()-]+)*)")
+
+
+def script_commands() -> dict[str, set[str]]:
+    """Every `python scripts/NAME.py --flag ...` the README shows, in code blocks or inline:
+    the flags each script is shown with."""
+    shown: dict[str, set[str]] = {}
+    for script, arguments in SCRIPT_COMMAND.findall(README):
+        names = {arg.split("=", 1)[0].lstrip("-") for arg in arguments.split() if arg[0] == "-"}
+        shown.setdefault(script, set()).update(names)
+    return shown
+
+
+@pytest.mark.parametrize("script", sorted(script_commands()))
+def test_every_documented_script_exists_and_takes_the_flags_shown(script: str) -> None:
+    path = ROOT / script
+    assert path.is_file(), f"the README shows {script}, which does not exist"
+    completed = subprocess.run(
+        [sys.executable, str(path), "--helpfull"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert completed.returncode == 0, completed.stderr
+    defined = set(re.findall(r"^\s+--(?:\[no\])?([\w.]+)", completed.stdout, re.MULTILINE))
+    unknown = sorted(script_commands()[script] - defined)
+    assert not unknown, f"the README shows {script} with flags it does not define: {unknown}"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [line for line in README.splitlines() if line.startswith("python -m spiel_bounded ")],
+)
+def test_the_documented_bots_commands_run(line: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from spiel_bounded.__main__ import main
+
+    args = shlex.split(line.split(" # ")[0])[3:]
+    assert main(args) == 0
+    assert capsys.readouterr().out.strip()
