@@ -80,7 +80,8 @@ def main(argv: Sequence[str]) -> None:
     }
     program = "python scripts/epsilon_sweep.py"
     try:
-        config = load_sweep_config(_CONFIG.value, overrides=overrides)
+        with commandline.native_errors_said_once():  # OpenSpiel's line about a bad game string
+            config = load_sweep_config(_CONFIG.value, overrides=overrides)
         if not _REPORT_ONLY.value:
             for position_set in config.sets:
                 write_positions(config.positions_directory, position_set)

@@ -65,7 +65,8 @@ def main(argv: Sequence[str]) -> None:
             exitcode=commandline.USAGE_ERROR,
         )
     try:
-        config = read_run_config(_CONFIG.value)
+        with commandline.native_errors_said_once():  # OpenSpiel's line about a bad game string
+            config = read_run_config(_CONFIG.value)
     except ValueError as error:
         raise app.UsageError(str(error), exitcode=commandline.USAGE_ERROR) from None
     if _GAMES.value is not None:

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 import spiel_bounded  # noqa: F401  (registers the synthetic game, which --game may name)
+from spiel_bounded.commandline import native_errors_said_once
 from spiel_bounded.registry import describe_bots
 
 
@@ -42,7 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser, bots = _parsers()
     args = parser.parse_args(argv)
     try:
-        text = describe_bots(args.name, game=args.game)
+        with native_errors_said_once():  # a bad game string: OpenSpiel's line is quoted once
+            text = describe_bots(args.name, game=args.game)
     except ValueError as error:
         bots.error(str(error))  # exits with status 2
     print(text)

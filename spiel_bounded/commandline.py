@@ -8,13 +8,18 @@ parsing; everything else (the help text, `app.UsageError` from `main`) is absl's
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from absl import app, flags
 
+HELP_FLAGS: Final = frozenset({"help", "helpshort", "helpfull", "helpxml"})
+"""absl's flags that print the help (and exit)."""
 USAGE_ERROR = 2
 """Exit status of a command line that does not parse (or that `main` refuses as such)."""
 
@@ -39,9 +44,9 @@ def parse_flags(argv: Sequence[str], *, usage: str = "", program: str = "") -> l
         sys.stderr.write(f"error: {error}\n({program} --help describes the flags)\n")
         sys.exit(USAGE_ERROR)
     except SystemExit as stop:
-        # absl's --help, --helpshort, --helpfull and --helpxml print the help and then exit
-        # with status 1 while the flags are parsed; no other flag exits there.
-        if stop.code == 1:
+        # absl's help flags print the help and then exit with status 1.
+        asked = {arg.split("=", 1)[0].lstrip("-") for arg in argv[1:] if arg.startswith("-")}
+        if stop.code == 1 and asked & HELP_FLAGS:
             sys.exit(0)
         raise
 
@@ -49,3 +54,50 @@ def parse_flags(argv: Sequence[str], *, usage: str = "", program: str = "") -> l
 def run(main: Callable[[list[str]], Any], *, usage: str = "", program: str = "") -> None:
     """`absl.app.run(main)` with `parse_flags`'s exit statuses (and its `usage`, `program`)."""
     app.run(main, flags_parser=lambda argv: parse_flags(argv, usage=usage, program=program))
+
+
+NATIVE_ERROR_PREFIX = "OpenSpiel exception: "
+"""How OpenSpiel's C++ error handler starts the line it prints on stderr before raising
+`pyspiel.SpielError` with the same message."""
+
+
+@contextmanager
+def native_errors_said_once() -> Iterator[None]:
+    """Holds back what native code writes to stderr (fd 2) while the block runs, then writes it
+    out, less the `OpenSpiel exception: MESSAGE` lines whose MESSAGE the block's error quotes.
+
+    OpenSpiel prints every error it raises (a game string it cannot load: a parameter of the
+    wrong type, a failed CHECK); our error messages quote it, so it would be said twice. Only
+    those lines are dropped: anything else written meanwhile (native or Python) comes out in
+    order when the block ends. The block must be short and write no live progress.
+    """
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr to redirect
+        yield
+        return
+    message = ""
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        except BaseException as error:
+            message = str(error)
+            raise
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.seek(0)
+            text = held.read().decode(errors="replace")
+            kept = [
+                line
+                for line in text.splitlines(keepends=True)
+                if not (
+                    line.startswith(NATIVE_ERROR_PREFIX)
+                    and line[len(NATIVE_ERROR_PREFIX) :].strip() in message
+                )
+            ]
+            sys.stderr.write("".join(kept))
+            sys.stderr.flush()

@@ -12,12 +12,15 @@ limit or simulation count was completed; its node or time budget ran out."""
 STOP_REASONS: Final[tuple[StopReason, ...]] = get_args(StopReason)
 
 
-BoundsKind = Literal["game", "depth_limited", "estimate"]
-"""What a result's `[lower, upper]` is about: "game", the game value itself (the bounds are a
-proof about the game); "depth_limited", the value of the search's model of play (minimax,
-expectiminimax, paranoid, max^n, best-reply) cut off at `depth` decision plies with the leaves
-there valued by `evaluator`, which may differ from the game value by any amount; "estimate", no
-bound at all (a backed-up guess)."""
+BoundsKind = Literal["game", "model", "depth_limited", "estimate"]
+"""What a result's `[lower, upper]` is about: "game", the value of a two-player zero-sum game
+(the bounds are a proof about the game); "model", the value of the search's model of play
+(paranoid, max^n, best-reply, ...) over the whole game, no leaf evaluated: exact, but with more
+than two players (or general-sum payoffs) a model's value, not one every player agrees on;
+"depth_limited", the value of the search's model of play (minimax, expectiminimax, paranoid,
+max^n, best-reply) cut off at `depth` decision plies with the leaves there valued by
+`evaluator`, which may differ from the game value by any amount; "estimate", no bound at all
+(a backed-up guess)."""
 BOUNDS_KINDS: Final[tuple[BoundsKind, ...]] = get_args(BoundsKind)
 
 
@@ -26,11 +29,12 @@ class BoundsOn:
     """The value a `SearchResult`'s bounds hold for, so that no result claims more than it holds.
 
     Attributes:
-        kind: "game" (`lower <= game value <= upper`), "depth_limited" (the bounds hold for the
-            `depth`-ply value of `model` with leaves valued by `evaluator`, not for the game)
-            or "estimate" (no bound: `lower` and `upper` are the search's estimate).
-        model: The search's model of play for "depth_limited" ("minimax", "expectiminimax",
-            "paranoid", "max^n", "best-reply"); empty otherwise.
+        kind: "game" (`lower <= game value <= upper`), "model" (the bounds hold for the value
+            of `model` over the whole game), "depth_limited" (for the `depth`-ply value of
+            `model` with leaves valued by `evaluator`, not for the game) or "estimate" (no
+            bound: `lower` and `upper` are the search's estimate).
+        model: The search's model of play for "model" and "depth_limited" ("minimax",
+            "expectiminimax", "paranoid", "max^n", "best-reply"); empty otherwise.
         depth: The depth of that value, in decision plies; 0 otherwise.
         evaluator: The evaluator that valued the leaves ("depth_limited", "estimate"); empty
             for "game".
@@ -48,6 +52,8 @@ class BoundsOn:
     def __str__(self) -> str:
         if self.kind == "game":
             return "the game value"
+        if self.kind == "model":
+            return f"the {self.model} value of the whole game (no leaf evaluated)"
         if self.kind == "depth_limited":
             return (
                 f"the depth-{self.depth} {self.model} value with leaves valued by "
@@ -58,6 +64,12 @@ class BoundsOn:
 
 GAME_VALUE: Final = BoundsOn("game")
 """Bounds that hold for the game value."""
+
+
+def solved(model: str, *, game_value: bool) -> BoundsOn:
+    """`BoundsOn` a search that evaluated no leaf: the game value when `game_value` (its model
+    is optimal play of a two-player zero-sum game), else the value of `model`."""
+    return GAME_VALUE if game_value else BoundsOn("model", model)
 
 
 def depth_limited(model: str, depth: int, evaluator: object) -> BoundsOn:

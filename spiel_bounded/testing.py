@@ -194,7 +194,7 @@ def _check_refusals(
         ) from error
     if action not in own.legal_actions():
         raise ConformanceError(f"{where}: chose illegal action {action} in a reloaded game")
-    other = OTHER_GAMES[game.get_type().short_name == OTHER_GAMES[0]]
+    other = next(name for name in OTHER_GAMES if name != game.get_type().short_name)
     refused = [
         ("a terminal state", terminal),
         (f"a state of {other}", load_game(other).new_initial_state()),

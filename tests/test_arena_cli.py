@@ -382,11 +382,11 @@ def test_what_native_code_writes_while_a_config_loads_is_kept_unless_the_error_s
     def native(text: str) -> None:
         os.write(2, text.encode())
 
-    with pytest.raises(ValueError, match="bad thing"), cli._native_errors_said_once():
+    with pytest.raises(ValueError, match="bad thing"), commandline.native_errors_said_once():
         native("OpenSpiel exception: bad thing\nOpenSpiel exception: other\nnote\n")
         raise ValueError("it failed: bad thing")
     assert capfd.readouterr().err == "OpenSpiel exception: other\nnote\n"
-    with cli._native_errors_said_once():
+    with commandline.native_errors_said_once():
         native("OpenSpiel exception: kept when nothing is raised\n")
     assert capfd.readouterr().err == "OpenSpiel exception: kept when nothing is raised\n"
 

@@ -327,6 +327,19 @@ def test_a_calibrated_bot_misses_its_target_by_more_than_half_either_way_a_limit
     assert not limit.missed(0.001)  # a solved position needs no time
     assert not limit.missed(0.074) and limit.missed(0.076)
     assert not calibrated.missed(math.nan)
+    whole = TimeTarget(seconds=0.1, calibrated=True, budget="depth 9", whole_game=True)
+    assert not whole.missed(0.0003) and whole.missed(0.2)  # depth 9 solves tic_tac_toe
+
+
+def test_a_depth_that_reaches_the_end_of_the_game_is_no_under_use() -> None:
+    tournament = {
+        "games": ["tic_tac_toe", "connect_four"],
+        "seconds_per_move": 0.1,
+        "bots": [{"label": "ab", "bot": "openspiel_ab", "params": {"depth": 9}}],
+    }
+    targets = time_targets(tournament)
+    assert targets["tic_tac_toe", "ab"].whole_game  # 9 plies at most
+    assert not targets["connect_four", "ab"].whole_game  # 42
 
 
 def test_the_summary_names_the_bots_that_missed_their_time_target(tmp_path: Path) -> None:

@@ -109,3 +109,23 @@ def test_every_search_names_what_its_bounds_hold_for(
         assert bounds_on.evaluator  # the evaluator is named
     if kind == "depth_limited":
         assert bounds_on.depth == bot.last_result.stats.depth > 0 and bounds_on.model
+
+
+@pytest.mark.parametrize("name", ["paranoid", "maxn", "brs_plus", "offensive"])
+def test_a_solved_nplayer_search_claims_its_model_not_a_game_value(name: str) -> None:
+    game = pyspiel.load_game("bounded_random_tree(players=3,depth=4,branching=2)")
+    bot = load_bot(name, game, 0, depth=50, evaluator="zero")
+    bot.step(game.new_initial_state())
+    assert bot.last_result is not None
+    assert bot.last_result.stats.stopped_by == "solved"
+    bounds_on = bot.last_result.bounds_on
+    assert bounds_on.kind == "model" and bounds_on.model, bounds_on
+    assert "value of the whole game" in str(bounds_on)
+
+
+@pytest.mark.parametrize("name", ["paranoid", "maxn"])
+def test_a_solved_two_player_zero_sum_search_claims_the_game_value(name: str) -> None:
+    game = pyspiel.load_game("tic_tac_toe")
+    bot = load_bot(name, game, 0, depth=9)
+    bot.step(game.new_initial_state())
+    assert bot.last_result is not None and bot.last_result.bounds_on == GAME_VALUE

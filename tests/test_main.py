@@ -86,3 +86,11 @@ def test_python_dash_m_runs_it() -> None:
     )
     assert done.returncode == 2
     assert "unknown bot 'nope'; registered bots: bounded_ab" in done.stderr
+
+
+def test_a_bad_game_string_is_said_once(capfd: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["bots", "--game", "pig(winscore=abc)"])
+    assert stop.value.code == 2
+    err = capfd.readouterr().err
+    assert err.count("Wrong type for parameter winscore") == 1, err

@@ -26,6 +26,8 @@ from spiel_bounded.search.mcts import (
 )
 from tests.helpers import HashEvaluator, move_lists, play_random
 
+UNTIL_PROVED = 10**9  # a count no test reaches: the search runs until the root is proved
+
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 TTT = pyspiel.load_game("tic_tac_toe")
@@ -266,7 +268,7 @@ def test_window_pruning_proves_with_fewer_simulations_than_bounds_alone() -> Non
             result = babmcts(
                 state,
                 evaluator=make_evaluator("rollout", game, seed=seed),
-                settings=BABMCTSSettings(prune=prune, simulations=None),
+                settings=BABMCTSSettings(prune=prune, simulations=UNTIL_PROVED),
                 rng=seed,
             )
             assert result.stats.stopped_by == "solved"
@@ -339,7 +341,7 @@ def test_tic_tac_toe_is_a_draw() -> None:
     result = babmcts(
         TTT.new_initial_state(),
         evaluator=make_evaluator("rollout", TTT, seed=0),
-        settings=BABMCTSSettings(simulations=None),
+        settings=BABMCTSSettings(simulations=UNTIL_PROVED),
         rng=0,
     )
     assert (result.lower, result.upper) == (0.0, 0.0)
@@ -478,7 +480,7 @@ def test_limits_stop_the_search_exactly() -> None:
     assert by_nodes.stats.stopped_by == "nodes"
     assert by_nodes.stats.nodes == 50
     by_cap = babmcts(
-        state, evaluator=evaluator, settings=BABMCTSSettings(simulations=None, max_nodes=64)
+        state, evaluator=evaluator, settings=BABMCTSSettings(simulations=UNTIL_PROVED, max_nodes=64)
     )
     assert by_cap.stats.stopped_by == "nodes"
     assert isinstance(by_cap.stats, MCTSStats) and by_cap.stats.tree_nodes == 64
@@ -582,7 +584,7 @@ def test_the_memory_cap_is_honoured_across_moves() -> None:
     tree = BABMCTSTree(
         game.new_initial_state(),
         evaluator=make_evaluator("zero", game),
-        settings=BABMCTSSettings(max_nodes=50, simulations=None),
+        settings=BABMCTSSettings(max_nodes=50, simulations=UNTIL_PROVED),
     )
     tree.search()
     assert tree.size == 50
@@ -620,8 +622,8 @@ def test_tree_reuse_gives_the_same_decisions_as_a_fresh_tree(driver: str, chance
     node), decisions are the exact optimum either way; with reuse the trees are kept."""
     game = synthetic.make_game(branching=3, depth=6, seed=21, chance=chance, chance_outcomes=2)
     for seed in range(3):
-        fresh, fresh_bots = play(game, False, seed, None, driver)
-        reused, reuse_bots = play(game, True, seed, None, driver)
+        fresh, fresh_bots = play(game, False, seed, UNTIL_PROVED, driver)
+        reused, reuse_bots = play(game, True, seed, UNTIL_PROVED, driver)
         assert fresh == reused
         for bot in fresh_bots + reuse_bots:
             assert bot.last_result is not None and bot.last_result.stats.stopped_by == "solved"
@@ -680,20 +682,22 @@ def test_bot_with_the_heuristic_evaluator() -> None:
 
 
 def test_bot_thinks_for_the_time_it_is_given_unless_a_count_is_set() -> None:
-    timed = load_bot("babmcts", C4, 0, seconds=0.2)
-    assert isinstance(timed, BABMCTSBot)
-    assert timed.limits.seconds == 0.2 and timed.settings.simulations is None
-    capped = load_bot("babmcts", C4, 0, seconds=0.2, simulations=50)
-    assert isinstance(capped, BABMCTSBot) and capped.settings.simulations == 50
-    by_nodes = load_bot("babmcts", C4, 0, nodes=5_000)
-    assert isinstance(by_nodes, BABMCTSBot) and by_nodes.settings.simulations is None
-    bare = load_bot("babmcts", C4, 0)  # no limit at all: OpenSpiel MCTSBot's 1000 simulations
-    assert isinstance(bare, BABMCTSBot)
-    assert bare.settings.simulations == 1000 and bare.limits == Limits()
-    # The issue's case: seconds alone stopped at the default count in a few milliseconds.
     state = C4.new_initial_state()
-    timed.step(state)
+    timed = load_bot("babmcts", C4, 0, seconds=0.2)
+    capped = load_bot("babmcts", C4, 0, seconds=0.2, simulations=50)
+    direct = BABMCTSBot(C4, 0, limits=Limits(seconds=0.2))  # the class, not the registry
+    bare = load_bot("babmcts", C4, 0)  # no limit at all: OpenSpiel MCTSBot's 1000 simulations
+    assert isinstance(timed, BABMCTSBot) and isinstance(capped, BABMCTSBot)
+    assert isinstance(bare, BABMCTSBot) and bare.limits == Limits()
+    for bot in (timed, capped, direct, bare):
+        bot.step(state)
+    # The issue's case: seconds alone stopped at the default count in a few milliseconds.
     assert timed.last_result is not None and timed.last_result.stats.stopped_by != "simulations"
+    assert direct.last_result is not None and direct.last_result.stats.stopped_by != "simulations"
+    assert capped.last_result is not None and capped.last_result.stats.simulations == 50
+    assert bare.last_result is not None and bare.last_result.stats.simulations == 1000
+    by_nodes = babmcts(state, evaluator=ZeroEvaluator(C4), limits=Limits(nodes=3_000), rng=0)
+    assert by_nodes.stats.stopped_by == "nodes" and by_nodes.stats.simulations > 1000
 
 
 # -- bad input -------------------------------------------------------------------------------------

@@ -29,6 +29,8 @@ from spiel_bounded.search.mcts import (
 from spiel_bounded.search.mcts_compiled import CompiledBABMCTSTree
 from spiel_bounded.testing import random_positions
 
+UNTIL_PROVED = 10**9  # a count no test reaches: the search runs until the root is proved
+
 Tree = BABMCTSTreeBase
 
 
@@ -109,7 +111,7 @@ def test_same_tree_as_the_reference_over_a_game(
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_same_tree_and_proof_as_the_reference_on_synthetic_trees(epsilon: float, seed: int) -> None:
     game = synthetic.make_game(branching=4, depth=6, seed=seed)
-    settings = BABMCTSSettings(epsilon=epsilon, simulations=None)  # runs until proved
+    settings = BABMCTSSettings(epsilon=epsilon, simulations=UNTIL_PROVED)
     state = game.new_initial_state()
     python = BABMCTSTree(
         state, evaluator=make_evaluator("rollout", game, seed=seed), settings=settings, rng=seed
@@ -131,7 +133,9 @@ def test_same_tree_with_a_heuristic_and_the_limits() -> None:
 
     # A node limit that stops mid-search, then a memory cap that stops it and drops a full tree.
     _play_both(state, heuristic, BABMCTSSettings(simulations=None), Limits(nodes=333), moves=3)
-    _play_both(state, heuristic, BABMCTSSettings(simulations=None, max_nodes=500), Limits(), 3)
+    _play_both(
+        state, heuristic, BABMCTSSettings(simulations=UNTIL_PROVED, max_nodes=500), Limits(), 3
+    )
 
 
 def test_shuffle_one_word_is_shuffle_actions() -> None:

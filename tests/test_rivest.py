@@ -3,8 +3,9 @@ hand, incremental updates equal to a whole-tree recomputation, budgets and bad i
 
 from __future__ import annotations
 
-import gc
 import math
+import weakref
+from typing import Any
 
 import pyspiel
 import pytest
@@ -15,6 +16,7 @@ from spiel_bounded import load_bot, oracles
 from spiel_bounded.evaluators import ZeroEvaluator, make_evaluator
 from spiel_bounded.games import game_info
 from spiel_bounded.limits import Budget, Limits
+from spiel_bounded.search import rivest as rivest_module
 from spiel_bounded.search.rivest import (
     FREE_SECONDS_PER_NODE,
     REVERSE_BASE,
@@ -197,18 +199,46 @@ def test_bot_and_bad_input() -> None:
         load_bot("rivest", "chinese_checkers(players=3)", 0)
 
 
-def test_the_tree_never_outgrows_its_memory_cap_and_is_freed_on_return() -> None:
+def test_the_tree_never_outgrows_its_memory_cap() -> None:
     game = pyspiel.load_game("connect_four")
     evaluator = make_evaluator("heuristic", game)
     result = rivest(
         game.new_initial_state(), evaluator=evaluator, settings=RivestSettings(max_nodes=1_000)
     )
     assert result.stats.stopped_by == "nodes" and 900 < result.stats.nodes < 1_000
-    gc.collect()
-    assert not [obj for obj in gc.get_objects() if isinstance(obj, Node)]
     assert RivestSettings().max_nodes == 250_000  # the README's figure
     with pytest.raises(ValueError, match="max_nodes"):
         RivestSettings(max_nodes=0)
+
+
+def test_the_time_freeing_the_tree_takes_is_part_of_the_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The clock's last read, which `stats.seconds` reports, must come after the tree is freed.
+    trees: list[weakref.ref[MinMaxTree]] = []
+
+    class WatchedTree(MinMaxTree):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            trees.append(weakref.ref(self))
+
+    reads: list[bool] = []
+
+    def clock() -> float:
+        reads.append(bool(trees) and trees[0]() is not None)  # the tree still alive?
+        return float(len(reads))
+
+    monkeypatch.setattr(rivest_module, "MinMaxTree", WatchedTree)
+    game = pyspiel.load_game("connect_four")
+    result = rivest(
+        game.new_initial_state(),
+        evaluator=make_evaluator("heuristic", game),
+        limits=Limits(nodes=300),
+        clock=clock,
+    )
+    assert trees and trees[0]() is None
+    assert any(reads) and reads[-1] is False  # freed before the last read
+    assert result.stats.seconds == len(reads) - 1.0
 
 
 def test_a_timed_search_stops_in_time_to_free_its_tree() -> None:

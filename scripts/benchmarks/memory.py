@@ -55,6 +55,7 @@ class Cap:
     params: dict[str, object]
     cap: str
     unit: str
+    note: str = ""
 
     @property
     def default(self) -> int:
@@ -64,7 +65,22 @@ class Cap:
 CAPS = (
     Cap("bounded_ab", "connect_four", {"nodes": 3_000_000, "depth": 40}, "tt_capacity", "entry"),
     Cap("pns", "connect_four", {"nodes": 3_000_000}, "tt_capacity", "entry"),
-    Cap("babmcts", "connect_four", {"simulations": 10**7, "engine": "python"}, "max_nodes", "node"),
+    Cap(
+        "babmcts",
+        "connect_four",
+        {"simulations": 10**7, "engine": "compiled"},
+        "max_nodes",
+        "node",
+        "compiled tree (the default where numba is installed)",
+    ),
+    Cap(
+        "babmcts",
+        "connect_four",
+        {"simulations": 10**7, "engine": "python"},
+        "max_nodes",
+        "node",
+        "Python tree",
+    ),
     Cap("rivest", "connect_four", {"nodes": 10**7}, "max_nodes", "node"),
 )
 
@@ -101,7 +117,8 @@ def run(repeats: int) -> list[str]:
         per_unit = (high["peak"] - low["peak"]) * 1e6 / (large - small)
         worst = per_unit * cap.default / 1e6
         lines.append(
-            f"| `{cap.bot}` | {cap.game} | `{cap.cap}` | {per_unit:,.0f} per {cap.unit} | "
+            f"| `{cap.bot}`{', ' + cap.note if cap.note else ''} | {cap.game} | `{cap.cap}` | "
+            f"{per_unit:,.0f} per {cap.unit} | "
             f"{cap.default:,} | {worst:,.0f} MB | {high['peak']:,.0f} | "
             f"{high['after'] - high['before']:,.0f} | {low['stopped_by']} / "
             f"{high['stopped_by']} |"

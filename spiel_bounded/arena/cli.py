@@ -10,14 +10,11 @@ arena that writes to the terminal: progress to stderr, the summary to stdout.
 
 from __future__ import annotations
 
-import os
 import shlex
 import signal
 import sys
-import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -232,53 +229,6 @@ def _program() -> str:
     return "python scripts/round_robin.py" if name == "round_robin.py" else "spiel-bounded-arena"
 
 
-NATIVE_ERROR_PREFIX = "OpenSpiel exception: "
-"""How OpenSpiel's C++ error handler starts the line it prints on stderr before raising
-`pyspiel.SpielError` with the same message."""
-
-
-@contextmanager
-def _native_errors_said_once() -> Iterator[None]:
-    """Holds back what native code writes to stderr (fd 2) while the block runs, then writes it
-    out, less the `OpenSpiel exception: MESSAGE` lines whose MESSAGE the block's error quotes.
-
-    OpenSpiel prints every error it raises (a game string it cannot load: a parameter of the
-    wrong type, a failed CHECK); our error messages quote it, so it would be said twice. Only
-    those lines are dropped: anything else written meanwhile (native or Python) comes out in
-    order when the block ends. The block must be short and write no live progress.
-    """
-    sys.stderr.flush()
-    try:
-        saved = os.dup(2)
-    except OSError:  # no stderr to redirect
-        yield
-        return
-    message = ""
-    with tempfile.TemporaryFile() as held:
-        os.dup2(held.fileno(), 2)
-        try:
-            yield
-        except BaseException as error:
-            message = str(error)
-            raise
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
-            held.seek(0)
-            text = held.read().decode(errors="replace")
-            kept = [
-                line
-                for line in text.splitlines(keepends=True)
-                if not (
-                    line.startswith(NATIVE_ERROR_PREFIX)
-                    and line[len(NATIVE_ERROR_PREFIX) :].strip() in message
-                )
-            ]
-            sys.stderr.write("".join(kept))
-            sys.stderr.flush()
-
-
 def _report(
     directory: Path,
     settings: ReportSettings | None,
@@ -304,7 +254,7 @@ def _report_only(program: str, overrides: dict[str, Any]) -> None:
     never writes run.json (a finished run may sit in a read-only directory)."""
     config = None
     if _CONFIG.value is not None:
-        with _native_errors_said_once():
+        with commandline.native_errors_said_once():
             config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
     output = overrides["output"] or (config.run.output if config is not None else None)
     if output is None:
@@ -380,7 +330,7 @@ def _main(argv: Sequence[str], program: str) -> None:
             return
         if _CONFIG.value is None:
             raise _UsageError("--config FILE is required (or --report_only --output DIR)")
-        with _native_errors_said_once():
+        with commandline.native_errors_said_once():
             config = load_config(_CONFIG.value, overrides=overrides, bots=_BOTS.value)
         display = None if _QUIET.value else ProgressDisplay(sys.stderr)
         played = " ".join([program, *(shlex.quote(arg) for arg in sys.argv[1:])])

@@ -34,9 +34,10 @@ from spiel_bounded import registry
 from spiel_bounded.arena import plots
 from spiel_bounded.arena.ratings import outcome_counts, pairwise_outcomes, rate
 from spiel_bounded.arena.records import GameRecord, latest
-from spiel_bounded.arena.settings import ReportSettings
+from spiel_bounded.arena.settings import ReportSettings, takes_seconds_per_move
 from spiel_bounded.arena.stats import wilson
 from spiel_bounded.arena.store import GameStore, Manifest
+from spiel_bounded.games import load_game
 
 ALL_GAMES = "all games"
 
@@ -59,18 +60,23 @@ class TimeTarget:
             limit, and its `budget` was calibrated to the tournament's `seconds_per_move`
             (`scripts/calibrate_arena.py`), so the arena cannot hold it to that time.
         budget: What stands in for the limit when calibrated, e.g. "depth 6".
+        whole_game: The calibrated budget is a depth that reaches the end of every game (depth
+            9 on tic_tac_toe): no budget could make it take longer, so taking less time than
+            the target is no miss.
     """
 
     seconds: float
     calibrated: bool = False
     budget: str = ""
+    whole_game: bool = False
 
     def missed(self, mean_seconds: float) -> bool:
         """True when `mean_seconds` per move is off this target by more than TIME_TOLERANCE."""
         if math.isnan(mean_seconds) or self.seconds <= 0:
             return False
         ratio = mean_seconds / self.seconds
-        return ratio > 1 + TIME_TOLERANCE or (self.calibrated and ratio < 1 - TIME_TOLERANCE)
+        under = self.calibrated and not self.whole_game and ratio < 1 - TIME_TOLERANCE
+        return ratio > 1 + TIME_TOLERANCE or under
 
 
 def time_targets(tournament: Mapping[str, Any]) -> dict[tuple[str, str], TimeTarget]:
@@ -85,10 +91,8 @@ def time_targets(tournament: Mapping[str, Any]) -> dict[tuple[str, str], TimeTar
     per_move = tournament.get("seconds_per_move")
     targets = {}
     for entry in tournament.get("bots", []):
-        try:
-            accepted = registry.get_spec(entry["bot"]).params
-        except (KeyError, ValueError):
-            continue  # not a registry bot
+        if entry["bot"] not in {spec.name for spec in registry.list_bots()}:
+            continue  # a bot outside the registry
         for game in tournament.get("games", []):
             params = {**entry.get("params", {}), **entry.get("per_game", {}).get(game, {})}
             key = (game, entry["label"])
@@ -96,15 +100,24 @@ def time_targets(tournament: Mapping[str, Any]) -> dict[tuple[str, str], TimeTar
                 targets[key] = TimeTarget(seconds=float(params["seconds"]))
             elif per_move is None:
                 continue
-            elif "seconds" in accepted:
+            elif takes_seconds_per_move(entry["bot"], params):
                 targets[key] = TimeTarget(seconds=float(per_move))
             else:
                 budget = [f"{name} {params[name]}" for name in BUDGET_PARAMS if name in params]
                 if budget:
+                    depth = params.get("depth")
                     targets[key] = TimeTarget(
-                        seconds=float(per_move), calibrated=True, budget=", ".join(budget)
+                        seconds=float(per_move),
+                        calibrated=True,
+                        budget=", ".join(budget),
+                        whole_game=depth is not None and depth >= _longest(game),
                     )
     return targets
+
+
+def _longest(game: str) -> int:
+    """The most plies a game can last (`max_game_length`)."""
+    return int(load_game(game).max_game_length())
 
 
 @dataclass(frozen=True, kw_only=True)

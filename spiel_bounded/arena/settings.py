@@ -52,6 +52,12 @@ class Exclusion:
     reason: str
 
 
+def takes_seconds_per_move(bot: str, params: Mapping[str, Any]) -> bool:
+    """True when the registry bot `bot` with `params` gets the tournament's `seconds_per_move`:
+    it has a `seconds` parameter and does not set it."""
+    return params.get("seconds") is None and "seconds" in registry.get_spec(bot).params
+
+
 @dataclass(frozen=True, kw_only=True)
 class TournamentSettings:
     """What is played. The fingerprint of these settings decides whether a run may resume.
@@ -105,9 +111,8 @@ class TournamentSettings:
         params = {**entry.params, **entry.per_game.get(game, {})}
         if (
             self.seconds_per_move is not None
-            and "seconds" not in params
             and entry.bot not in extra_bots
-            and "seconds" in registry.get_spec(entry.bot).params
+            and takes_seconds_per_move(entry.bot, params)
         ):
             params["seconds"] = self.seconds_per_move
         return params

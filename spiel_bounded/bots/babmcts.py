@@ -40,7 +40,6 @@ from spiel_bounded.params import (
 )
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.mcts import (
-    DEFAULT_SIMULATIONS,
     ENGINE_COMPILED,
     ENGINE_PYTHON,
     BABMCTSSettings,
@@ -256,13 +255,10 @@ def _checked_informed_action(state: pyspiel.State, player_id: int, action: int) 
 def _build(
     game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
 ) -> pyspiel.Bot:
-    """A `BABMCTSBot` from checked parameters. A time or node limit alone is the only limit (the
-    bot thinks for the time it is given); with no simulation, node or time limit at all, it runs
-    `DEFAULT_SIMULATIONS` per move."""
+    """A `BABMCTSBot` from checked parameters (without a count, the bot thinks for the time or
+    nodes it is given; with no limit at all it runs `DEFAULT_SIMULATIONS` per move)."""
     settings = BABMCTSSettings(**pick(BABMCTSSettings, params))
     nodes, seconds = params["nodes"], params["seconds"]
-    if settings.simulations is None and nodes is None and seconds is None:
-        settings = replace(settings, simulations=DEFAULT_SIMULATIONS)
     evaluator = params["evaluator"]
     return BABMCTSBot(
         game,
@@ -286,12 +282,6 @@ SPECS: Final = (
         ),
         params={
             **declared(BABMCTSSettings),
-            "simulations": Param(
-                None,
-                "simulations per move (None: no count when seconds or nodes is given, "
-                f"else {DEFAULT_SIMULATIONS})",
-                OPTIONAL_POSITIVE_INT,
-            ),
             "seconds": Param(None, "time limit per move (None: unlimited)", OPTIONAL_POSITIVE),
             "nodes": Param(
                 None, "tree nodes created per move (None: unlimited)", OPTIONAL_POSITIVE_INT

@@ -74,6 +74,7 @@ from spiel_bounded.result import (
     SearchStats,
     StopReason,
     depth_limited,
+    solved,
 )
 from spiel_bounded.search.keys import key_function, key_rule
 from spiel_bounded.search.tt import DEFAULT_CAPACITY, TranspositionTable
@@ -941,5 +942,9 @@ def _search(
         children=dict(best.children),
         pv=engine.principal_variation(state, action, best.depth),
         stats=stats,
-        bounds_on=depth_limited(model, best.depth, evaluator) if best.horizon else GAME_VALUE,
+        bounds_on=(
+            depth_limited(model, best.depth, evaluator)
+            if best.horizon
+            else solved(model, game_value=info.num_players == 2 and info.zero_sum)
+        ),
     )

@@ -20,6 +20,7 @@ from spiel_bounded.result import (
     SearchStats,
     StopReason,
     depth_limited,
+    solved,
 )
 
 
@@ -74,6 +75,7 @@ def result_of(
     exact: bool,
     researches: int = 0,
     research_nodes: int = 0,
+    stats_type: Callable[..., SearchStats] = SearchStats,
 ) -> SearchResult:
     """The `SearchResult` of a deepened search.
 
@@ -88,13 +90,15 @@ def result_of(
         cutoffs: Nodes left before their last child.
         model: The search's model of play ("max^n", "best-reply"), named in `bounds_on`.
         evaluator: The evaluator of the leaves, named in `bounds_on`.
-        exact: The search's values are the game's when no leaf was evaluated (max^n); False
-            for a search whose value is a model of play (BRS+): its values are then always
-            those of its model.
+        exact: The search's model is optimal play when no leaf was evaluated (max^n), so that
+            on a two-player zero-sum game its value is the game value; False for a model of
+            play that is not (BRS+, directed offensive).
         researches: Speculatively pruned nodes searched again (max^n).
         research_nodes: Nodes visited by those re-searches (included in the budget's nodes).
+        stats_type: Makes the stats from `SearchStats`'s fields (a subclass with more fields,
+            those given, e.g. `functools.partial(MaxnStats, pruning="shallow")`).
     """
-    stats = SearchStats(
+    stats = stats_type(
         nodes=budget.nodes,
         evaluations=evaluations,
         cutoffs=cutoffs,
@@ -121,9 +125,9 @@ def result_of(
         pv=(best.action,),
         stats=stats,
         bounds_on=(
-            GAME_VALUE
-            if exact and not best.horizon
-            else depth_limited(model, best.depth, evaluator)
+            depth_limited(model, best.depth, evaluator)
+            if best.horizon
+            else solved(model, game_value=exact and info.num_players == 2 and info.zero_sum)
         ),
         values=best.values,
     )

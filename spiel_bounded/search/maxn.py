@@ -50,7 +50,7 @@ root instead of `child()` (tests check that undo restores the state exactly ther
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -432,8 +432,8 @@ def maxn(
         A `SearchResult` for the player to move: `values` is the root's max^n vector, `lower` =
         `upper` the mover's value in it, `children` the mover's value after each root move (an
         interval up to the best value found before it for a pruned move). `bounds_on` is the
-        game value only when no leaf was evaluated, else the depth-limited max^n value under
-        `evaluator`.
+        depth-limited max^n value under `evaluator` when a leaf was evaluated; otherwise the
+        game value of a two-player zero-sum game, or the max^n value of the whole game.
 
     Raises:
         ValueError: An unsupported game, a terminal or chance state, pruning on a game that is
@@ -556,7 +556,7 @@ def _search(
 
     final_depth = limits.depth if limits.depth is not None else game.max_game_length()
     best, stopped_by = deepen(search_to, final_depth, budget)
-    result = result_of(
+    return result_of(
         best,
         stopped_by,
         moves=state.legal_actions(),
@@ -569,7 +569,5 @@ def _search(
         exact=target is None,  # offensive's value is its model's, never the game's
         researches=engine.researches,
         research_nodes=engine.research_nodes,
+        stats_type=functools.partial(MaxnStats, pruning=pruning),
     )
-    stats = result.stats
-    fields = {field.name: getattr(stats, field.name) for field in dataclasses.fields(stats)}
-    return dataclasses.replace(result, stats=MaxnStats(**fields, pruning=pruning))

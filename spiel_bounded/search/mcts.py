@@ -132,8 +132,9 @@ class BABMCTSSettings:
         uct_c: Exploration constant c of UCT, `q + c * sqrt(ln N / n)` with q the mean value for
             the player to move (OpenSpiel's MCTSBot uses the same formula and units), or of PUCT,
             `q + c * prior * sqrt(N) / (1 + n)`, when priors are used.
-        simulations: Maximum simulations per search call (None: no limit; the search then needs
-            a node or time limit, or runs until the root is proved or the tree is full).
+        simulations: Maximum simulations per search call. None: no count when the search is
+            given a node or time limit (it thinks for the time or nodes it is given), else
+            `DEFAULT_SIMULATIONS`; the root being proved or the tree being full stops it too.
         max_nodes: Memory cap: the tree never holds more nodes. A search stops with
             `stopped_by == "nodes"` when the tree is full; a reused subtree that is already full
             is dropped (the search restarts from a fresh tree).
@@ -156,7 +157,10 @@ class BABMCTSSettings:
     )
     uct_c: float = setting(2.0, "UCT exploration constant", NON_NEGATIVE)
     simulations: int | None = setting(
-        DEFAULT_SIMULATIONS, "simulations per move (None: unlimited)", OPTIONAL_POSITIVE_INT
+        None,
+        "simulations per move (None: no count when seconds or nodes is given, "
+        f"else {DEFAULT_SIMULATIONS})",
+        OPTIONAL_POSITIVE_INT,
     )
     max_nodes: int = setting(
         1_000_000, "memory cap in tree nodes (about 300 bytes each on connect_four)", POSITIVE_INT
@@ -532,7 +536,7 @@ class BABMCTSTreeBase(ABC):
 
         Args:
             limits: Node and time limits (`Limits.depth` is not supported); the simulation limit
-                is `settings.simulations`.
+                is `settings.simulations` (with neither limit nor count: `DEFAULT_SIMULATIONS`).
 
         Returns:
             The `SearchResult` (see `result`), with `MCTSStats`.
@@ -553,6 +557,8 @@ class BABMCTSTreeBase(ABC):
             self._reset(self.root_state)  # a kept subtree that fills the tree is dropped
         budget = Budget(limits, clock_interval=1)
         cap = self.settings.simulations
+        if cap is None and limits.nodes is None and limits.seconds is None:
+            cap = DEFAULT_SIMULATIONS
         start_sims, start_evals, start_size = self.simulations, self.evaluations, self.size
         self._cutoffs = 0
         self._depth = 0

@@ -38,9 +38,9 @@ The move is the root child with the best backed-up value for the root player (th
 calls to the move routine), `seconds`, and `depth` (plies below the root). Memory: the tree is
 built afresh for every search and never holds more than `max_nodes` nodes (a full tree stops
 the search with `stopped_by == "nodes"`, as a node limit does); a tip keeps its pyspiel state
-until it is expanded, so a node costs about 0.9 KB on connect_four (measured by
-`scripts/benchmarks/rivest_memory.py`). The tree is freed before the search returns, and that
-time is part of `stats.seconds`.
+until it is expanded, so a node costs about 870 bytes on connect_four
+(`results/bench_memory.md`, from `scripts/benchmarks/memory.py`). The tree is freed before the
+search returns, and that time is part of `stats.seconds`.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ MODES: Final = ("reverse", "generalized")
 TOP: Final = 1023.0
 """The mapped value of a win for the root player (a loss is 1)."""
 DEFAULT_MAX_NODES: Final = 250_000
-"""The default memory cap: about 230 MB of tree on connect_four."""
+"""The default memory cap: about 220 MB of tree on connect_four."""
 FREE_SECONDS_PER_NODE: Final = 2e-6
 """What freeing one tree node costs, at most (1.85 us measured on connect_four with both cores
 busy): a timed search stops when the time left would not free its tree."""
@@ -103,7 +103,7 @@ class RivestSettings:
     )
     max_nodes: int = setting(
         DEFAULT_MAX_NODES,
-        "memory cap: the tree never holds more nodes (about 0.9 KB each on connect_four); "
+        "memory cap: the tree never holds more nodes (about 870 bytes each on connect_four); "
         "a full tree ends the search like a node limit",
         POSITIVE_INT,
     )

@@ -27,7 +27,7 @@ class Entry(NamedTuple):
 
 
 DEFAULT_CAPACITY: Final = 500_000
-"""Entries at most by default: about 170 MB on connect_four (334 bytes an entry,
+"""Entries at most by default: about 166 MB on connect_four (333 bytes an entry,
 `results/bench_memory.md`), so that several searches fit in a laptop's memory side by side."""
 
 
