@@ -25,15 +25,21 @@ from spiel_bounded.evaluators import make_evaluator
 from spiel_bounded.evaluators.base import check_values
 from spiel_bounded.evaluators.value_net import (
     Checkpoint,
-    DataConfig,
     ModelConfig,
-    TrainConfig,
     ValueNetEvaluator,
     jax_available,
     load_checkpoint,
     save_checkpoint,
 )
-from spiel_bounded.evaluators.value_net.dataset import (
+from spiel_bounded.evaluators.value_net.features import Features
+from spiel_bounded.evaluators.value_net.layout import Layout, layout_for
+from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
+from spiel_bounded.evaluators.value_net.outputs import output_form
+from spiel_bounded.games import game_info
+from spiel_bounded.result import GAME_VALUE, SearchResult
+from spiel_bounded.testing import random_positions
+from spiel_bounded.training import DataConfig, TrainConfig
+from spiel_bounded.training.dataset import (
     assemble,
     finished_games,
     generate,
@@ -42,15 +48,8 @@ from spiel_bounded.evaluators.value_net.dataset import (
     split_by_game,
     targets,
 )
-from spiel_bounded.evaluators.value_net.features import Features
-from spiel_bounded.evaluators.value_net.layout import Layout, layout_for
-from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
-from spiel_bounded.evaluators.value_net.outputs import output_form
-from spiel_bounded.evaluators.value_net.pipeline import read_run_config
-from spiel_bounded.evaluators.value_net.selfplay import search_values
-from spiel_bounded.games import game_info
-from spiel_bounded.result import GAME_VALUE, SearchResult
-from spiel_bounded.testing import random_positions
+from spiel_bounded.training.pipeline import read_run_config
+from spiel_bounded.training.selfplay import search_values
 
 needs_jax = pytest.mark.skipif(
     not jax_available(), reason="the jax extra is not installed: pip install '.[jax]'"
@@ -549,7 +548,7 @@ def test_dataset_and_config_errors_name_the_problem(tmp_path: Path) -> None:
 
 @needs_jax
 def test_training_without_labelled_validation_positions_is_refused(tmp_path: Path) -> None:
-    from spiel_bounded.evaluators.value_net.train import train_network
+    from spiel_bounded.training.train import train_network
 
     generate(tiny_data(4), tmp_path, executor="inline")
     dataset = assemble(tmp_path)
@@ -626,7 +625,7 @@ def test_numpy_and_jax_inference_agree(name: str, model: ModelConfig, tmp_path: 
 
 @needs_jax
 def test_tiny_end_to_end_run(tmp_path: Path) -> None:
-    from spiel_bounded.evaluators.value_net.pipeline import CHECKPOINT_FILE, RunConfig, fit_and_save
+    from spiel_bounded.training.pipeline import CHECKPOINT_FILE, RunConfig, fit_and_save
 
     data = tiny_data(40, bot_params={"depth": 3}, epsilon=0.3, opening_moves=2)
     generate(data, tmp_path / "data", executor="inline")
@@ -705,7 +704,7 @@ def test_package_works_without_jax(tmp_path: Path) -> None:
         bot = load_bot("bounded_ab", game, 0, evaluator="net:{path}", depth=2)
         print("move", bot.step(game.new_initial_state()))
         try:
-            import spiel_bounded.evaluators.value_net.train
+            import spiel_bounded.training.train
         except ImportError as error:
             print("error", error)
         """
