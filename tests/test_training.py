@@ -7,6 +7,7 @@ The tests that train in JAX are skipped (with the reason) only when the jax extr
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import subprocess
 import sys
@@ -118,6 +119,58 @@ def test_generation_on_a_dask_cluster(tmp_path: Path) -> None:
     assert np.array_equal(
         assemble(tmp_path / "dask").features, assemble(tmp_path / "inline").features
     )
+
+
+# Seeded runs whose games are pinned by fingerprints recorded before `training/` moved out of
+# `evaluators/value_net/` (issue 24, at 76c5523): a deterministic search with random openings and
+# moves, a seeded MCTS, a game with dice, and three players.
+SEEDED_RUNS: dict[str, dict[str, object]] = {
+    "bounded_ab_tic_tac_toe": {"games": 4},
+    "babmcts_tic_tac_toe": {
+        "games": 3,
+        "bot": "babmcts",
+        "bot_params": {"simulations": 25},
+        "opening_moves": 0,
+    },
+    "bounded_star2_pig": {
+        "game": "pig(winscore=15)",
+        "games": 2,
+        "bot": "bounded_star2",
+        "bot_params": {"depth": 1},
+        "epsilon": 0.1,
+    },
+    "maxn_pig_3": {
+        "game": "pig(players=3,winscore=10)",
+        "games": 2,
+        "bot": "maxn",
+        "bot_params": {"depth": 1},
+    },
+}
+FINGERPRINTS = Path(__file__).parent / "fixtures" / "selfplay_fingerprints.json"
+
+
+def game_fingerprints(directory: Path) -> list[str]:
+    """SHA-256 of each written game's arrays (dtype, shape and bytes; not the zip's own bytes,
+    which carry timestamps), in game order."""
+    digests = []
+    for index in finished_games(directory):
+        digest = hashlib.sha256()
+        with np.load(directory / "games" / f"game_{index:06d}.npz") as archive:
+            for name in ("features", "outcome", "search", "keys"):
+                array = np.ascontiguousarray(archive[name])
+                digest.update(f"{name}|{array.dtype.str}|{array.shape}".encode())
+                digest.update(array.tobytes())
+        digests.append(digest.hexdigest())
+    return digests
+
+
+@pytest.mark.parametrize("run", sorted(SEEDED_RUNS))
+def test_seeded_selfplay_writes_the_games_it_wrote_before_the_move(
+    run: str, tmp_path: Path
+) -> None:
+    generate(tiny_data(**SEEDED_RUNS[run]), tmp_path, executor="inline")  # type: ignore[arg-type]
+    recorded = json.loads(FINGERPRINTS.read_text())["runs"][run]
+    assert game_fingerprints(tmp_path) == recorded
 
 
 def test_another_config_in_the_same_directory_is_refused(tmp_path: Path) -> None:
