@@ -19,10 +19,18 @@ import pyspiel
 import pytest
 
 from spiel_bounded import load_bot
-from spiel_bounded.evaluators.value_net import ModelConfig, jax_available, load_checkpoint
+from spiel_bounded.evaluators.base import check_values
+from spiel_bounded.evaluators.value_net import (
+    ModelConfig,
+    ValueNetEvaluator,
+    jax_available,
+    load_checkpoint,
+)
 from spiel_bounded.evaluators.value_net.layout import layout_for
 from spiel_bounded.evaluators.value_net.outputs import output_form
+from spiel_bounded.games import game_info
 from spiel_bounded.result import GAME_VALUE, SearchResult
+from spiel_bounded.testing import random_positions
 from spiel_bounded.training import DataConfig, TrainConfig
 from spiel_bounded.training.dataset import (
     assemble,
@@ -278,6 +286,22 @@ def test_committed_configs_are_valid() -> None:
     for path in configs:
         run = read_run_config(path)
         layout_for(pyspiel.load_game(run.data.game), run.model)
+
+
+def test_committed_checkpoints_load_and_their_records_read_as_training_configs() -> None:
+    """A checkpoint stores its format name and plain mappings, no module path: the networks
+    trained before `training/` left `evaluators/value_net/` still load and evaluate, and their
+    record's data and training settings still read as `DataConfig` and `TrainConfig`."""
+    paths = sorted(Path("results/models").glob("*/model.npz"))
+    assert {path.parent.name for path in paths} >= {"connect_four", "backgammon"}
+    for path in paths:
+        checkpoint = load_checkpoint(path)
+        game = pyspiel.load_game(checkpoint.game)
+        evaluator = ValueNetEvaluator(game, path)
+        for state in random_positions(game, 3, plies=(0, 10), seed=0):
+            check_values(evaluator.evaluate(state), evaluator, game_info(game))
+        assert DataConfig(**checkpoint.record["data"]).game == checkpoint.game
+        TrainConfig(**checkpoint.record["train"])
 
 
 # -- JAX: training -------------------------------------------------------------------------------
