@@ -23,13 +23,9 @@ from dataclasses import replace
 from absl import app, flags
 
 from spiel_bounded import commandline
-from spiel_bounded.evaluators.value_net.dataset import EXECUTORS, assemble, generate, save_dataset
-from spiel_bounded.evaluators.value_net.losses import EpochLosses
-from spiel_bounded.evaluators.value_net.pipeline import (
-    DATASET_FILE,
-    fit_and_save,
-    read_run_config,
-)
+from spiel_bounded.training.dataset import EXECUTORS, assemble, generate, save_dataset
+from spiel_bounded.training.losses import EpochLosses
+from spiel_bounded.training.pipeline import DATASET_FILE, fit_and_save, read_run_config
 
 _CONFIG = flags.DEFINE_string("config", None, "TOML config ([data], [model], [train], [output]).")
 _STAGE = flags.DEFINE_enum("stage", "all", ["all", "generate", "train"], "What to run.")

@@ -25,15 +25,17 @@ import numpy as np
 
 from spiel_bounded import registry
 from spiel_bounded.cluster import dask_client
-from spiel_bounded.evaluators.value_net.config import DataConfig, TrainConfig, as_mapping
+from spiel_bounded.evaluators.value_net.config import as_mapping
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, write_npz, write_text
-from spiel_bounded.evaluators.value_net.selfplay import GamePositions, play_selfplay_game
 from spiel_bounded.games import game_description, load_game
+from spiel_bounded.training.config import DataConfig, TrainConfig
+from spiel_bounded.training.selfplay import GamePositions, play_selfplay_game
 
 EXECUTORS: Final = ("process", "dask", "inline")
 _CONFIG_FILE: Final = "data.json"
 _GAMES_DIR: Final = "games"
+# The format name predates `training/`: kept, so datasets written before the move still load.
 _DATASET_FORMAT: Final = "spiel_bounded.value_net.dataset/1"
 _GAME_NAME: Final = re.compile(r"game_(\d+)\.npz")
 
