@@ -67,10 +67,11 @@ Soundness does not depend on selection at all: the bounds are computed from the 
 bounds, never from windows or statistics. When `hi - lo <= epsilon` at the root, the child with
 the best `lo` has a value within epsilon of the root's (it is epsilon-optimal).
 
-This module holds the reference tree, `BABMCTSTree` over `Node` objects. What every tree shares
-(settings, statistics, moving the root, the move choice) is in `search/mcts_base.py`; the
-compiled tree in `search/mcts_compiled.py`; the entry point, `babmcts`, and the engine choice,
-`make_tree`, in `search/babmcts.py`.
+This module holds the reference tree, `BABMCTSTree` over `Node` objects, whose `simulate` runs
+the steps above one by one (`_select`, `_expand`, `_back_up`). What every tree shares (settings,
+statistics, moving the root, the move choice) is in `search/mcts_base.py`; the compiled tree in
+`search/mcts_compiled.py`; the entry point, `babmcts`, and the engine choice, `make_tree`, in
+`search/babmcts.py`.
 """
 
 from __future__ import annotations
@@ -344,24 +345,45 @@ class BABMCTSTree(BABMCTSTreeBase):
             SearchStopped: The budget ran out, or the tree is full (`settings.max_nodes`).
             ValueError: The root is a chance node, or the evaluator returned a bad value.
         """
-        root = self._root
-        if root.player == _CHANCE:
+        if self._root.player == _CHANCE:
             raise ValueError(f"{ALGORITHM} searches from decision nodes, not chance nodes")
-        settings = self.settings
-        prune = settings.prune
-        eps = settings.epsilon if prune else 0.0
-        vmin = self._vmin
-        vmax = self._vmax
-        uct_c = settings.uct_c
-        rand = self._random.random
-        sqrt = math.sqrt
         state = self.root_state.clone()
-        path = [root]
-        node = root
-        alpha = vmin
-        beta = vmax
+        path, index = self._select(state)
+        created, value, terminal = self._expand(path[-1], index, state, budget)
+        for parent, i, child in created:
+            assert parent.kids is not None
+            parent.kids[i] = child
+            if parent.player != _CHANCE and parent.probs is None:
+                parent.next += 1
+            path.append(child)
+        self._size += len(created)
+        self.simulations += 1
+        if len(path) - 1 > self._depth:
+            self._depth = len(path) - 1
+        self._back_up(path, len(created), value, terminal)
+
+    def _select(self, state: pyspiel.State) -> tuple[list[Node], int]:
+        """Selection: descends from the root through created children, with the windows of the
+        module docstring, until the child chosen is one still to be created.
+
+        Expands each decision node it reaches for the first time (`_expand_decision`) and adds
+        the children its windows skip to `_cutoffs`.
+
+        Args:
+            state: A clone of the root state; the chosen actions are applied to it, so that it
+                ends as the state of the child to create.
+
+        Returns:
+            The path from the root to the parent of the child to create, and the child's index
+            among the parent's `kids`.
+        """
+        prune = self.settings.prune
+        eps = self.settings.epsilon if prune else 0.0
+        node = self._root
+        path = [node]
+        alpha = self._vmin
+        beta = self._vmax
         cutoffs = 0
-        # Selection: descend through created children until one is still to be created.
         while True:
             lo = node.lo
             hi = node.hi
@@ -376,75 +398,15 @@ class BABMCTSTree(BABMCTSTreeBase):
                 kids = node.kids
                 assert kids is not None
             if node.player == _CHANCE:
-                probs = node.probs
-                cum = node.cum
-                assert probs is not None and cum is not None
-                i = bisect_right(cum, rand() * cum[-1])
-                if i >= len(kids):
-                    i = len(kids) - 1
+                i, alpha, beta = self._select_outcome(node, alpha, beta, lo, hi, eps)
                 kid = kids[i]
-                p = probs[i]
-                if kid is None:
-                    k_lo, k_hi = vmin, vmax
-                else:
-                    k_lo, k_hi = kid.lo, kid.hi
-                if prune:  # self._outcome_window, inlined on the hot path
-                    a = (alpha - hi + p * k_hi) / p
-                    b = (beta - lo + p * k_lo) / p
-                    if a < vmin:
-                        a = vmin
-                    if b > vmax:
-                        b = vmax
-                else:
-                    a, b = vmin, vmax
-                top = b if b < k_hi else k_hi
-                bottom = a if a > k_lo else k_lo
-                if top <= bottom + eps:
-                    i, a, b = self._chance_slow(node, alpha, beta, lo, hi, eps)
-                    kid = kids[i]
-                alpha = a
-                beta = b
             elif node.probs is None and node.next < len(kids):
                 # UCT tries every child once first; a child not yet created is never pruned.
                 i = node.next
                 kid = None
             else:
-                best = -math.inf
-                i = -1
-                sign = 1.0 if node.player == 0 else -1.0
-                priors = node.probs
-                if priors is None:
-                    explore = uct_c * sqrt(math.log(node.n))
-                    for j, kid in enumerate(kids):
-                        assert kid is not None
-                        k_lo = kid.lo
-                        k_hi = kid.hi
-                        top = beta if beta < k_hi else k_hi
-                        if top <= (alpha if alpha > k_lo else k_lo) + eps:
-                            cutoffs += 1
-                            continue
-                        score = sign * kid.q + explore * kid.rs
-                        if score > best:
-                            best = score
-                            i = j
-                else:
-                    explore = uct_c * sqrt(node.n)
-                    for j, kid in enumerate(kids):
-                        if kid is None:
-                            score = explore * priors[j]
-                        else:
-                            k_lo = kid.lo
-                            k_hi = kid.hi
-                            top = beta if beta < k_hi else k_hi
-                            if top <= (alpha if alpha > k_lo else k_lo) + eps:
-                                cutoffs += 1
-                                continue
-                            score = sign * kid.q + explore * priors[j] / (1 + kid.n)
-                        if score > best:
-                            best = score
-                            i = j
-                if i < 0:
-                    i, alpha, beta = self._fallback(node, alpha, beta, lo, hi)
+                i, alpha, beta, skipped = self._select_move(node, alpha, beta, lo, hi, eps)
+                cutoffs += skipped
                 kid = kids[i]
             actions = node.actions
             assert actions is not None
@@ -454,12 +416,115 @@ class BABMCTSTree(BABMCTSTreeBase):
             node = kid
             path.append(kid)
         self._cutoffs += cutoffs
+        return path, i
 
-        # Expansion: create the child (and, through chance nodes, one sampled outcome after
-        # another) before attaching anything, so that a budget stop leaves the tree untouched.
-        parent = node
+    def _select_outcome(
+        self, node: Node, alpha: float, beta: float, lo: float, hi: float, eps: float
+    ) -> tuple[int, float, float]:
+        """A chance node's step of selection: samples an outcome by probability, and only when
+        its window collapses samples again among the unpruned ones (`_chance_slow`).
+
+        Returns:
+            The outcome's index and its window.
+        """
+        kids, probs, cum = node.kids, node.probs, node.cum
+        assert kids is not None and probs is not None and cum is not None
+        vmin = self._vmin
+        vmax = self._vmax
+        i = bisect_right(cum, self._random.random() * cum[-1])
+        if i >= len(kids):
+            i = len(kids) - 1
+        kid = kids[i]
+        p = probs[i]
+        if kid is None:
+            k_lo, k_hi = vmin, vmax
+        else:
+            k_lo, k_hi = kid.lo, kid.hi
+        if self.settings.prune:  # self._outcome_window, inlined on the hot path
+            a = (alpha - hi + p * k_hi) / p
+            b = (beta - lo + p * k_lo) / p
+            if a < vmin:
+                a = vmin
+            if b > vmax:
+                b = vmax
+        else:
+            a, b = vmin, vmax
+        top = b if b < k_hi else k_hi
+        bottom = a if a > k_lo else k_lo
+        if top <= bottom + eps:
+            return self._chance_slow(node, alpha, beta, lo, hi, eps)
+        return i, a, b
+
+    def _select_move(
+        self, node: Node, alpha: float, beta: float, lo: float, hi: float, eps: float
+    ) -> tuple[int, float, float, int]:
+        """A decision node's step of selection once its children are created (or it has
+        priors): UCT (PUCT with priors) among the children whose window does not collapse, else
+        `_fallback`.
+
+        Returns:
+            The child's index, its window and the number of children skipped as pruned.
+        """
+        kids = node.kids
+        assert kids is not None
+        uct_c = self.settings.uct_c
+        best = -math.inf
+        i = -1
+        cutoffs = 0
+        sign = 1.0 if node.player == 0 else -1.0
+        priors = node.probs
+        if priors is None:
+            explore = uct_c * math.sqrt(math.log(node.n))
+            for j, kid in enumerate(kids):
+                assert kid is not None
+                k_lo = kid.lo
+                k_hi = kid.hi
+                top = beta if beta < k_hi else k_hi
+                if top <= (alpha if alpha > k_lo else k_lo) + eps:
+                    cutoffs += 1
+                    continue
+                score = sign * kid.q + explore * kid.rs
+                if score > best:
+                    best = score
+                    i = j
+        else:
+            explore = uct_c * math.sqrt(node.n)
+            for j, kid in enumerate(kids):
+                if kid is None:
+                    score = explore * priors[j]
+                else:
+                    k_lo = kid.lo
+                    k_hi = kid.hi
+                    top = beta if beta < k_hi else k_hi
+                    if top <= (alpha if alpha > k_lo else k_lo) + eps:
+                        cutoffs += 1
+                        continue
+                    score = sign * kid.q + explore * priors[j] / (1 + kid.n)
+                if score > best:
+                    best = score
+                    i = j
+        if i < 0:
+            i, alpha, beta = self._fallback(node, alpha, beta, lo, hi)
+        return i, alpha, beta, cutoffs
+
+    def _expand(
+        self, parent: Node, i: int, state: pyspiel.State, budget: Budget | None
+    ) -> tuple[list[tuple[Node, int, Node]], float, bool]:
+        """Expansion and evaluation: creates the child `i` of `parent`, whose state is `state`,
+        and through chance nodes one sampled outcome after another, down to a terminal or a
+        decision node, which the evaluator values. Nothing is attached to the tree yet, so
+        that a budget stop leaves it untouched.
+
+        Returns:
+            The nodes created, as `(parent, index, child)` in the order of creation; the leaf's
+            value (player 0's); and whether the leaf is terminal.
+
+        Raises:
+            SearchStopped: The budget ran out, or the tree would outgrow `settings.max_nodes`.
+        """
+        rand = self._random.random
         created: list[tuple[Node, int, Node]] = []
-        room = settings.max_nodes - self.size
+        room = self.settings.max_nodes - self.size
         while True:
             if budget is not None:
                 budget.countdown -= 1
@@ -471,14 +536,11 @@ class BABMCTSTree(BABMCTSTreeBase):
                 value = float(state.player_return(0))
                 child = Node(_TERMINAL, value, value)
                 created.append((parent, i, child))
-                terminal = True
-                break
+                return created, value, True
             child = self._new_node(state)
             created.append((parent, i, child))
             if child.player != _CHANCE:
-                value = self._evaluate(state)
-                terminal = False
-                break
+                return created, self._evaluate(state), False
             assert child.cum is not None and child.actions is not None
             i = bisect_right(child.cum, rand() * child.cum[-1])
             if i >= len(child.actions):
@@ -486,23 +548,17 @@ class BABMCTSTree(BABMCTSTreeBase):
             state.apply_action(child.actions[i])
             parent = child
 
-        for parent, index, child in created:
-            assert parent.kids is not None
-            parent.kids[index] = child
-            if parent.player != _CHANCE and parent.probs is None:
-                parent.next += 1
-            path.append(child)
-        self._size += len(created)
-        self.simulations += 1
-        if len(path) - 1 > self._depth:
-            self._depth = len(path) - 1
-
-        # Backup: statistics along the whole path; bounds of the created nodes, then upwards
-        # while they keep changing (a leaf that is not terminal changes nothing, except that a
-        # created chance node's weighted sums of vmin / vmax may round off vmin / vmax).
+    def _back_up(self, path: list[Node], created: int, value: float, terminal: bool) -> None:
+        """Backup: adds `value` to the statistics along the whole path; recomputes the bounds
+        of the `created` nodes at its end, then upwards while they keep changing (a leaf that
+        is not terminal changes nothing, except that a created chance node's weighted sums of
+        vmin / vmax may round off vmin / vmax)."""
+        vmin = self._vmin
+        vmax = self._vmax
+        sqrt = math.sqrt
         changed = terminal
         last = len(path) - 1
-        first_created = last - len(created) + 1
+        first_created = last - created + 1
         for k in range(last, -1, -1):
             node = path[k]
             n = node.n + 1
