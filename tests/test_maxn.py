@@ -301,7 +301,9 @@ def test_paranoid_is_bounded_around_the_brute_force_paranoid_value(
     exact = oracles.solve_paranoid(state, state.current_player(), depth, evaluator.evaluate)
     assert result.lower - 1e-9 <= exact <= result.upper + 1e-9
     assert result.upper - result.lower <= epsilon + 1e-9
-    assert result.bounds_on.kind in ("game", "depth_limited")
+    # A tree solved without a leaf evaluated: the game value with two players, else the paranoid
+    # model's value of the whole game (README: `BoundsOn(kind="model", model="paranoid")`).
+    assert result.bounds_on.kind in ("game", "model", "depth_limited")
 
 
 def test_paranoid_on_two_players_is_bounded_ab() -> None:
