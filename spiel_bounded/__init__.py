@@ -20,16 +20,11 @@ from spiel_bounded.search.alphabeta import (
     bounded_star2,
     paranoid,
 )
+from spiel_bounded.search.babmcts import babmcts, make_tree
 from spiel_bounded.search.brs import brs_plus
 from spiel_bounded.search.maxn import MaxnSettings, directed_offensive, maxn
-from spiel_bounded.search.mcts import (
-    BABMCTSSettings,
-    BABMCTSTree,
-    BABMCTSTreeBase,
-    MCTSStats,
-    babmcts,
-    make_tree,
-)
+from spiel_bounded.search.mcts import BABMCTSTree
+from spiel_bounded.search.mcts_base import BABMCTSSettings, BABMCTSTreeBase, MCTSStats
 from spiel_bounded.search.pns import BoundedPNSSettings, PNSSettings, bounded_pns, pns
 
 __all__ = [

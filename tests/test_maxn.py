@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spiel_bounded import load_bot, make_evaluator, oracles
-from spiel_bounded.bots.nplayer import MPMixChoice, MPMixSettings, mp_mix_choice
 from spiel_bounded.games import game_info
 from spiel_bounded.limits import Limits
 from spiel_bounded.registry import bots_for
@@ -378,24 +377,7 @@ def test_directed_offensive_attacks_the_leader_by_default_and_checks_its_target(
             directed_offensive(state, evaluator=evaluator, limits=Limits(depth=1), target=target)
 
 
-# -- MP-Mix ------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("values", "player", "expected"),
-    [
-        ((0.6, 0.1, -0.7), 0, MPMixChoice("paranoid")),
-        ((0.15, 0.0, -0.15), 0, MPMixChoice("maxn")),
-        ((0.1, 0.6, -0.7), 0, MPMixChoice("offensive", 1)),
-        ((0.1, 0.6, -0.7), 2, MPMixChoice("offensive", 1)),
-        ((0.3, 0.3, -0.6), 1, MPMixChoice("maxn")),  # tied leaders: no edge
-    ],
-)
-def test_mp_mix_chooses_by_the_leading_edge(
-    values: tuple[float, ...], player: int, expected: MPMixChoice
-) -> None:
-    settings = MPMixSettings(defensive_threshold=0.2, offensive_threshold=0.2)
-    assert mp_mix_choice(values, player, settings) == expected
+# -- MP-Mix and directed offensive bots (the search: test_mpmix.py) ----------------------------
 
 
 def test_mp_mix_and_offensive_bots_play_and_refuse_bad_input() -> None:

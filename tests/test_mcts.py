@@ -17,13 +17,9 @@ from spiel_bounded import load_bot, make_evaluator, oracles, synthetic
 from spiel_bounded.bots.babmcts import BABMCTSBot
 from spiel_bounded.evaluators.base import ZeroEvaluator
 from spiel_bounded.limits import Limits
-from spiel_bounded.search.mcts import (
-    BABMCTSSettings,
-    BABMCTSTree,
-    MCTSStats,
-    Node,
-    babmcts,
-)
+from spiel_bounded.search.babmcts import babmcts
+from spiel_bounded.search.mcts import BABMCTSTree, Node
+from spiel_bounded.search.mcts_base import BABMCTSSettings, MCTSStats
 from tests.helpers import HashEvaluator, move_lists, play_random
 
 UNTIL_PROVED = 10**9  # a count no test reaches: the search runs until the root is proved

@@ -17,11 +17,11 @@ from spiel_bounded.evaluators import Evaluator
 from spiel_bounded.limits import Limits
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search import mcts_kernels as kernels
-from spiel_bounded.search.mcts import (
+from spiel_bounded.search.babmcts import make_tree
+from spiel_bounded.search.mcts import BABMCTSTree
+from spiel_bounded.search.mcts_base import (
     BABMCTSSettings,
-    BABMCTSTree,
     BABMCTSTreeBase,
-    make_tree,
     shuffle_actions,
     shuffle_plan,
     shuffle_word,

@@ -30,7 +30,7 @@ from spiel_bounded import (
 )
 from spiel_bounded.evaluators import RolloutEvaluator
 from spiel_bounded.games import game_info
-from spiel_bounded.search.mcts import ENGINE_COMPILED, ENGINE_PYTHON
+from spiel_bounded.search.mcts_base import ENGINE_COMPILED, ENGINE_PYTHON
 from spiel_bounded.testing import random_positions
 
 _SIMULATIONS = flags.DEFINE_integer(

@@ -39,13 +39,13 @@ from spiel_bounded.params import (
     setting,
 )
 from spiel_bounded.result import SearchResult
-from spiel_bounded.search.mcts import (
+from spiel_bounded.search.babmcts import make_tree
+from spiel_bounded.search.mcts_base import (
     ENGINE_COMPILED,
     ENGINE_PYTHON,
     BABMCTSSettings,
     BABMCTSTreeBase,
     compiled_reasons,
-    make_tree,
 )
 
 AUTO_POLICY: Final = "auto"

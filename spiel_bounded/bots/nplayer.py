@@ -6,8 +6,6 @@ bound-based policy would break them otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 import pyspiel
@@ -22,17 +20,13 @@ from spiel_bounded.bots.spec import (
     evaluator_from,
     limits_from,
 )
-from spiel_bounded.evaluators.base import check_values
-from spiel_bounded.games import GameInfo, Requirements
+from spiel_bounded.games import GameInfo
 from spiel_bounded.params import (
     FLAG,
-    NON_NEGATIVE,
     Number,
     Param,
-    check_fields,
     declared,
     pick,
-    setting,
 )
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.alphabeta import PARANOID_GAMES, AlphaBetaSettings, paranoid
@@ -45,6 +39,7 @@ from spiel_bounded.search.maxn import (
     maxn,
     pruning_bounds,
 )
+from spiel_bounded.search.mpmix import MP_MIX_GAMES, MPMixChoice, MPMixSettings, mp_mix
 
 
 def _build_maxn(
@@ -107,51 +102,9 @@ def _build_offensive(
     return SearchBot(game, player_id, search, policy=None, seed=params["seed"])
 
 
-@dataclass(frozen=True, kw_only=True)
-class MPMixSettings:
-    """When MP-Mix (Zuckerman, Felner & Kraus 2009) leaves max^n, by the evaluator's values of
-    the position to move from: `leading edge` is the leader's value minus the runner-up's.
-
-    Attributes:
-        defensive_threshold: The mover leads by at least this: play paranoid.
-        offensive_threshold: Another player leads by at least this: attack it (directed
-            offensive). Otherwise max^n.
-    """
-
-    defensive_threshold: float = setting(
-        0.2, "the mover leads by at least this: paranoid", NON_NEGATIVE
-    )
-    offensive_threshold: float = setting(
-        0.2, "another player leads by at least this: directed offensive on it", NON_NEGATIVE
-    )
-
-    def __post_init__(self) -> None:
-        check_fields(self)
-
-
-@dataclass(frozen=True)
-class MPMixChoice:
-    """The strategy MP-Mix chose for a move, and the player it attacked (offensive only)."""
-
-    strategy: str
-    target: int | None = None
-
-
-def mp_mix_choice(values: Sequence[float], player: int, settings: MPMixSettings) -> MPMixChoice:
-    """Paranoid, offensive or max^n, by the leading edge of `values` (ties: lower index first)."""
-    order = sorted(range(len(values)), key=lambda p: (-values[p], p))
-    first, second = order[0], order[1]
-    edge = values[first] - values[second]
-    if first == player and edge >= settings.defensive_threshold:
-        return MPMixChoice("paranoid")
-    if first != player and edge >= settings.offensive_threshold:
-        return MPMixChoice("offensive", first)
-    return MPMixChoice("maxn")
-
-
 class MPMixBot(SearchBot):
-    """MP-Mix: per move, paranoid, directed offensive or max^n (see `mp_mix_choice`);
-    `last_choice` holds the strategy of the most recent move."""
+    """MP-Mix (`search.mpmix.mp_mix`) as a bot; `last_choice` holds the strategy of its most
+    recent move."""
 
     def __init__(
         self, game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
@@ -159,20 +112,12 @@ class MPMixBot(SearchBot):
         settings = MPMixSettings(**pick(MPMixSettings, params))
         limits = limits_from(params)
         evaluator = evaluator_from(game, params)
-        ab_settings = AlphaBetaSettings(epsilon=params["epsilon"])
         self.last_choice: MPMixChoice | None = None
 
         def search(state: pyspiel.State) -> SearchResult:
-            values = check_values(evaluator.evaluate(state), evaluator, info)
-            choice = mp_mix_choice(values, state.current_player(), settings)
-            self.last_choice = choice
-            if choice.strategy == "paranoid":
-                return paranoid(state, evaluator=evaluator, limits=limits, settings=ab_settings)
-            if choice.strategy == "offensive":
-                return directed_offensive(
-                    state, evaluator=evaluator, limits=limits, target=choice.target
-                )
-            return maxn(state, evaluator=evaluator, limits=limits)
+            result = mp_mix(state, evaluator=evaluator, limits=limits, settings=settings)
+            self.last_choice = result.choice
+            return result
 
         super().__init__(game, player_id, search, policy=None, seed=params["seed"])
 
@@ -245,12 +190,11 @@ SPECS: Final = (
         ),
         params={
             **declared(MPMixSettings),
-            "epsilon": _AB_SETTINGS["epsilon"],
             **LIMIT_PARAMS,
             **EVALUATOR_PARAMS,
             **SEED_PARAM,
         },
-        requirements=Requirements(players=(3, None), chance=True, zero_sum=True),
+        requirements=MP_MIX_GAMES,
         build=MPMixBot,
     ),
 )

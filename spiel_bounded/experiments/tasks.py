@@ -41,7 +41,8 @@ from spiel_bounded.search.alphabeta import (
     bounded_star2,
     paranoid,
 )
-from spiel_bounded.search.mcts import BABMCTSSettings, babmcts
+from spiel_bounded.search.babmcts import babmcts
+from spiel_bounded.search.mcts_base import BABMCTSSettings
 from spiel_bounded.search.pns import BoundedPNSSettings, bounded_pns, outcome_reason
 from spiel_bounded.synthetic import SHORT_NAME
 

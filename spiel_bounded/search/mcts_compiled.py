@@ -9,7 +9,8 @@ in the order the reference's `random.Random` shuffles them), the terminal test a
 evaluation. Under the same seed, evaluator values and limits both trees hold the same nodes with
 the same statistics and bounds, and return the same `SearchResult` (tested).
 
-Importing this module imports numba (the `fast` extra); `mcts.make_tree` imports it only when
+It builds on `search/mcts_base.py` as the reference does, and does not import the reference.
+Importing this module imports numba (the `fast` extra); `babmcts.make_tree` imports it only when
 the compiled engine is used.
 """
 
@@ -27,7 +28,7 @@ from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo, require
 from spiel_bounded.limits import STOPPED_BY_NODES, Budget, Limits, SearchStopped
 from spiel_bounded.result import StopReason
 from spiel_bounded.search import mcts_kernels as kernels
-from spiel_bounded.search.mcts import (
+from spiel_bounded.search.mcts_base import (
     ALGORITHM,
     STOPPED_BY_SIMULATIONS,
     STOPPED_BY_SOLVED,

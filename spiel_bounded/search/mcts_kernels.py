@@ -1,9 +1,10 @@
 """The compiled half of BABMCTS: selection and backup over a structure-of-arrays tree (numba).
 
-These kernels are the hot loops of `BABMCTSTree.simulate` (`search/mcts.py`, the reference)
-for games without chance nodes and without priors, over flat arrays instead of `Node` objects;
-`search/mcts_compiled.py` drives them and does the pyspiel calls. Every float operation is the
-reference's, in the same order, so both give bit-identical statistics and bounds (tested).
+These kernels are the hot loops of `BABMCTSTree.simulate` (its `_select` and `_back_up`,
+`search/mcts.py`, the reference) for games without chance nodes and without priors, over flat
+arrays instead of `Node` objects; `search/mcts_compiled.py` drives them and does the pyspiel
+calls. Every float operation is the reference's, in the same order, so both give bit-identical
+statistics and bounds (tested).
 
 Layout (rows are nodes, in creation order; the root is `counters[ROOT]`):
 
@@ -229,7 +230,7 @@ def _rebound(
 
 @numba.njit(cache=True)
 def shuffle_one_word(actions: np.ndarray, word: int) -> None:
-    """`search.mcts.shuffle_actions` for a one-run plan (at most 20 actions), given its word."""
+    """`mcts_base.shuffle_actions` for a one-run plan (at most 20 actions), given its word."""
     count = actions.shape[0]
     for i in range(count - 1):
         digit = word % (count - i)
