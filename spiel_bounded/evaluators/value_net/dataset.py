@@ -24,12 +24,12 @@ from typing import Any, Final
 import numpy as np
 
 from spiel_bounded import registry
-from spiel_bounded.cluster import dask_client
 from spiel_bounded.evaluators.value_net.config import DataConfig, TrainConfig, as_mapping
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, write_npz, write_text
 from spiel_bounded.evaluators.value_net.selfplay import GamePositions, play_selfplay_game
 from spiel_bounded.games import game_description, load_game
+from spiel_bounded.runs.cluster import dask_client
 
 EXECUTORS: Final = ("process", "dask", "inline")
 _CONFIG_FILE: Final = "data.json"
