@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -661,3 +663,26 @@ def test_connect_four_child_leaves_equal_the_children_hypothesis(choices: list[i
 def test_child_leaves_only_for_connect_four() -> None:
     for game_string in ("tic_tac_toe", "breakthrough", "pig"):
         assert HeuristicEvaluator(pyspiel.load_game(game_string)).child_leaves is None
+
+
+# Data flows one way (DESIGN.md): search -> evaluators -> games/params/limits/result. Training
+# (which plays self-play with registered bots) sits above the bots, outside `evaluators/`.
+_ABOVE = {"registry", "bots", "search", "training", "arena", "experiments", "testing"}
+
+
+def test_evaluators_import_nothing_above_them() -> None:
+    package = Path(__file__).resolve().parents[1] / "spiel_bounded"
+    upward = []
+    for path in sorted((package / "evaluators").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module is not None:
+                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "spiel_bounded" and len(parts) > 1 and parts[1] in _ABOVE:
+                    upward.append(f"{path.relative_to(package)}: {name}")
+    assert upward == []

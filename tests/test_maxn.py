@@ -302,7 +302,10 @@ def test_paranoid_is_bounded_around_the_brute_force_paranoid_value(
     exact = oracles.solve_paranoid(state, state.current_player(), depth, evaluator.evaluate)
     assert result.lower - 1e-9 <= exact <= result.upper + 1e-9
     assert result.upper - result.lower <= epsilon + 1e-9
-    assert result.bounds_on.kind in ("game", "depth_limited")
+    if result.stats.stopped_by == "solved":  # no leaf evaluated: a proof about the model
+        assert result.bounds_on.kind == ("game" if players == 2 else "model")
+    else:
+        assert result.bounds_on.kind == "depth_limited"
 
 
 def test_paranoid_on_two_players_is_bounded_ab() -> None:

@@ -24,7 +24,8 @@ from absl.testing import flagsaver
 
 from spiel_bounded.arena import cli
 from spiel_bounded.arena.config import load_config
-from spiel_bounded.arena.schedule import make_schedule
+from spiel_bounded.arena.schedule import make_schedule, mismatch
+from spiel_bounded.arena.store import GameStore
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -159,3 +160,24 @@ def test_the_documented_bots_commands_run(line: str, capsys: pytest.CaptureFixtu
     args = shlex.split(line.split(" # ")[0])[3:]
     assert main(args) == 0
     assert capsys.readouterr().out.strip()
+
+
+MATCHING = re.findall(
+    r"`(?:results/)?(round_robin(?:_[a-z0-9_]+)?)`",
+    README[README.index("that match their configs today are") :].split("\n\n")[0],
+)
+
+
+def test_the_results_the_readme_says_match_their_configs_do() -> None:
+    assert "round_robin" in MATCHING and "round_robin_babmcts_fast" in MATCHING, MATCHING
+    configs = {}
+    for path in sorted((ROOT / "configs").glob("*.toml")):
+        output = re.search(r'^output = "results/(\w+)"', path.read_text(), re.MULTILINE)
+        if output:
+            configs[output.group(1)] = path
+    # ... and "the four `round_robin_experiments_q*`":
+    wanted = MATCHING + [name for name in configs if name.startswith("round_robin_experiments_q")]
+    for name in wanted:
+        config = load_config(str(configs[name]))
+        records = GameStore(ROOT / "results" / name).read_records()
+        assert mismatch(records, make_schedule(config.tournament), name) is None, name

@@ -80,8 +80,10 @@ class Job(Protocol[TaskIn, RecordOut]):
     method of a picklable object). `crashed` and `failed` are called in the main process.
     """
 
-    watch_size: int
-    """Integers of shared memory each task gets as its `watch` (0: none)."""
+    @property
+    def watch_size(self) -> int:
+        """Integers of shared memory each task gets as its `watch` (0: none)."""
+        ...
 
     def work(self, task: TaskIn, watch: Watch | None) -> RecordOut:
         """Runs `task`; with a `watch`, keeps it up to date for `describe`."""

@@ -163,7 +163,10 @@ class BABMCTSSettings:
         OPTIONAL_POSITIVE_INT,
     )
     max_nodes: int = setting(
-        1_000_000, "memory cap in tree nodes (about 300 bytes each on connect_four)", POSITIVE_INT
+        1_000_000,
+        "memory cap in tree nodes (on connect_four about 190 bytes each in the compiled tree, "
+        "300 in the Python one)",
+        POSITIVE_INT,
     )
     prune: bool = setting(True, "prune children from selection with alpha-beta windows", FLAG)
     priors: bool = setting(True, "PUCT with the evaluator's priors when it has them", FLAG)

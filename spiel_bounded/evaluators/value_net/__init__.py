@@ -1,12 +1,13 @@
-"""Value networks: train a network on self-play positions and use it as a leaf evaluator.
+"""Value networks as leaf evaluators: the model, its checkpoints, and inference.
 
-- `dataset`: self-play generation (parallel, resumable, on Dask too), deduplication, labels,
-  the split by game.
-- `model` and `train` (the `jax` extra): the Flax network and its Optax training.
+- `config`, `layout`, `outputs`, `features`: the network's shape, its layers on a game, how raw
+  outputs become values in the utility range, and what it sees.
+- `model` (the `jax` extra): the Flax network, for training and batched evaluation.
 - `checkpoint`: the file format, with its checks; `numpy_net` and `evaluator`: inference in
   numpy, one position at a time, for searches: `evaluator="net:PATH"` on any bot.
 
-Training needs `pip install 'spiel-bounded[jax]'`; using a trained checkpoint needs numpy only.
+Using a trained checkpoint needs numpy only. Training (self-play, dataset, Optax) lives in
+`spiel_bounded.training` and needs `pip install 'spiel-bounded[jax]'`.
 """
 
 from __future__ import annotations
@@ -16,16 +17,14 @@ from spiel_bounded.evaluators.value_net.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from spiel_bounded.evaluators.value_net.config import DataConfig, ModelConfig, TrainConfig
+from spiel_bounded.evaluators.value_net.config import ModelConfig
 from spiel_bounded.evaluators.value_net.evaluator import ValueNetEvaluator
 from spiel_bounded.evaluators.value_net.extra import JAX_EXTRA, jax_available
 
 __all__ = [
     "JAX_EXTRA",
     "Checkpoint",
-    "DataConfig",
     "ModelConfig",
-    "TrainConfig",
     "ValueNetEvaluator",
     "jax_available",
     "load_checkpoint",

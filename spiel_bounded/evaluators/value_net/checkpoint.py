@@ -28,8 +28,8 @@ from spiel_bounded.games import game_description
 
 FORMAT: Final = "spiel_bounded.value_net/1"
 CHECKPOINT_FILE: Final = "model.npz"
-"""The checkpoint's name in a training run's output directory (`pipeline`); `load_checkpoint`
-given that directory loads it."""
+"""The checkpoint's name in a training run's output directory (`spiel_bounded.training.pipeline`);
+`load_checkpoint` given that directory loads it."""
 _META: Final = "__meta__"
 _ZIP_MAGIC: Final = b"PK"  # every .npz is a zip archive: local header PK\3\4, empty PK\5\6
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spiel_bounded.evaluators.value_net.config import TrainConfig
-from spiel_bounded.evaluators.value_net.dataset import Dataset, split_by_game, targets
 from spiel_bounded.evaluators.value_net.extra import missing_jax
 from spiel_bounded.evaluators.value_net.layout import Layout
-from spiel_bounded.evaluators.value_net.losses import EpochDone, EpochLosses
 from spiel_bounded.evaluators.value_net.outputs import OutputForm
+from spiel_bounded.training.config import TrainConfig
+from spiel_bounded.training.dataset import Dataset, split_by_game, targets
+from spiel_bounded.training.losses import EpochDone, EpochLosses
 
 try:
     import jax

@@ -22,18 +22,13 @@ from spiel_bounded.evaluators.value_net.checkpoint import (
     Checkpoint,
     save_checkpoint,
 )
-from spiel_bounded.evaluators.value_net.config import (
-    DataConfig,
-    ModelConfig,
-    TrainConfig,
-    as_mapping,
-    from_mapping,
-)
-from spiel_bounded.evaluators.value_net.dataset import Dataset
+from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping, from_mapping
 from spiel_bounded.evaluators.value_net.layout import layout_for
-from spiel_bounded.evaluators.value_net.losses import EpochDone
 from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import load_game
+from spiel_bounded.training.config import DataConfig, TrainConfig
+from spiel_bounded.training.dataset import Dataset
+from spiel_bounded.training.losses import EpochDone
 
 CURVE_FILE: Final = "loss_curve.png"
 RECORD_FILE: Final = "training.json"
@@ -116,7 +111,7 @@ def fit_and_save(
 ) -> dict[str, Any]:
     """Trains on `dataset` and writes the checkpoint, loss curve and record into
     `config.directory`; returns the record (also stored in the checkpoint). Needs JAX."""
-    from spiel_bounded.evaluators.value_net.train import train_network
+    from spiel_bounded.training.train import train_network
 
     game = load_game(dataset.game)
     layout = layout_for(game, config.model)

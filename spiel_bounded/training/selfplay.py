@@ -10,10 +10,10 @@ import pyspiel
 
 from spiel_bounded import registry
 from spiel_bounded.bots.base import SearchBot
-from spiel_bounded.evaluators.value_net.config import DataConfig
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.games import load_game
 from spiel_bounded.result import SearchResult
+from spiel_bounded.training.config import DataConfig
 
 
 @dataclass(frozen=True)
