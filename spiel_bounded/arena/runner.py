@@ -234,10 +234,10 @@ def _run(
     started = clock()
     counts = {"done": 0, "errors": 0}
 
-    with store.appending() as append:
+    with store.appending() as appender:
 
         def done(record: GameRecord) -> None:
-            append(record)
+            appender.append(record)
             counts["done"] += 1
             counts["errors"] += 0 if record.ok else 1
             if on_progress is not None:

@@ -9,7 +9,7 @@ refused (`ConfigChangedError`) unless the old results are archived first (`archi
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from spiel_bounded.arena.records import GameRecord, header_line, parse_lines
 from spiel_bounded.runs.journal import (
+    Appender,
     ConfigChangedError,
     Journal,
     StoreError,
@@ -105,6 +106,16 @@ class Manifest:
         )
 
 
+class RecordAppender:
+    """Appends `GameRecord`s to games.csv, each on disk before `append` returns."""
+
+    def __init__(self, appender: Appender) -> None:
+        self._appender = appender
+
+    def append(self, record: GameRecord) -> None:
+        self._appender.append(record.to_line())
+
+
 class GameStore:
     """The results directory of one tournament."""
 
@@ -142,12 +153,12 @@ class GameStore:
         return self.journal.repair()
 
     @contextmanager
-    def appending(self) -> Iterator[Callable[[GameRecord], None]]:
-        """Opens games.csv for appending; yields the function that stores one record durably."""
+    def appending(self) -> Iterator[RecordAppender]:
+        """Opens games.csv for appending (header written first when new; torn tail cut)."""
         self.directory.mkdir(parents=True, exist_ok=True)
         self.read_records()  # refuses a foreign or corrupt file before appending to it
         with self.journal.appending() as appender:
-            yield lambda record: appender.append(record.to_line())
+            yield RecordAppender(appender)
 
     def read_manifest(self) -> Manifest | None:
         """run.json, or None when there is none.
