@@ -24,13 +24,12 @@ from pathlib import Path
 from absl import flags
 
 from spiel_bounded import commandline
-from spiel_bounded.arena.runner import Progress, Terminated
-from spiel_bounded.arena.store import StoreError
 from spiel_bounded.experiments.config import SweepConfigError, load_sweep_config
 from spiel_bounded.experiments.positions import write_positions
 from spiel_bounded.experiments.report import build_report, write_report
 from spiel_bounded.experiments.runner import run_sweep
 from spiel_bounded.experiments.tasks import TaskRecord
+from spiel_bounded.runs import ClusterError, Progress, StoreError, Terminated
 
 _CONFIG = flags.DEFINE_string("config", None, "Sweep config (TOML).")
 _REPORT_ONLY = flags.DEFINE_bool("report_only", False, "Rebuild the report; run nothing.")
@@ -96,6 +95,9 @@ def main(argv: Sequence[str]) -> None:
     except (SweepConfigError, StoreError) as error:
         sys.stderr.write(f"error: {error}\n")
         sys.exit(2)
+    except ClusterError as error:
+        sys.stderr.write(f"error: {error}\n")
+        sys.exit(1)
     except KeyboardInterrupt as error:
         signum = error.signum if isinstance(error, Terminated) else signal.SIGINT
         sys.stderr.write(

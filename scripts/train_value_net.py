@@ -15,6 +15,7 @@ Training needs the jax extra: pip install 'spiel-bounded[jax]'. Exit status: 0 d
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -23,9 +24,10 @@ from dataclasses import replace
 from absl import app, flags
 
 from spiel_bounded import commandline
-from spiel_bounded.training.dataset import EXECUTORS, assemble, generate, save_dataset
+from spiel_bounded.runs import EXECUTORS, ClusterError, StoreError, Terminated
+from spiel_bounded.training.dataset import assemble, generate, save_dataset
 from spiel_bounded.training.losses import EpochLosses
-from spiel_bounded.training.pipeline import DATASET_FILE, fit_and_save, read_run_config
+from spiel_bounded.training.pipeline import DATASET_FILE, RunConfig, fit_and_save, read_run_config
 
 _CONFIG = flags.DEFINE_string("config", None, "TOML config ([data], [model], [train], [output]).")
 _STAGE = flags.DEFINE_enum("stage", "all", ["all", "generate", "train"], "What to run.")
@@ -68,6 +70,25 @@ def main(argv: Sequence[str]) -> None:
     if _GAMES.value is not None:
         config = replace(config, data=replace(config.data, games=_GAMES.value))
     command = "python " + shlex.join(sys.argv)
+    try:
+        _run(config, command)
+    except (StoreError, ValueError) as error:  # a locked or foreign directory, a bad setting
+        sys.stderr.write(f"\nerror: {error}\n")
+        sys.exit(commandline.USAGE_ERROR)
+    except (ClusterError, RuntimeError) as error:
+        sys.stderr.write(f"\nerror: {error}\n")
+        sys.exit(1)
+    except KeyboardInterrupt as error:
+        signum = error.signum if isinstance(error, Terminated) else signal.SIGINT
+        name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+        sys.stderr.write(
+            f"\nstopped by {name}: every finished game is kept in {config.data_directory}; "
+            "run the same command again to resume\n"
+        )
+        sys.exit(128 + signum)
+
+
+def _run(config: RunConfig, command: str) -> None:
     if _STAGE.value in ("all", "generate"):
         started = time.monotonic()
         played = generate(
@@ -84,6 +105,12 @@ def main(argv: Sequence[str]) -> None:
         dataset = assemble(config.data_directory, games=config.data.games)
         save_dataset(config.data_directory / DATASET_FILE, dataset)
         print(f"dataset: {len(dataset)} distinct positions from {dataset.meta['games']} games")
+        if dataset.meta["games"] < config.data.games:
+            sys.stderr.write(
+                f"warning: training on {dataset.meta['games']} of the {config.data.games} games "
+                f"the config asks for (only those are in {config.data_directory}); "
+                "--stage=generate plays the rest\n"
+            )
         started = time.monotonic()
 
         def on_epoch(losses: EpochLosses) -> None:

@@ -17,6 +17,7 @@ from absl.testing import flagsaver
 
 from spiel_bounded import commandline
 from spiel_bounded.arena import Terminated, cli, settings
+from spiel_bounded.runs.executors import EXECUTORS
 
 TREE = "bounded_random_tree(branching=2,depth=3,seed=1)"
 
@@ -407,7 +408,7 @@ def test_the_help_of_each_choice_flag_lists_every_accepted_value() -> None:
     for name, values in (
         ("pairing", settings.PAIRINGS),
         ("seating", settings.SEATINGS),
-        ("executor", settings.EXECUTORS),
+        ("executor", EXECUTORS),
     ):
         assert flags.FLAGS[name].help.endswith(f": {'|'.join(values)}."), name
     assert "tables" in flags.FLAGS["pairing"].help

@@ -16,7 +16,7 @@ from spiel_bounded.arena import (
     load_config,
     run_tournament,
 )
-from spiel_bounded.arena.lock import LOCK_FILE, locked, read_holder
+from spiel_bounded.runs.lock import LOCK_FILE, locked, read_holder
 from tests.arena_bots import BLOCK_ENV, EXTRA_BOTS
 from tests.test_arena_kill import DEADLINE, start, write_config
 

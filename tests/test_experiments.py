@@ -22,7 +22,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spiel_bounded.arena.store import ConfigChangedError
 from spiel_bounded.evaluators import make_evaluator
 from spiel_bounded.experiments.config import (
     SweepConfig,
@@ -33,13 +32,10 @@ from spiel_bounded.experiments.config import (
 )
 from spiel_bounded.experiments.positions import Position, PositionSet, positions_path
 from spiel_bounded.experiments.report import build_report, knuth_moore_nodes, write_report
-from spiel_bounded.experiments.runner import (
-    InlineExecutor,
-    read_records,
-    run_sweep,
-)
+from spiel_bounded.experiments.runner import read_records, run_sweep
 from spiel_bounded.experiments.tasks import EXACT, Task, TaskRecord, run_task
 from spiel_bounded.oracles import solve, solve_depth_limited, solve_paranoid
+from spiel_bounded.runs import ConfigChangedError, InlineExecutor, Job
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL = ROOT / "configs" / "epsilon_sweep.toml"
@@ -157,7 +153,7 @@ class _StopAfter:
     def __init__(self, count: int) -> None:
         self.count = count
 
-    def run(self, tasks: Sequence[Task], done: Any) -> None:
+    def run(self, job: Job[Task, Any], tasks: Sequence[Task], done: Any) -> None:
         for task in tasks[: self.count]:
             done(run_task(task))
         raise KeyboardInterrupt
@@ -167,9 +163,9 @@ class _Recording(InlineExecutor):
     def __init__(self) -> None:
         self.given: list[str] = []
 
-    def run(self, tasks: Sequence[Task], done: Any) -> None:
+    def run(self, job: Job[Task, Any], tasks: Sequence[Task], done: Any) -> None:
         self.given = [task.task_id for task in tasks]
-        super().run(tasks, done)
+        super().run(job, tasks, done)
 
 
 def test_a_killed_sweep_resumes_losing_and_repeating_nothing(tmp_path: Path) -> None:
@@ -183,8 +179,9 @@ def test_a_killed_sweep_resumes_losing_and_repeating_nothing(tmp_path: Path) -> 
         "    time.sleep(0.05)\n"
         "    return tasks.run_task(task)\n"
         "runner.run_task = slow\n"
+        "from spiel_bounded.runs import InlineExecutor\n"
         f"config = with_run(load_sweep_config({str(QUICK)!r}), output={str(output)!r})\n"
-        "runner.run_sweep(config, executor=runner.InlineExecutor())\n"
+        "runner.run_sweep(config, executor=InlineExecutor())\n"
     )
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     process = subprocess.Popen([sys.executable, "-c", script], env=env)

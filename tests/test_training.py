@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -30,9 +31,12 @@ from spiel_bounded.evaluators.value_net.layout import layout_for
 from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import game_info
 from spiel_bounded.result import GAME_VALUE, SearchResult
+from spiel_bounded.runs import Death, InlineExecutor, RunLockedError, locked
 from spiel_bounded.testing import random_positions
 from spiel_bounded.training import DataConfig, TrainConfig
+from spiel_bounded.training import dataset as dataset_module
 from spiel_bounded.training.dataset import (
+    SelfPlayJob,
     assemble,
     finished_games,
     generate,
@@ -179,6 +183,33 @@ def test_seeded_selfplay_writes_the_games_it_wrote_before_the_move(
     generate(tiny_data(**SEEDED_RUNS[run]), tmp_path, executor="inline")  # type: ignore[arg-type]
     recorded = json.loads(FINGERPRINTS.read_text())["runs"][run]
     assert game_fingerprints(tmp_path) == recorded
+
+
+def test_two_generation_runs_into_one_directory_are_refused(tmp_path: Path) -> None:
+    with locked(tmp_path), pytest.raises(RunLockedError, match="another run"):
+        generate(tiny_data(2), tmp_path, executor="inline")
+    assert generate(tiny_data(2), tmp_path, executor="inline") == 2  # lock released
+
+
+def test_a_game_that_kills_its_worker_twice_is_reported_the_others_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing(job: SelfPlayJob, task: int, watch: Any) -> Any:
+        if task == 1:
+            return job.crashed(task, Death(exitcode=-9, first="killed by SIGKILL"))
+        return job.work(task, watch)
+
+    class Crashing(InlineExecutor):
+        def run(self, job: Any, tasks: Any, done: Any) -> None:
+            for task in tasks:
+                done(failing(job, task, None))
+
+    monkeypatch.setattr(dataset_module, "make_executor", lambda *args, **kwargs: Crashing())
+    with pytest.raises(
+        RuntimeError, match=r"1 of 3 self-play game.*game 1's worker process killed"
+    ):
+        generate(tiny_data(3), tmp_path, executor="inline")
+    assert finished_games(tmp_path) == [0, 2]  # the others are written; game 1 replays next run
 
 
 def test_another_config_in_the_same_directory_is_refused(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@
     write_report(report, config.run.output)
 
 Modules, one job each: `config` (TOML -> validated frozen settings), `schedule` (tables, seats,
-seeds), `play` (one game -> `GameRecord`), `executors` (where games are played), `runner` (lock,
-resume, progress, SIGTERM), `records` and `store` (games.csv rows, crash-safe appends,
-run.json), `lock` (one run at a time per output directory), `stats` (Wilson intervals),
+seeds), `play` (one game -> `GameRecord`), `job` (a game as a task of the shared engine,
+`spiel_bounded.runs`, which runs it inline, in worker processes or on Dask), `runner` (resume,
+refuse, progress), `records` and `store` (games.csv rows, run.json), `stats` (Wilson intervals),
 `ratings` (pairwise outcomes, Elo with bootstrap), `report` (tables, summary.md), `plots` (PNG),
 `cli` (the command line: the only module that writes to the terminal).
 
@@ -20,11 +20,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from spiel_bounded.arena.config import ConfigError, load_config, parse_config
-from spiel_bounded.arena.executors import DaskExecutor, InlineExecutor, ProcessExecutor
-from spiel_bounded.arena.lock import LockHolder, RunLockedError
+from spiel_bounded.arena.job import TournamentJob
 from spiel_bounded.arena.play import play_match
 from spiel_bounded.arena.records import GameRecord
-from spiel_bounded.arena.runner import Progress, RunResult, Terminated, run_tournament
+from spiel_bounded.arena.runner import RunResult, run_tournament
 from spiel_bounded.arena.schedule import Match, SeatBot, make_schedule
 from spiel_bounded.arena.settings import (
     BotEntry,
@@ -34,7 +33,18 @@ from spiel_bounded.arena.settings import (
     RunSettings,
     TournamentSettings,
 )
-from spiel_bounded.arena.store import ConfigChangedError, GameStore, StoreError
+from spiel_bounded.arena.store import GameStore
+from spiel_bounded.runs import (
+    ConfigChangedError,
+    DaskExecutor,
+    InlineExecutor,
+    LockHolder,
+    ProcessExecutor,
+    Progress,
+    RunLockedError,
+    StoreError,
+    Terminated,
+)
 
 if TYPE_CHECKING:
     from spiel_bounded.arena.report import (
@@ -78,6 +88,7 @@ __all__ = [
     "SeatBot",
     "StoreError",
     "Terminated",
+    "TournamentJob",
     "TournamentSettings",
     "build_report",
     "load_config",

@@ -29,22 +29,17 @@ from spiel_bounded.arena.report import (
     report_from_directory,
     write_report,
 )
-from spiel_bounded.arena.runner import (
-    Progress,
-    RunResult,
-    Terminated,
-    manifest_of,
-    run_tournament,
-)
+from spiel_bounded.arena.runner import RunResult, manifest_of, run_tournament
 from spiel_bounded.arena.schedule import make_schedule, mismatch
 from spiel_bounded.arena.settings import (
-    EXECUTORS,
     PAIRINGS,
     SEATINGS,
     Config,
     ReportSettings,
 )
-from spiel_bounded.arena.store import GameStore, Manifest, StoreError
+from spiel_bounded.arena.store import GameStore, Manifest
+from spiel_bounded.runs import ClusterError, Progress, StoreError, Terminated
+from spiel_bounded.runs.executors import EXECUTORS
 
 USAGE = """Round-robin tournaments between registered bots.
 
@@ -344,6 +339,9 @@ def _main(argv: Sequence[str], program: str) -> None:
     except (ConfigError, StoreError) as error:
         sys.stderr.write(f"error: {error}\n")
         sys.exit(2)
+    except ClusterError as error:
+        sys.stderr.write(f"error: {error}\n")
+        sys.exit(1)
     except KeyboardInterrupt as error:
         signum = error.signum if isinstance(error, Terminated) else signal.SIGINT
         name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name

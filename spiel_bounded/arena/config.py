@@ -54,7 +54,6 @@ import pyspiel
 from spiel_bounded import registry
 from spiel_bounded.arena.schedule import seatings, tables
 from spiel_bounded.arena.settings import (
-    EXECUTORS,
     PAIRINGS,
     SEATINGS,
     BotEntry,
@@ -75,6 +74,7 @@ from spiel_bounded.params import (
     Checker,
     OneOf,
 )
+from spiel_bounded.runs.executors import EXECUTORS
 
 _LABEL: Final = re.compile(r"^[A-Za-z0-9_.+-]+$")
 

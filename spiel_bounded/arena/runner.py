@@ -1,26 +1,21 @@
-"""Runs a tournament: lock the output directory, resume or refuse, then play the missing games
-on an executor (see `executors`).
+"""Runs a tournament on the shared engine (`spiel_bounded.runs`): lock the output directory,
+resume or refuse, then play the missing games on an executor (`job.TournamentJob`).
 
 Every record is appended to games.csv (and on disk) before the next one is accepted, and progress
-is reported through a callback; nothing here prints. SIGTERM stops a run as Ctrl-C does (see
-`Terminated`): the workers are killed, every finished game stays in games.csv, and running again
-resumes.
+is reported through a callback; nothing here prints. SIGTERM stops a run as Ctrl-C does
+(`runs.control.Terminated`): the workers are killed, every finished game stays in games.csv, and
+running again resumes.
 """
 
 from __future__ import annotations
 
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
-from spiel_bounded.arena.executors import Executor, make_executor
-from spiel_bounded.arena.lock import LockHolder, locked
+from spiel_bounded.arena.job import TournamentJob
 from spiel_bounded.arena.records import GameRecord, latest
 from spiel_bounded.arena.schedule import (
     PARAMETERS_CHANGED,
@@ -29,87 +24,14 @@ from spiel_bounded.arena.schedule import (
     mismatch,
 )
 from spiel_bounded.arena.settings import BotFactory, Config
-from spiel_bounded.arena.store import (
-    ConfigChangedError,
-    GameStore,
-    Manifest,
-    ManifestError,
-    utc_now,
-)
+from spiel_bounded.arena.store import GameStore, Manifest, ManifestError
+from spiel_bounded.runs.control import Progress, sigterm_stops_the_run
+from spiel_bounded.runs.executors import Executor, make_executor
+from spiel_bounded.runs.journal import ConfigChangedError, utc_now
+from spiel_bounded.runs.lock import LockHolder, locked
 
 REPORT_PATTERNS = ("summary.md", "*.csv", "*.png")
 """Files of a results directory that `--force_new` archives along with games.csv and run.json."""
-
-
-class Terminated(KeyboardInterrupt):
-    """The run received SIGTERM (from `timeout`, SLURM, `docker stop`, `kill`).
-
-    A `KeyboardInterrupt`, so that whatever stops a run on Ctrl-C stops it on SIGTERM too.
-
-    Attributes:
-        signum: The signal's number.
-    """
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(f"stopped by {signal.Signals(signum).name}")
-        self.signum = signum
-
-
-@contextmanager
-def _sigterm_stops_the_run() -> Iterator[None]:
-    """Turns SIGTERM into `Terminated` while the block runs.
-
-    Only in the main thread (the only one that may set handlers), and only when SIGTERM still
-    has its default action: a handler the application set is left alone. A second SIGTERM
-    while the run is stopping is ignored, so that it cannot cut the clean-up short.
-    """
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
-    ):
-        yield
-        return
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise Terminated(signum)
-
-    signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Progress:
-    """Where a run stands.
-
-    Attributes:
-        done: Games finished in this run.
-        total: Games this run set out to play.
-        resumed: Games already finished by earlier runs (skipped).
-        errors: Games of this run that ended in an error.
-        elapsed: Seconds since this run started playing.
-    """
-
-    done: int
-    total: int
-    resumed: int
-    errors: int
-    elapsed: float
-
-    @property
-    def rate(self) -> float:
-        """Games per second in this run (0 before the first game ends)."""
-        return self.done / self.elapsed if self.elapsed > 0 else 0.0
-
-    @property
-    def seconds_left(self) -> float | None:
-        """Estimated seconds until this run ends (None before the first game ends)."""
-        if self.done == 0 or self.elapsed <= 0:
-            return None
-        return (self.total - self.done) / self.rate
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -194,7 +116,7 @@ def run_tournament(
 
     Args:
         config: A validated config.
-        executor: Where games are played (default: `make_executor(config)`).
+        executor: Where games are played (default: the config's `[run]` executor).
         force_new: Archive earlier results (under OUTPUT/previous/) instead of resuming; the
             only way to reuse an output directory whose finished games came from another config.
         retry_errors: Also play again the games whose last record is an error that counts as
@@ -220,7 +142,7 @@ def run_tournament(
             `config` does not schedule.
         StoreError: games.csv is unreadable, or the output directory cannot be used.
     """
-    with _sigterm_stops_the_run(), locked(config.run.output) as lock:
+    with sigterm_stops_the_run(), locked(config.run.output) as lock:
         result = _run(
             config,
             executor=executor,
@@ -331,7 +253,9 @@ def _run(
                 )
 
         if pending:
-            (executor or make_executor(config)).run(pending, done)
+            run = config.run
+            chosen = executor or make_executor(run.executor, run.workers, run.scheduler)
+            chosen.run(TournamentJob(), pending, done)
 
     return RunResult(
         output=store.directory,

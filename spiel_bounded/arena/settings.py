@@ -18,7 +18,6 @@ from spiel_bounded import registry
 
 PAIRINGS: Final = ("all", "focus", "baseline", "tables")
 SEATINGS: Final = ("rotate", "permute")
-EXECUTORS: Final = ("process", "dask", "inline")
 
 BotFactory = Callable[[pyspiel.Game, int, Mapping[str, Any], int], pyspiel.Bot]
 """Builds a bot from (game, player id, parameters, seed): the arena's hook for bots that are not

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from spiel_bounded.arena.settings import EXECUTORS, RunSettings
+from spiel_bounded.arena.settings import RunSettings
 from spiel_bounded.evaluators import make_evaluator
 from spiel_bounded.experiments.positions import PositionSet
 from spiel_bounded.experiments.tasks import (
@@ -51,6 +51,7 @@ from spiel_bounded.experiments.tasks import (
     settings_of,
 )
 from spiel_bounded.games import game_info, load_game, unsupported_reasons
+from spiel_bounded.runs.executors import EXECUTORS
 
 QUESTIONS: Final = ("Q1", "Q5")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")

@@ -26,6 +26,7 @@ from spiel_bounded.experiments.positions import Position
 from spiel_bounded.games import (
     TWO_PLAYER_ZERO_SUM,
     TWO_PLAYER_ZERO_SUM_CHANCE,
+    GameInfo,
     Requirements,
     game_info,
     load_game,
@@ -294,12 +295,9 @@ def exact_value(state: pyspiel.State) -> float:
     return result.lower
 
 
-def run_task(task: Task) -> TaskRecord:
-    """Runs `task` and returns its record; an exception becomes a record with `error` set."""
-    state = task.position.state()
-    info = game_info(load_game(task.position.game))
-    epsilon = task.fraction * info.value_range
-    base: dict[str, Any] = {
+def _identity(task: Task, info: GameInfo) -> dict[str, Any]:
+    """The fields of a task's record that say which task it is."""
+    return {
         "task_id": task.task_id,
         "run": task.run,
         "algorithm": task.algorithm,
@@ -307,9 +305,39 @@ def run_task(task: Task) -> TaskRecord:
         "index": task.index,
         "fraction": task.fraction,
         "game": task.position.game,
-        "epsilon": epsilon,
+        "epsilon": task.fraction * info.value_range,
         "value_range": info.value_range,
     }
+
+
+def error_record(
+    task: Task, error: str, *, seconds: float = 0.0, wall_seconds: float = 0.0
+) -> TaskRecord:
+    """The record of a task that did not finish: its search raised, or its worker died or
+    could not run it (`error` says what happened); run again on resume."""
+    info = game_info(load_game(task.position.game))
+    return TaskRecord(
+        **_identity(task, info),
+        seconds=seconds,
+        wall_seconds=wall_seconds,
+        nodes=0,
+        evaluations=0,
+        depth=0,
+        action=-1,
+        stopped_by="",
+        lower=info.min_utility,
+        upper=info.max_utility,
+        proved=False,
+        error=error,
+    )
+
+
+def run_task(task: Task) -> TaskRecord:
+    """Runs `task` and returns its record; an exception becomes a record with `error` set."""
+    state = task.position.state()
+    info = game_info(load_game(task.position.game))
+    epsilon = task.fraction * info.value_range
+    base = _identity(task, info)
     started, wall = time.process_time(), time.perf_counter()
 
     def record(**measured: Any) -> TaskRecord:
@@ -327,13 +355,11 @@ def run_task(task: Task) -> TaskRecord:
             return record(**no_search, stopped_by="solved", lower=value, upper=value, proved=True)
         result = _SEARCHES[task.algorithm](state, limits_of(task.params), epsilon, task.params)
     except Exception:
-        return record(
-            **no_search,
-            stopped_by="",
-            lower=info.min_utility,
-            upper=info.max_utility,
-            proved=False,
-            error=traceback.format_exc(),
+        return error_record(
+            task,
+            traceback.format_exc(),
+            seconds=time.process_time() - started,
+            wall_seconds=time.perf_counter() - wall,
         )
     stats = result.stats
     if ALGORITHMS[task.algorithm].proves:

@@ -14,25 +14,25 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
 from spiel_bounded import registry
-from spiel_bounded.cluster import dask_client
 from spiel_bounded.evaluators.value_net.config import as_mapping
 from spiel_bounded.evaluators.value_net.features import Features
-from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, write_npz, write_text
+from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, write_npz
 from spiel_bounded.games import game_description, load_game
+from spiel_bounded.runs.control import sigterm_stops_the_run
+from spiel_bounded.runs.executors import Death, Watch, make_executor
+from spiel_bounded.runs.journal import differences, write_atomic
+from spiel_bounded.runs.lock import locked
 from spiel_bounded.training.config import DataConfig, TrainConfig
 from spiel_bounded.training.selfplay import GamePositions, play_selfplay_game
 
-EXECUTORS: Final = ("process", "dask", "inline")
 _CONFIG_FILE: Final = "data.json"
 _GAMES_DIR: Final = "games"
 # The format name predates `training/`: kept, so datasets written before the move still load.
@@ -114,19 +114,15 @@ def _check_config(directory: Path, config: DataConfig, command: str) -> None:
     wanted = as_mapping(config)
     if recorded.exists():
         found = json.loads(recorded.read_text())["data"]
-        different = {
-            key for key in wanted.keys() | found.keys() if wanted.get(key) != found.get(key)
-        }
         # More games extend a run; anything else would mix different data.
-        different.discard("games")
+        different = [key for key in differences(found, wanted) if key != "games"]
         if different:
             raise ValueError(
                 f"{str(directory)!r} holds self-play data of another config (differs in "
-                f"{', '.join(sorted(different))}); use another directory or the same config"
+                f"{', '.join(different)}); use another directory or the same config"
             )
         return
-    directory.mkdir(parents=True, exist_ok=True)
-    write_text(recorded, json.dumps({"data": wanted, "command": command}, indent=2) + "\n")
+    write_atomic(recorded, json.dumps({"data": wanted, "command": command}, indent=2) + "\n")
 
 
 def check_data_config(config: DataConfig) -> None:
@@ -137,30 +133,37 @@ def check_data_config(config: DataConfig) -> None:
         registry.load_bot(config.bot, game, player, **dict(config.bot_params))
 
 
-def _completed(
-    todo: list[int], config: DataConfig, executor: str, workers: int, scheduler: str | None
-) -> Iterator[GamePositions]:
-    if executor == "inline":
-        for index in todo:
-            yield play_selfplay_game(config, index)
-        return
-    if executor == "process":
-        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-            futures = [pool.submit(play_selfplay_game, config, index) for index in todo]
-            try:
-                for future in as_completed(futures):
-                    yield future.result()
-            finally:
-                for future in futures:
-                    future.cancel()
-        return
-    with dask_client(workers, scheduler) as client:
-        from distributed import as_completed as dask_completed
+@dataclass(frozen=True)
+class GameFailure:
+    """A self-play game that could not be played (its worker died twice, or could not run it);
+    nothing is written for it, so the next run plays it again."""
 
-        tasks = client.map(play_selfplay_game, [config] * len(todo), todo, pure=False)
-        for task in dask_completed(tasks):
-            yield task.result()
-            task.release()
+    index: int
+    message: str
+
+
+@dataclass(frozen=True)
+class SelfPlayJob:
+    """Self-play as a job of the shared engine (`spiel_bounded.runs`): one task per game index."""
+
+    config: DataConfig
+    watch_size: int = 0
+
+    def work(self, task: int, watch: Watch | None) -> GamePositions:
+        return play_selfplay_game(self.config, task)
+
+    def key(self, task: int) -> int:
+        return task
+
+    def describe(self, task: int, death: Death) -> str:
+        return f"game {task}'s worker process {death.how}"
+
+    def crashed(self, task: int, death: Death) -> GameFailure:
+        first = f"; the first time: {death.first}" if death.first else ""
+        return GameFailure(task, f"{self.describe(task, death)}, twice{first}")
+
+    def failed(self, task: int, message: str) -> GameFailure:
+        return GameFailure(task, f"game {task} {message}")
 
 
 def generate(
@@ -178,27 +181,43 @@ def generate(
     Raises:
         ValueError: A bad config (unknown game or bot, bad parameters, a game without
             observation tensor), an unknown executor, or a directory holding another config.
+        RunLockedError: Another run is generating into `directory`.
+        ClusterError: The Dask cluster was lost or cannot be reached.
+        RuntimeError: Some games could not be played (the others are written).
+        Terminated, KeyboardInterrupt: SIGTERM or Ctrl-C; every finished game is kept.
     """
-    if executor not in EXECUTORS:
-        raise ValueError(f"unknown executor {executor!r}; accepted: {', '.join(EXECUTORS)}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    chosen = make_executor(executor, workers, scheduler)
     check_data_config(config)
     root = Path(directory)
-    _check_config(root, config, command)
-    (root / _GAMES_DIR).mkdir(parents=True, exist_ok=True)
-    done = set(finished_games(root))
-    todo = [index for index in range(config.games) if index not in done]
-    finished = config.games - len(todo)
-    if progress is not None:
-        progress(finished, config.games)
-    if not todo:
-        return 0
-    for positions in _completed(todo, config, executor, workers, scheduler):
-        _write_game(root, positions)
-        finished += 1
+    with sigterm_stops_the_run(), locked(root):
+        _check_config(root, config, command)
+        (root / _GAMES_DIR).mkdir(parents=True, exist_ok=True)
+        done = set(finished_games(root))
+        todo = [index for index in range(config.games) if index not in done]
+        finished = config.games - len(todo)
+        failures: list[GameFailure] = []
         if progress is not None:
             progress(finished, config.games)
+
+        def store(record: GamePositions | GameFailure) -> None:
+            nonlocal finished
+            if isinstance(record, GameFailure):
+                failures.append(record)
+                return
+            _write_game(root, record)
+            finished += 1
+            if progress is not None:
+                progress(finished, config.games)
+
+        if todo:
+            chosen.run(SelfPlayJob(config), todo, store)
+    if failures:
+        raise RuntimeError(
+            f"{len(failures)} of {len(todo)} self-play game(s) could not be played and were not "
+            f"written (run again to play them): {failures[0].message}"
+        )
     return len(todo)
 
 

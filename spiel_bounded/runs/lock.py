@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from spiel_bounded.arena.store import StoreError, usable_directory, utc_now
+from spiel_bounded.runs.journal import StoreError, usable_directory, utc_now
 
 LOCK_FILE: Final = "run.lock"
 
