@@ -3,11 +3,17 @@
 `random_positions` is the one sampler the tests, benchmarks and calibration scripts use, so a
 figure and the test that guards it look at positions drawn the same way. `check_bot` plays a
 registered bot under both of OpenSpiel's drivers and checks what every bot here promises; a
-new bot (yours too) is checked with one call.
+new bot (yours too) is checked with one call. `equivalence_cases` is the alpha-beta engine's
+regression grid: 1,248 seeded searches whose fingerprints (`search_fingerprint`: move, bounds,
+principal variation, counts) are committed in `results/equivalence/alphabeta.json`, recorded
+and compared by `python scripts/bench.py --suites=equivalence` and compared in
+`tests/test_equivalence.py`: a change that only makes the engine faster changes none of them.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,8 +22,12 @@ from typing import Any, Final
 import numpy as np
 import pyspiel
 
+from spiel_bounded.evaluators import make_evaluator
 from spiel_bounded.games import game_description, load_game
+from spiel_bounded.limits import Limits
 from spiel_bounded.registry import load_bot
+from spiel_bounded.result import SearchResult
+from spiel_bounded.search import alphabeta
 
 
 def random_positions(
@@ -282,3 +292,144 @@ def _check_returns(game: pyspiel.Game, played: GamePlayed, name: str) -> None:
         total = game.utility_sum() if utility == pyspiel.GameType.Utility.CONSTANT_SUM else 0.0
         if not math.isclose(sum(played.returns), total, abs_tol=1e-9):
             raise ConformanceError(f"{where}: returns {played.returns} do not sum to {total}")
+
+
+# -- the alpha-beta equivalence grid -------------------------------------------------------------
+
+EQUIVALENCE_EPSILONS: Final = (0.0, 0.1, 0.4)
+EQUIVALENCE_NODE_LIMITS: Final = (None, 1500)
+
+
+@dataclass(frozen=True)
+class PositionSet:
+    """Seeded positions of one game and the alpha-beta searches run on them."""
+
+    game: str
+    count: int
+    plies: tuple[int, int]
+    depth: int
+    searches: tuple[str, ...]
+    seed: int = 2026
+    label: str = ""  # names the set in case keys when the game has several sets
+
+    @property
+    def name(self) -> str:
+        return self.label or self.game
+
+    def states(self) -> list[pyspiel.State]:
+        """The positions, drawn afresh (the same ones every time)."""
+        return random_positions(load_game(self.game), self.count, plies=self.plies, seed=self.seed)
+
+
+EQUIVALENCE_POSITIONS: Final = (
+    PositionSet("tic_tac_toe", 4, (0, 4), 9, ("bounded_ab",)),
+    PositionSet("connect_four", 6, (4, 14), 7, ("bounded_ab",)),
+    PositionSet("breakthrough", 4, (2, 10), 3, ("bounded_ab",)),
+    PositionSet("pig(winscore=20)", 3, (2, 12), 3, ("bounded_star1", "bounded_star2")),
+    PositionSet("breakthrough", 2, (6, 16), 4, ("bounded_ab",), seed=7, label="breakthrough@4"),
+    PositionSet("chinese_checkers(players=3)", 2, (6, 30), 2, ("paranoid",)),
+    PositionSet("maedn(players=3)", 2, (10, 60), 2, ("paranoid",)),
+)
+"""The position sets of the grid (1,248 searches in all)."""
+
+AlphaBetaSearch = Callable[..., SearchResult]
+"""`bounded_ab`'s signature: `(state, *, evaluator, limits, settings) -> SearchResult`."""
+
+
+@dataclass(frozen=True)
+class EquivalenceCase:
+    """One search of the alpha-beta equivalence grid; `key` names it in the fingerprints."""
+
+    positions: PositionSet
+    index: int
+    search: str
+    epsilon: float
+    iterative_deepening: bool
+    transpositions: bool
+    move_ordering: bool
+    nodes: int | None
+
+    @property
+    def key(self) -> str:
+        return (
+            f"{self.positions.name}#{self.index}|{self.search}|eps={self.epsilon:g}|"
+            f"id={int(self.iterative_deepening)}|tt={int(self.transpositions)}|"
+            f"order={int(self.move_ordering)}|nodes={self.nodes}"
+        )
+
+    def run(self, search: AlphaBetaSearch | None = None) -> dict[str, Any]:
+        """Runs the case (with `search` in place of the package's function of its name, which
+        must take the same arguments) and returns its fingerprint (`search_fingerprint`)."""
+        state = _equivalence_state(self.positions, self.index)
+        function = search or getattr(alphabeta, self.search)
+        result = function(
+            state,
+            evaluator=make_evaluator("heuristic", state.get_game()),
+            limits=Limits(depth=self.positions.depth, nodes=self.nodes),
+            settings=alphabeta.AlphaBetaSettings(
+                epsilon=self.epsilon,
+                iterative_deepening=self.iterative_deepening,
+                transpositions=self.transpositions,
+                move_ordering=self.move_ordering,
+            ),
+        )
+        return search_fingerprint(result)
+
+
+def equivalence_cases() -> list[EquivalenceCase]:
+    """The whole grid, in a fixed order."""
+    return [
+        EquivalenceCase(positions, index, search, epsilon, deepening, table, ordering, nodes)
+        for positions in EQUIVALENCE_POSITIONS
+        for index, search in itertools.product(range(positions.count), positions.searches)
+        for epsilon, deepening, table, ordering, nodes in itertools.product(
+            EQUIVALENCE_EPSILONS,
+            (True, False),
+            (True, False),
+            (True, False),
+            EQUIVALENCE_NODE_LIMITS,
+        )
+    ]
+
+
+_EQUIVALENCE_STATES: dict[PositionSet, list[pyspiel.State]] = {}
+
+
+def _equivalence_state(positions: PositionSet, index: int) -> pyspiel.State:
+    if positions not in _EQUIVALENCE_STATES:
+        _EQUIVALENCE_STATES[positions] = positions.states()
+    return _EQUIVALENCE_STATES[positions][index].clone()
+
+
+def search_fingerprint(result: SearchResult) -> dict[str, Any]:
+    """What a speed change must not change in a `SearchResult`: move, bounds, every root child's
+    bounds, principal variation and counts, in the JSON forms the fingerprint file holds."""
+    stats = result.stats
+    fingerprint = {
+        "action": result.action,
+        "lower": result.lower,
+        "upper": result.upper,
+        "children": sorted([action, *bounds] for action, bounds in result.children.items()),
+        "pv": list(result.pv),
+        "nodes": stats.nodes,
+        "evaluations": stats.evaluations,
+        "cutoffs": stats.cutoffs,
+        "tt_hits": stats.tt_hits,
+        "depth": stats.depth,
+        "stopped_by": stats.stopped_by,
+    }
+    return json.loads(json.dumps(fingerprint))
+
+
+def fingerprint_differences(
+    key: str, expected: Mapping[str, Any] | None, found: Mapping[str, Any]
+) -> list[str]:
+    """One line per field of the fingerprint `found` that differs from `expected` (empty:
+    identical), e.g. `connect_four#0|...: nodes 1200 -> 1201`."""
+    if expected is None:
+        return [f"{key}: not in the fingerprints"]
+    return [
+        f"{key}: {name} {expected[name]!r} -> {found.get(name)!r}"
+        for name in expected
+        if expected[name] != found.get(name)
+    ]

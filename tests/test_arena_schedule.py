@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 
+from spiel_bounded import registry
 from spiel_bounded.arena import make_schedule, parse_config
-from spiel_bounded.arena.schedule import seatings
+from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.schedule import (
+    REMOVED_PARAMETERS,
+    changed_parameters,
+    mismatch,
+    params_hash,
+    seatings,
+)
 
 TREE3 = "bounded_random_tree(branching=2,depth=3,seed=1,players=3)"
 
@@ -111,3 +119,66 @@ def test_bots_carry_their_parameters_and_hash() -> None:
     x, y = make_schedule(config.tournament)[0].seats
     assert x.params == {"epsilon": 0.1, "seconds": 0.5}
     assert x.params_hash == y.params_hash  # the same bot, however it was written
+
+
+AB_CONFIG = (
+    '[tournament]\ngames = ["tic_tac_toe"]\ngames_per_pairing = 2\n'
+    '[[bots]]\nlabel = "ab"\nbot = "bounded_ab"\nparams = { epsilon = 0.1, depth = 2 }\n'
+    '[[bots]]\nlabel = "r"\nbot = "random"\n'
+)
+
+
+def _records_with_hash(matches: tuple, label: str, stored: str) -> list[GameRecord]:
+    """One record per scheduled game, the seat of `label` carrying the hash `stored`."""
+    return [
+        GameRecord(
+            game_id=match.game_id,
+            game=match.game,
+            round=match.round,
+            seats=match.labels,
+            bots=tuple(seat.bot for seat in match.seats),
+            params_hashes=tuple(
+                stored if seat.label == label else seat.params_hash for seat in match.seats
+            ),
+            seed=match.seed,
+            returns=(0.0, 0.0),
+            moves=0,
+            seat_moves=(0, 0),
+            seconds_per_move=(0.0, 0.0),
+            max_seconds=(0.0, 0.0),
+            nodes_per_move=(None, None),
+            actions=(),
+            duration=0.0,
+        )
+        for match in matches
+    ]
+
+
+def test_a_removed_parameter_at_its_old_default_keeps_the_games() -> None:
+    """The documented migration (`REMOVED_PARAMETERS`): games played before `reference_engine`
+    left the alpha-beta bots carry a hash that covers it at its default, False; they are the
+    same bot's games, and still scheduled. At True (another engine then) they are not."""
+    matches = make_schedule(parse_config(AB_CONFIG).tournament)
+    seat = next(seat for match in matches for seat in match.seats if seat.label == "ab")
+    full = registry.check_params(registry.get_spec("bounded_ab"), {**seat.params, "seed": 0})
+    del full["seed"]
+    assert "reference_engine" not in full
+    assert seat.params_hash == params_hash("bounded_ab", full)
+    before = params_hash("bounded_ab", {**full, "reference_engine": False})
+    assert seat.former_hashes == (before,)
+    assert mismatch(_records_with_hash(matches, "ab", before), matches, "t.toml") is None
+    assert changed_parameters(_records_with_hash(matches, "ab", before), matches) == []
+    other = params_hash("bounded_ab", {**full, "reference_engine": True})
+    wrong = mismatch(_records_with_hash(matches, "ab", other), matches, "t.toml")
+    assert wrong is not None and f"ab (bounded_ab: {other} in games.csv" in wrong
+    assert changed_parameters(_records_with_hash(matches, "ab", other), matches) == ["ab"]
+
+
+def test_removed_parameters_are_gone_from_their_bots() -> None:
+    for bot, removed in REMOVED_PARAMETERS.items():
+        assert not set(removed) & set(registry.get_spec(bot).params), bot
+
+
+# That every committed results directory the README says matches its config still does
+# (round_robin, the babmcts and experiments ones, three of them through this migration) is
+# tests/test_readme_commands.py's test_the_results_the_readme_says_match_their_configs_do.

@@ -1,37 +1,45 @@
-"""The equivalence harness (`scripts/bench.py --suites=equivalence`): the alpha-beta engine, and
-its readable reference (`AlphaBetaSettings(reference_engine=True)`), still give the committed
-moves, bounds, principal variations and counts on a sample of the grid."""
+"""The equivalence grid (`spiel_bounded.testing.equivalence_cases`), compared in-process with the
+fingerprints committed in `results/equivalence/alphabeta.json`: the alpha-beta engine on every
+4th search, and the readable oracle (`tests/alphabeta_reference.py`, which has none of the
+engine's speed-ups) on every 8th, give the committed moves, bounds, principal variations and
+counts. `python scripts/bench.py --suites=equivalence` compares the whole grid (1,248 searches)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import functools
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.mark.parametrize(
-    ("engine", "stride", "searches"), [("fast", 4, 312), ("reference", 8, 156)]
+from spiel_bounded.testing import (
+    EquivalenceCase,
+    equivalence_cases,
+    fingerprint_differences,
 )
-def test_engine_searches_match_the_committed_fingerprints(
-    tmp_path: Path, engine: str, stride: int, searches: int
-) -> None:
-    output = tmp_path / "equivalence.md"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "bench.py"),
-            "--suites=equivalence",
-            f"--equivalence_engine={engine}",
-            f"--equivalence_stride={stride}",
-            f"--output={output}",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert f"{searches} searches compared" in done.stdout
-    assert ": 0 differences." in done.stdout, done.stdout
+from tests import alphabeta_reference
+
+FINGERPRINTS = Path(__file__).resolve().parents[1] / "results/equivalence/alphabeta.json"
+GRID = equivalence_cases()
+
+
+@functools.cache
+def committed() -> dict[str, dict[str, Any]]:
+    return json.loads(FINGERPRINTS.read_text())  # type: ignore[no-any-return]
+
+
+def test_the_grid_is_the_committed_one() -> None:
+    assert len(GRID) == 1248
+    assert [case.key for case in GRID] == list(committed())
+
+
+@pytest.mark.parametrize("case", GRID[::4], ids=lambda case: case.key)
+def test_the_engine_gives_the_committed_fingerprint(case: EquivalenceCase) -> None:
+    assert fingerprint_differences(case.key, committed().get(case.key), case.run()) == []
+
+
+@pytest.mark.parametrize("case", GRID[::8], ids=lambda case: case.key)
+def test_the_oracle_gives_the_committed_fingerprint(case: EquivalenceCase) -> None:
+    found = case.run(functools.partial(alphabeta_reference.search, case.search))
+    assert fingerprint_differences(case.key, committed().get(case.key), found) == []

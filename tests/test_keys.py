@@ -19,8 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, game_info, unsupported_reasons
-from spiel_bounded.search import keys
-from spiel_bounded.search.alphabeta import _CHANCE, _Engine
+from spiel_bounded.limits import Limits
+from spiel_bounded.search import alphabeta, keys
+from spiel_bounded.testing import random_positions, search_fingerprint
+from tests import alphabeta_reference
+from tests.helpers import HashEvaluator
 
 Key = Callable[[pyspiel.State], Hashable]
 
@@ -387,28 +390,31 @@ def test_changed_keys() -> None:
     assert all(keys.KEY_RULES[name].omits for name in changed)
 
 
-def test_engine_inlines_the_string_key_only_where_it_is_the_key() -> None:
-    """The hot path's `(player, str(state))` (also `(CHANCE, str)` at chance nodes) is
-    `string_key`, and is used only for games whose key that is."""
-    from spiel_bounded.evaluators.base import ZeroEvaluator
-    from spiel_bounded.limits import Budget, Limits
-    from spiel_bounded.search.alphabeta import AlphaBetaSettings
+@pytest.mark.parametrize(
+    ("game_string", "search", "depth"),
+    [("pig", "bounded_star1", 3), ("checkers", "bounded_ab", 3), ("tic_tac_toe", "bounded_ab", 5)],
+)
+def test_the_engine_keys_its_table_by_the_games_key_rule(
+    game_string: str, search: str, depth: int
+) -> None:
+    """The engine writes the key `(player, str(state))` out on its hot path, which is right only
+    where it is the game's key (tic_tac_toe; not pig or checkers, whose strings omit counters):
+    it searches exactly as the readable oracle, which always calls `key_function`."""
+    game = pyspiel.load_game(game_string)
+    assert (keys.key_rule(game).kind == "string") is (game_string == "tic_tac_toe")
+    for state in random_positions(game, 3, plies=(2, 10), seed=5):
+        arguments = {"evaluator": HashEvaluator(game), "limits": Limits(depth=depth)}
+        engine = search_fingerprint(getattr(alphabeta, search)(state, **arguments))
+        oracle = search_fingerprint(alphabeta_reference.search(search, state, **arguments))
+        assert engine == oracle
 
-    for game_string, inlined in (("pig", False), ("checkers", False), ("backgammon", False)):
-        game = pyspiel.load_game(game_string)
-        engine = _Engine(
-            game,
-            game_info(game),
-            0,
-            ZeroEvaluator(game),
-            AlphaBetaSettings(),
-            Budget(Limits()),
-            False,
-        )
-        assert engine.string_keys is inlined
+
+def test_the_written_out_string_key_is_string_key() -> None:
+    """`(player, str(state))`, and `(CHANCE, str(state))` at chance nodes, is `string_key`."""
+    chance = int(pyspiel.PlayerId.CHANCE)
     for state in playout_states(pyspiel.load_game("backgammon"), 1, seed=0):
         if state.is_chance_node():
-            assert (_CHANCE, str(state)) == keys.string_key(state)
+            assert (chance, str(state)) == keys.string_key(state)
         elif not state.is_terminal():
             assert (state.current_player(), str(state)) == keys.string_key(state)
 

@@ -13,11 +13,11 @@ from spiel_bounded.games import game_info
 from spiel_bounded.limits import Budget, Limits
 from spiel_bounded.search.alphabeta import (
     AlphaBetaSettings,
-    _Engine,
     bounded_ab,
     bounded_star1,
     bounded_star2,
 )
+from tests.alphabeta_reference import ReferenceEngine
 from tests.helpers import HashEvaluator, move_lists, play_random
 
 SEARCHES = {"star1": bounded_star1, "star2": bounded_star2}
@@ -238,7 +238,9 @@ def test_every_node_keeps_the_contract_for_any_window(
     use_tt: bool,
 ) -> None:
     """A node searched with any window, open or closed, returns (lo, hi) with lo <= V <= hi
-    and hi <= alpha + eps, or lo >= beta - eps, or hi - lo <= eps."""
+    and hi <= alpha + eps, or lo >= beta - eps, or hi - lo <= eps. A node is only reachable
+    with a window of one's choosing in the readable oracle, which the engine matches search for
+    search (`tests/test_equivalence.py`)."""
     game = synthetic.make_game(
         branching=3,
         depth=3,
@@ -251,7 +253,7 @@ def test_every_node_keeps_the_contract_for_any_window(
     )
     root = game.new_initial_state()
     alpha, beta = window[0] / 4, window[1] / 4
-    engine = _Engine(
+    engine = ReferenceEngine(
         game,
         game_info(game),
         root.current_player() if not root.is_chance_node() else 0,

@@ -37,6 +37,8 @@ class SeatBot:
         params: Parameters it is built with (the per-game seed is added when it is built).
         params_hash: Short hash of the bot name and its full parameters, defaults filled in.
         factory: Builder for a bot outside the registry, else None.
+        former_hashes: Hashes that games of this bot played before a parameter was removed
+            from it carry (`REMOVED_PARAMETERS`): the same bot, so their records still count.
     """
 
     label: str
@@ -44,6 +46,12 @@ class SeatBot:
     params: Mapping[str, Any]
     params_hash: str
     factory: BotFactory | None = None
+    former_hashes: tuple[str, ...] = ()
+
+    def played(self, stored_hash: str) -> bool:
+        """Whether a record's parameter hash for this seat is this bot's, now or before a
+        parameter was removed from it."""
+        return stored_hash == self.params_hash or stored_hash in self.former_hashes
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,6 +130,36 @@ def params_hash(bot: str, params: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
+REMOVED_PARAMETERS: Final[Mapping[str, Mapping[str, Any]]] = {
+    # Issue 24: `reference_engine` chose a readable copy of the same search (the same moves,
+    # bounds and counts, checked on the equivalence grid); that copy became the test oracle
+    # `tests/alphabeta_reference.py`. Every bot on the alpha-beta engine had it, default False.
+    "bounded_ab": {"reference_engine": False},
+    "bounded_star1": {"reference_engine": False},
+    "bounded_star2": {"reference_engine": False},
+    "paranoid": {"reference_engine": False},
+}
+"""Parameters removed from a registry bot without changing how it plays, with the default each
+had: a record whose parameter hash covers them at that default is a game of the bot as it is now.
+
+The migration for committed tournament directories: a parameter hash covers every parameter
+with the defaults filled in, so removing a parameter changes the hash of every game played
+before. `former_hashes` recomputes the hash those games carry (today's parameters plus the
+removed ones at their old defaults), and the schedule accepts both, so such a directory resumes
+and reports as before; new games carry the new hash. A game played with a removed parameter
+away from its default (e.g. `reference_engine = true`) is not accepted: that bot no longer
+exists. Only a removal that leaves play unchanged belongs here."""
+
+
+def former_hashes(bot: str, full: Mapping[str, Any]) -> tuple[str, ...]:
+    """The parameter hashes games of `bot` with today's full parameters `full` carried before
+    `REMOVED_PARAMETERS[bot]` were removed (none when nothing was removed from it)."""
+    removed = REMOVED_PARAMETERS.get(bot)
+    if not removed or set(removed) & set(full):
+        return ()
+    return (params_hash(bot, {**full, **removed}),)
+
+
 def make_schedule(
     settings: TournamentSettings, extra_bots: Mapping[str, BotFactory] | None = None
 ) -> tuple[Match, ...]:
@@ -139,15 +177,18 @@ def make_schedule(
             params = settings.params_for(entry, game, extra)
             if entry.bot in extra:
                 full = dict(params)
+                former: tuple[str, ...] = ()
             else:
                 full = registry.check_params(registry.get_spec(entry.bot), {**params, "seed": 0})
                 del full["seed"]
+                former = former_hashes(entry.bot, full)
             seat_bots[game, entry.label] = SeatBot(
                 label=entry.label,
                 bot=entry.bot,
                 params=params,
                 params_hash=params_hash(entry.bot, full),
                 factory=extra.get(entry.bot),
+                former_hashes=former,
             )
     plan = []
     for game in settings.games:
@@ -204,11 +245,11 @@ def unscheduled(records: Sequence[GameRecord], schedule: Sequence[Match]) -> lis
             differences.append("another seed")
         if record.bots != tuple(seat.bot for seat in match.seats):
             differences.append("other bots")
-        elif record.params_hashes != tuple(seat.params_hash for seat in match.seats):
+        elif not _same_parameters(record, match):
             seats = [
                 f"{seat.label} ({seat.bot}: {stored} in games.csv, {seat.params_hash} now)"
                 for seat, stored in zip(match.seats, record.params_hashes, strict=False)
-                if stored != seat.params_hash
+                if not seat.played(stored)
             ]
             differences.append(f"other parameters for {', '.join(dict.fromkeys(seats))}")
         if differences:
@@ -226,7 +267,7 @@ def changed_parameters(records: Sequence[GameRecord], schedule: Sequence[Match])
         if match is None or record.bots != tuple(seat.bot for seat in match.seats):
             continue
         for seat, stored in zip(match.seats, record.params_hashes, strict=False):
-            if stored != seat.params_hash:
+            if not seat.played(stored):
                 changed[seat.label] = None
     order = {label: index for index, label in enumerate(_labels(schedule))}
     return sorted(changed, key=lambda label: order.get(label, len(order)))
@@ -244,6 +285,13 @@ def mismatch(records: Sequence[GameRecord], schedule: Sequence[Match], source: s
     if changed:
         text += f"; parameters changed for {', '.join(changed)}: {PARAMETERS_CHANGED}"
     return text
+
+
+def _same_parameters(record: GameRecord, match: Match) -> bool:
+    """Whether every seat's stored parameter hash is its bot's (`SeatBot.played`)."""
+    return len(record.params_hashes) == len(match.seats) and all(
+        seat.played(stored) for seat, stored in zip(match.seats, record.params_hashes, strict=True)
+    )
 
 
 def _labels(schedule: Sequence[Match]) -> list[str]:

@@ -77,7 +77,7 @@ from spiel_bounded.result import (
     solved,
 )
 from spiel_bounded.search.keys import key_function, key_rule
-from spiel_bounded.search.tt import DEFAULT_CAPACITY, TranspositionTable
+from spiel_bounded.search.tt import DEFAULT_CAPACITY, TranspositionTable, usable
 
 _HISTORY_LIMIT = 1 << 30
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -113,9 +113,6 @@ class AlphaBetaSettings:
             sum_j p_j eps_j <= eps: "uniform" gives every outcome eps; "carry" gives outcome j
             the unused tolerance divided by the probability mass still to search, so slack an
             exact outcome did not use flows to the outcomes after it.
-        reference_engine: Search with the readable engine, whose nodes call named helpers,
-            instead of the default one with those helpers inlined and other speed-ups
-            (`_FastEngine`). Both give the same moves, bounds and counts (tests).
     """
 
     epsilon: float = setting(0.0, "tolerance in utility units (0: exact alpha-beta)", NON_NEGATIVE)
@@ -137,11 +134,6 @@ class AlphaBetaSettings:
         "uniform",
         "how a chance node shares epsilon among outcomes: " + ", ".join(CHANCE_EPSILON_POLICIES),
         OneOf(CHANCE_EPSILON_POLICIES),
-    )
-    reference_engine: bool = setting(
-        False,
-        "run the readable reference engine (the same search, slower; for tests and debugging)",
-        FLAG,
     )
 
     def __post_init__(self) -> None:
@@ -178,8 +170,22 @@ class _Iteration:
         self.horizon = horizon
 
 
-class _Engine:
-    """State of one search call: bounds, tables, counters."""
+class _AlphaBeta:
+    """State of one search call: bounds, table, ordering heuristics, counters.
+
+    `node` is the one recursion. Besides calling the named helpers (`_ordered`, `_record_cut`,
+    the table's `get` / `store`) it does three things for speed, none of which changes a node, a
+    value, a bound or a move (the readable oracle `tests/alphabeta_reference.py` does none of
+    them, and `tests/test_equivalence.py` compares the two; `results/equivalence/alphabeta.json`
+    pins both):
+
+    - the children at the depth limit are valued in the parent's loop, with no recursive call,
+      through the evaluator's `leaf_value(player)` when it has one (a faster `evaluate(...)
+      [player]`), and without building them when it has `child_leaves` (connect_four);
+    - in games where `undo_action` is exact (`UNDO_EXACT_GAMES`), children are made by
+      `apply_action` / `undo_action` on the node's own state instead of `child()`;
+    - the table key `(player, str(state))` is written out where it is the game's key.
+    """
 
     def __init__(
         self,
@@ -204,7 +210,7 @@ class _Engine:
         self.ordering = settings.move_ordering
         self.tt = TranspositionTable(settings.tt_capacity) if settings.transpositions else None
         self.key = key_function(game, root)
-        # `string_key`, inlined on the hot path where it is the game's key.
+        # `string_key`, written out on the hot path where it is the game's key.
         self.string_keys = key_rule(game).kind == "string"
         self.budget = budget
         num_actions = game.num_distinct_actions()
@@ -214,13 +220,15 @@ class _Engine:
         self.cutoffs = 0
         self.tt_hits = 0
         self.horizon = False  # set when the evaluator is called below the current node
+        fast_value = getattr(evaluator, "leaf_value", None)
+        leaf_value = fast_value(max_player) if fast_value is not None else None
+        self.leaf_value: Callable[[pyspiel.State], float] = leaf_value or self._checked_value
+        self.child_leaves: ChildLeaves | None = (
+            None if self.has_chance else getattr(evaluator, "child_leaves", None)
+        )
+        self.undo = game.get_type().short_name in UNDO_EXACT_GAMES
 
     # -- helpers -------------------------------------------------------------------------------
-
-    def _evaluate(self, state: pyspiel.State) -> float:
-        self.evaluations += 1
-        self.horizon = True
-        return self._checked_value(state)
 
     def _checked_value(self, state: pyspiel.State) -> float:
         """The evaluator's value of `state` for the MAX player, checked against the range."""
@@ -277,35 +285,38 @@ class _Engine:
         budget.countdown -= 1
         if budget.countdown <= 0:
             budget.checkpoint()
+        max_player = self.max_player
         if state.is_terminal():
-            value = state.player_return(self.max_player)
+            value = state.player_return(max_player)
             return value, value
         if depth <= 0:
-            value = self._evaluate(state)
+            self.evaluations += 1
+            self.horizon = True
+            value = self.leaf_value(state)
             return value, value
         if self.has_chance and state.is_chance_node():
             return self._chance(state, depth, alpha, beta, eps, ply)
 
+        vmin, vmax = self.vmin, self.vmax
         tt = self.tt
         key: object = None
         tt_move = None
-        tt_lo = self.vmin
-        tt_hi = self.vmax
+        tt_lo, tt_hi = vmin, vmax
         player = state.current_player()
         if tt is not None:
             key = (player, str(state)) if self.string_keys else self.key(state)
             entry = tt.get(key)
             if entry is not None:
-                tt_move = entry.move
-                if entry.usable_at(depth):
-                    tt_lo, tt_hi = entry.lower, entry.upper
-                    if tt_hi <= alpha + eps or tt_lo >= beta - eps or tt_hi - tt_lo <= eps:
+                e_lo, e_hi, _, tt_move, e_horizon, _ = entry
+                if usable(entry, depth):
+                    if e_hi <= alpha + eps or e_lo >= beta - eps or e_hi - e_lo <= eps:
                         self.tt_hits += 1
-                        if entry.horizon:
+                        if e_horizon:
                             self.horizon = True
-                        return tt_lo, tt_hi
+                        return e_lo, e_hi
                     # Narrowing the window by the stored interval is safe because the result is
                     # intersected with that interval below.
+                    tt_lo, tt_hi = e_lo, e_hi
                     alpha = max(alpha, tt_lo)
                     beta = min(beta, tt_hi)
 
@@ -314,43 +325,82 @@ class _Engine:
         moves = self._ordered(state, player, ply, tt_move)
         last = len(moves) - 1
         child_depth = depth - 1
+        at_leaves = child_depth <= 0
+        leaf_value = self.leaf_value
+        leaves = None
+        if at_leaves and self.child_leaves is not None:
+            leaves = self.child_leaves(state, max_player)
+        undo = self.undo
+        node = self.node
         best_move = moves[0]
-        if player == self.max_player:
-            lo, hi, best_lo = self.vmin, self.vmin, -math.inf
-            cut_at = beta - eps
-            for i, move in enumerate(moves):
-                c_lo, c_hi = self.node(state.child(move), child_depth, alpha, beta, eps, ply + 1)
+        cut = -1  # index of the move that closed the window
+        c_lo = c_hi = 0.0
+        is_max = player == max_player
+        if is_max:
+            lo, hi, best = vmin, vmin, -math.inf
+        else:
+            lo, hi, best = vmax, vmax, math.inf
+        for i, move in enumerate(moves):
+            if at_leaves:  # the child's own `node` call, written out: it would only evaluate
+                budget.countdown -= 1
+                if budget.countdown <= 0:
+                    budget.checkpoint()
+                if leaves is not None:
+                    c_lo, terminal = leaves(move)
+                    if not terminal:
+                        self.evaluations += 1
+                        self.horizon = True
+                else:
+                    if undo:
+                        state.apply_action(move)
+                        child = state
+                    else:
+                        child = state.child(move)
+                    if child.is_terminal():
+                        c_lo = child.player_return(max_player)
+                    else:
+                        self.evaluations += 1
+                        self.horizon = True
+                        c_lo = leaf_value(child)
+                    if undo:
+                        state.undo_action(player, move)
+                c_hi = c_lo
+            elif undo:
+                state.apply_action(move)
+                c_lo, c_hi = node(state, child_depth, alpha, beta, eps, ply + 1)
+                state.undo_action(player, move)
+            else:
+                c_lo, c_hi = node(state.child(move), child_depth, alpha, beta, eps, ply + 1)
+            if is_max:
                 if c_hi > hi:
                     hi = c_hi
-                if c_lo > best_lo:
-                    best_lo, best_move = c_lo, move
+                if c_lo > best:
+                    best, best_move = c_lo, move
                     if c_lo > lo:
                         lo = c_lo
                         if lo > alpha:
                             alpha = lo
-                if lo >= cut_at:
+                if lo >= beta - eps:
                     if i < last:
-                        hi = self.vmax  # unexplored children may still reach vmax
-                    self._record_cut(player, move, depth, ply, i < last)
+                        hi = vmax  # unexplored children may still reach vmax
+                    cut = i
                     break
-        else:
-            lo, hi, best_hi = self.vmax, self.vmax, math.inf
-            cut_at = alpha + eps
-            for i, move in enumerate(moves):
-                c_lo, c_hi = self.node(state.child(move), child_depth, alpha, beta, eps, ply + 1)
+            else:
                 if c_lo < lo:
                     lo = c_lo
-                if c_hi < best_hi:
-                    best_hi, best_move = c_hi, move
+                if c_hi < best:
+                    best, best_move = c_hi, move
                     if c_hi < hi:
                         hi = c_hi
                         if hi < beta:
                             beta = hi
-                if hi <= cut_at:
+                if hi <= alpha + eps:
                     if i < last:
-                        lo = self.vmin
-                    self._record_cut(player, move, depth, ply, i < last)
+                        lo = vmin
+                    cut = i
                     break
+        if cut >= 0:
+            self._record_cut(player, moves[cut], depth, ply, cut < last)
 
         lo = max(lo, tt_lo)
         hi = min(hi, tt_hi)
@@ -375,16 +425,16 @@ class _Engine:
         if tt is not None:
             key = (_CHANCE, str(state)) if self.string_keys else self.key(state)
             entry = tt.get(key)
-            if entry is not None and entry.usable_at(depth):
-                lo, hi = entry.lower, entry.upper
+            if entry is not None and usable(entry, depth):
+                lo, hi, _, _, e_horizon, e_outcomes = entry
                 if hi <= alpha + eps or lo >= beta - eps or hi - lo <= eps:
                     self.tt_hits += 1
-                    self.horizon = outer_horizon or entry.horizon
+                    self.horizon = outer_horizon or e_horizon
                     return lo, hi
-                if entry.outcomes is not None:  # resume from the stored outcome bounds
-                    los = [bounds[0] for bounds in entry.outcomes]
-                    his = [bounds[1] for bounds in entry.outcomes]
-                    self.horizon = entry.horizon
+                if e_outcomes is not None:  # resume from the stored outcome bounds
+                    los = [bounds[0] for bounds in e_outcomes]
+                    his = [bounds[1] for bounds in e_outcomes]
+                    self.horizon = e_horizon
         lo = _weighted(outcomes, los)
         hi = _weighted(outcomes, his)
         # Most probable outcomes first: they move the bounds most, so cuts come sooner.
@@ -475,7 +525,7 @@ class _Engine:
             tt_move = None
             if self.tt is not None:
                 entry = self.tt.get(self.key(child))
-                tt_move = None if entry is None else entry.move
+                tt_move = None if entry is None else entry[3]
             move = self._ordered(child, player, ply + 1, tt_move)[0]
             a_j = max(vmin, (alpha - hi + p * c_hi) / p)
             b_j = min(vmax, (beta - lo + p * c_lo) / p)
@@ -526,222 +576,15 @@ class _Engine:
         while len(pv) < depth and not current.is_terminal():
             key = self.key(current)
             entry = self.tt.get(key)
-            if entry is None or entry.move is None or key in seen:
+            move = None if entry is None else entry[3]
+            if move is None or key in seen:
                 break
             seen.add(key)
-            if entry.move not in current.legal_actions():
+            if move not in current.legal_actions():
                 break
-            pv.append(entry.move)
-            current = current.child(entry.move)
+            pv.append(move)
+            current = current.child(move)
         return tuple(pv)
-
-
-class _FastEngine(_Engine):
-    """`_Engine` with `node` rewritten for speed; the search is the same to the last bit.
-
-    `_Engine.node` is the readable reference: it calls the named helpers (`_ordered`,
-    `_record_cut`, `_evaluate`, `TranspositionTable.get` / `store`). Here they are inlined into
-    one method, with these changes, none of which changes a node, a value, a bound or a move
-    (`tests/test_equivalence.py` compares both engines on every search of the equivalence grid,
-    and `results/equivalence/alphabeta.json` pins them):
-
-    - transposition entries are read and written as plain tuples (`Entry` fields in order);
-    - the children at the depth limit are valued in the parent's loop, with no recursive call,
-      through the evaluator's `leaf_value(player)` when it has one (a faster `evaluate(...)
-      [player]`), and without building them when it has `child_leaves` (connect_four);
-    - in games where `undo_action` is exact (`UNDO_EXACT_GAMES`), children are made by
-      `apply_action` / `undo_action` on the node's own state instead of `child()`.
-    """
-
-    def __init__(
-        self,
-        game: pyspiel.Game,
-        info: GameInfo,
-        max_player: int,
-        evaluator: Evaluator,
-        settings: AlphaBetaSettings,
-        budget: Budget,
-        probing: bool,
-        root: pyspiel.State | None = None,
-    ) -> None:
-        super().__init__(game, info, max_player, evaluator, settings, budget, probing, root)
-        fast_value = getattr(evaluator, "leaf_value", None)
-        leaf_value = fast_value(max_player) if fast_value is not None else None
-        self.leaf_value: Callable[[pyspiel.State], float] = leaf_value or self._checked_value
-        self.child_leaves: ChildLeaves | None = (
-            None if self.has_chance else getattr(evaluator, "child_leaves", None)
-        )
-        self.entries = self.tt.entries if self.tt is not None else None
-        self.tt_capacity = settings.tt_capacity
-        self.undo = game.get_type().short_name in UNDO_EXACT_GAMES
-
-    def node(
-        self, state: pyspiel.State, depth: int, alpha: float, beta: float, eps: float, ply: int
-    ) -> tuple[float, float]:
-        budget = self.budget
-        budget.countdown -= 1
-        if budget.countdown <= 0:
-            budget.checkpoint()
-        max_player = self.max_player
-        if state.is_terminal():
-            value = state.player_return(max_player)
-            return value, value
-        if depth <= 0:
-            self.evaluations += 1
-            self.horizon = True
-            value = self.leaf_value(state)
-            return value, value
-        if self.has_chance and state.is_chance_node():
-            return self._chance(state, depth, alpha, beta, eps, ply)
-
-        vmin, vmax = self.vmin, self.vmax
-        entries = self.entries
-        key: object = None
-        tt_move = None
-        tt_lo, tt_hi = vmin, vmax
-        player = state.current_player()
-        if entries is not None:
-            key = (player, str(state)) if self.string_keys else self.key(state)
-            entry = entries.get(key)
-            if entry is not None:
-                e_lo, e_hi, e_depth, tt_move, e_horizon, _ = entry
-                if e_depth == depth or (not e_horizon and e_depth <= depth):
-                    if e_hi <= alpha + eps or e_lo >= beta - eps or e_hi - e_lo <= eps:
-                        self.tt_hits += 1
-                        if e_horizon:
-                            self.horizon = True
-                        return e_lo, e_hi
-                    tt_lo, tt_hi = e_lo, e_hi
-                    alpha = max(alpha, tt_lo)
-                    beta = min(beta, tt_hi)
-
-        outer_horizon = self.horizon
-        self.horizon = False
-        ordering = self.ordering
-        moves: list[int] = state.legal_actions()
-        if ordering and len(moves) > 1:
-            moves.sort(key=self.history[player].__getitem__, reverse=True)
-            if ply < len(self.killers):
-                for killer in reversed(self.killers[ply]):
-                    if killer in moves:
-                        moves.remove(killer)
-                        moves.insert(0, killer)
-            if tt_move is not None and tt_move in moves:
-                moves.remove(tt_move)
-                moves.insert(0, tt_move)
-        last = len(moves) - 1
-        child_depth = depth - 1
-        at_leaves = child_depth <= 0
-        leaf_value = self.leaf_value
-        leaves = None
-        if at_leaves and self.child_leaves is not None:
-            leaves = self.child_leaves(state, max_player)
-        undo = self.undo
-        node = self.node
-        best_move = moves[0]
-        cut = -1  # index of the move that closed the window
-        c_lo = c_hi = 0.0
-        is_max = player == max_player
-        if is_max:
-            lo, hi, best = vmin, vmin, -math.inf
-        else:
-            lo, hi, best = vmax, vmax, math.inf
-        for i, move in enumerate(moves):
-            if at_leaves:
-                budget.countdown -= 1
-                if budget.countdown <= 0:
-                    budget.checkpoint()
-                if leaves is not None:
-                    c_lo, terminal = leaves(move)
-                    if not terminal:
-                        self.evaluations += 1
-                        self.horizon = True
-                else:
-                    if undo:
-                        state.apply_action(move)
-                        child = state
-                    else:
-                        child = state.child(move)
-                    if child.is_terminal():
-                        c_lo = child.player_return(max_player)
-                    else:
-                        self.evaluations += 1
-                        self.horizon = True
-                        c_lo = leaf_value(child)
-                    if undo:
-                        state.undo_action(player, move)
-                c_hi = c_lo
-            elif undo:
-                state.apply_action(move)
-                c_lo, c_hi = node(state, child_depth, alpha, beta, eps, ply + 1)
-                state.undo_action(player, move)
-            else:
-                c_lo, c_hi = node(state.child(move), child_depth, alpha, beta, eps, ply + 1)
-            if is_max:
-                if c_hi > hi:
-                    hi = c_hi
-                if c_lo > best:
-                    best, best_move = c_lo, move
-                    if c_lo > lo:
-                        lo = c_lo
-                        if lo > alpha:
-                            alpha = lo
-                if lo >= beta - eps:
-                    if i < last:
-                        hi = vmax  # unexplored children may still reach vmax
-                    cut = i
-                    break
-            else:
-                if c_lo < lo:
-                    lo = c_lo
-                if c_hi < best:
-                    best, best_move = c_hi, move
-                    if c_hi < hi:
-                        hi = c_hi
-                        if hi < beta:
-                            beta = hi
-                if hi <= alpha + eps:
-                    if i < last:
-                        lo = vmin
-                    cut = i
-                    break
-        if cut >= 0:  # `_record_cut`, inlined
-            self.cutoffs += cut < last
-            if ordering:
-                move = moves[cut]
-                row = self.history[player]
-                row[move] += depth * depth
-                if row[move] > _HISTORY_LIMIT:
-                    self.history[player] = [h >> 1 for h in row]
-                killers = self.killers
-                while len(killers) <= ply:
-                    killers.append([])
-                slot = killers[ply]
-                if move not in slot:
-                    slot.insert(0, move)
-                    del slot[2:]
-
-        lo = max(lo, tt_lo)
-        hi = min(hi, tt_hi)
-        horizon = self.horizon
-        self.horizon = outer_horizon or horizon
-        if entries is not None:  # `TranspositionTable.store`, inlined
-            old = entries.get(key)
-            if old is None:
-                if len(entries) < self.tt_capacity:
-                    entries[key] = (lo, hi, depth, best_move, horizon, None)
-            elif old[2] == depth:
-                entries[key] = (
-                    max(lo, old[0]),
-                    min(hi, old[1]),
-                    depth,
-                    best_move,
-                    horizon or old[4],
-                    None,
-                )
-            else:
-                entries[key] = (lo, hi, depth, best_move, horizon, None)
-        return lo, hi
 
 
 def bounded_ab(
@@ -894,8 +737,7 @@ def _search(
     info = require_decision_state(state, algorithm, requirements, hint=hint)
     check_epsilon(settings.epsilon, info, algorithm)
     max_player = state.current_player()
-    engine_class = _Engine if settings.reference_engine else _FastEngine
-    engine = engine_class(game, info, max_player, evaluator, settings, budget, probing, state)
+    engine = _AlphaBeta(game, info, max_player, evaluator, settings, budget, probing, state)
 
     final_depth = limits.depth if limits.depth is not None else game.max_game_length()
     first_depth = 1 if settings.iterative_deepening else final_depth
