@@ -15,7 +15,6 @@ Ctrl-C, 143 after SIGTERM.
 from __future__ import annotations
 
 import shlex
-import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -29,7 +28,7 @@ from spiel_bounded.experiments.positions import write_positions
 from spiel_bounded.experiments.report import build_report, write_report
 from spiel_bounded.experiments.runner import run_sweep
 from spiel_bounded.experiments.tasks import TaskRecord
-from spiel_bounded.runs import ClusterError, Progress, StoreError, Terminated
+from spiel_bounded.runs import ClusterError, Progress, StoreError
 
 _CONFIG = flags.DEFINE_string("config", None, "Sweep config (TOML).")
 _REPORT_ONLY = flags.DEFINE_bool("report_only", False, "Rebuild the report; run nothing.")
@@ -99,12 +98,7 @@ def main(argv: Sequence[str]) -> None:
         sys.stderr.write(f"error: {error}\n")
         sys.exit(1)
     except KeyboardInterrupt as error:
-        signum = error.signum if isinstance(error, Terminated) else signal.SIGINT
-        sys.stderr.write(
-            f"\nstopped by {signal.Signals(signum).name}: every finished task is in "
-            "records.jsonl; run the same command again to resume\n"
-        )
-        sys.exit(128 + signum)
+        commandline.exit_stopped(error, "every finished task is in records.jsonl")
     rebuild = f"{program} --config {shlex.quote(_CONFIG.value)} --report_only"
     if _OUTPUT.value:
         rebuild += f" --output {shlex.quote(_OUTPUT.value)}"

@@ -15,7 +15,6 @@ Training needs the jax extra: pip install 'spiel-bounded[jax]'. Exit status: 0 d
 from __future__ import annotations
 
 import shlex
-import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -24,7 +23,7 @@ from dataclasses import replace
 from absl import app, flags
 
 from spiel_bounded import commandline
-from spiel_bounded.runs import EXECUTORS, ClusterError, StoreError, Terminated
+from spiel_bounded.runs import EXECUTORS, ClusterError, StoreError
 from spiel_bounded.training.dataset import assemble, generate, save_dataset
 from spiel_bounded.training.losses import EpochLosses
 from spiel_bounded.training.pipeline import DATASET_FILE, RunConfig, fit_and_save, read_run_config
@@ -79,13 +78,7 @@ def main(argv: Sequence[str]) -> None:
         sys.stderr.write(f"\nerror: {error}\n")
         sys.exit(1)
     except KeyboardInterrupt as error:
-        signum = error.signum if isinstance(error, Terminated) else signal.SIGINT
-        name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
-        sys.stderr.write(
-            f"\nstopped by {name}: every finished game is kept in {config.data_directory}; "
-            "run the same command again to resume\n"
-        )
-        sys.exit(128 + signum)
+        commandline.exit_stopped(error, f"every finished game is kept in {config.data_directory}")
 
 
 def _run(config: RunConfig, command: str) -> None:

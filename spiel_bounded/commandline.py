@@ -9,12 +9,13 @@ parsing; everything else (the help text, `app.UsageError` from `main`) is absl's
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from absl import app, flags
 
@@ -101,3 +102,13 @@ def native_errors_said_once() -> Iterator[None]:
             ]
             sys.stderr.write("".join(kept))
             sys.stderr.flush()
+
+
+def exit_stopped(error: KeyboardInterrupt, kept: str) -> NoReturn:
+    """Ends a long job stopped by Ctrl-C or SIGTERM (`runs.Terminated`): says what is `kept`
+    (e.g. "every finished game is in games.csv") and how to resume, and exits with 128 plus the
+    signal's number (130 after Ctrl-C, 143 after SIGTERM)."""
+    signum = getattr(error, "signum", signal.SIGINT)
+    name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+    sys.stderr.write(f"\nstopped by {name}: {kept}; run the same command again to resume\n")
+    sys.exit(128 + signum)

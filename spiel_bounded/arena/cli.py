@@ -11,7 +11,6 @@ arena that writes to the terminal: progress to stderr, the summary to stdout.
 from __future__ import annotations
 
 import shlex
-import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -38,7 +37,7 @@ from spiel_bounded.arena.settings import (
     ReportSettings,
 )
 from spiel_bounded.arena.store import GameStore, Manifest
-from spiel_bounded.runs import ClusterError, Progress, StoreError, Terminated
+from spiel_bounded.runs import ClusterError, Progress, StoreError
 from spiel_bounded.runs.executors import EXECUTORS
 
 USAGE = """Round-robin tournaments between registered bots.
@@ -343,13 +342,7 @@ def _main(argv: Sequence[str], program: str) -> None:
         sys.stderr.write(f"error: {error}\n")
         sys.exit(1)
     except KeyboardInterrupt as error:
-        signum = error.signum if isinstance(error, Terminated) else signal.SIGINT
-        name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
-        sys.stderr.write(
-            f"\nstopped by {name}: every finished game is in games.csv; run the same command "
-            "again to resume\n"
-        )
-        sys.exit(128 + signum)
+        commandline.exit_stopped(error, "every finished game is in games.csv")
     for note in _notes(result, config):
         sys.stderr.write(note + "\n")
     rebuild = f"{program} --report_only --output {shlex.quote(str(result.output))}"
