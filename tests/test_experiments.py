@@ -297,3 +297,13 @@ def test_the_report_of_an_empty_directory(tmp_path: Path) -> None:
 def test_records_round_trip() -> None:
     record = run_task(tree_task("bounded_ab", "bounded_random_tree(depth=2)", 0.1))
     assert TaskRecord.from_line(record.to_line()) == record
+
+
+def test_the_report_does_not_depend_on_the_order_tasks_finished(tmp_path: Path) -> None:
+    config = quick(tmp_path)
+    run_sweep(config, executor=InlineExecutor())
+    path = Path(config.run.output) / "records.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    in_order = build_report(config, "cmd").markdown
+    path.write_text("".join(reversed(lines)))  # as if they had finished the other way round
+    assert build_report(config, "cmd").markdown == in_order

@@ -67,8 +67,13 @@ def knuth_moore_nodes(branching: int, depth: int) -> int:
 
 
 def records_frame(records: Sequence[TaskRecord], config: SweepConfig) -> pd.DataFrame:
-    """The finished search records with their reference value, error and ratios to epsilon 0."""
-    finished = list(finished_records(records).values())
+    """The finished search records with their reference value, error and ratios to epsilon 0,
+    in the config's task order (so tables and plots do not depend on the order tasks finished)."""
+    order = {task.task_id: index for index, task in enumerate(config.tasks())}
+    finished = sorted(
+        finished_records(records).values(),
+        key=lambda record: (order.get(record.task_id, len(order)), record.task_id),
+    )
     frame = pd.DataFrame([record.__dict__ for record in finished])
     if frame.empty:
         return frame
