@@ -16,16 +16,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from absl import flags
-from absl.testing import flagsaver
 
-from spiel_bounded.arena import cli
 from spiel_bounded.arena.config import load_config
 from spiel_bounded.arena.schedule import make_schedule, mismatch
 from spiel_bounded.arena.store import GameStore
+from tests.test_arena_cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -100,16 +97,8 @@ def test_a_documented_command_runs_on_a_fresh_clone(
 ) -> None:
     args = shlex.split(command)
     assert args[:2] == ["python", "scripts/round_robin.py"]
-    argv = ["scripts/round_robin.py", *shrunk(args[2:])]
-    monkeypatch.setattr(sys, "argv", argv)
-    code: Any = 0
-    with flagsaver.flagsaver():
-        try:
-            cli.main(flags.FLAGS(argv))
-        except SystemExit as error:
-            code = error.code
-    out, err = capsys.readouterr()
-    assert code in (0, None), f"{command}\n{err}"
+    code, out, err = run_cli(shrunk(args[2:]), capsys, monkeypatch)
+    assert code == 0, f"{command}\n{err}"
     assert "## " in out  # the summary was printed
     if "--report_only" not in args:
         # A documented run writes under runs/ (not committed), never into committed results.

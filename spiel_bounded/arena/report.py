@@ -89,9 +89,10 @@ def time_targets(tournament: Mapping[str, Any]) -> dict[tuple[str, str], TimeTar
     `openspiel_ab`). Other bots (`random`, bots outside the registry) have no target.
     """
     per_move = tournament.get("seconds_per_move")
+    registered = {spec.name for spec in registry.list_bots()}
     targets = {}
     for entry in tournament.get("bots", []):
-        if entry["bot"] not in {spec.name for spec in registry.list_bots()}:
+        if entry["bot"] not in registered:
             continue  # a bot outside the registry
         for game in tournament.get("games", []):
             params = {**entry.get("params", {}), **entry.get("per_game", {}).get(game, {})}
