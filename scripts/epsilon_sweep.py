@@ -87,6 +87,8 @@ def main(argv: Sequence[str]) -> None:
             result = run_sweep(
                 config, on_progress=None if _QUIET.value else _Display(), command=command
             )
+            if result.settings_note:
+                sys.stderr.write(f"note: {result.settings_note}; they were run again\n")
             sys.stderr.write(
                 f"{result.done} tasks run in {result.seconds:.0f} s ({result.resumed} already "
                 f"done, {result.errors} errors); records in {result.output}\n"

@@ -11,7 +11,7 @@ from spiel_bounded.bots.babmcts import BABMCTSBot
 from spiel_bounded.evaluators import Evaluator, make_evaluator
 from spiel_bounded.games import load_game
 from spiel_bounded.limits import Limits
-from spiel_bounded.registry import bots_for, describe_bots, list_bots, load_bot
+from spiel_bounded.registry import bots_for, describe_bots, list_bots, load_bot, register
 from spiel_bounded.result import BoundsOn, Interval, SearchResult, SearchStats, StopReason
 from spiel_bounded.search.alphabeta import (
     AlphaBetaSettings,
@@ -62,4 +62,5 @@ __all__ = [
     "maxn",
     "paranoid",
     "pns",
+    "register",
 ]

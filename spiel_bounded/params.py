@@ -190,3 +190,28 @@ def pick(settings_type: type, values: Mapping[str, Any]) -> dict[str, Any]:
     """The entries of `values` that are declared fields of `settings_type`."""
     names = declared(settings_type)
     return {name: value for name, value in values.items() if name in names}
+
+
+def checked(accepted: Mapping[str, Param], values: Mapping[str, Any], owner: str) -> dict[str, Any]:
+    """Every parameter of `accepted`, each value of `values` checked and the others at their
+    defaults, in `accepted`'s order.
+
+    Raises:
+        ValueError: An unknown parameter (the message lists the accepted ones) or a refused
+            value (the message names the parameter, `owner`, its doc and what is accepted).
+    """
+    unknown = sorted(set(values) - set(accepted))
+    if unknown:
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(map(repr, unknown))} for {owner}; "
+            f"valid parameters: {', '.join(accepted)}"
+        )
+    result = {}
+    for name, param in accepted.items():
+        try:
+            result[name] = param.check(values.get(name, param.default))
+        except ValueError as error:
+            raise ValueError(
+                f"bad value for parameter {name!r} of {owner} ({param.doc}): {error}"
+            ) from None
+    return result

@@ -1,35 +1,57 @@
-"""Names -> bots: collects each family's specs and builds bots with parameter checking.
+"""Names -> bots: collects every bot family's specs and builds bots with parameter checking.
 
 `load_bot(name, game, player_id, **params)` is the one way to build a bot: every parameter is
 checked against the bot's declared parameters, and a game the bot cannot play is refused with
 the reason and the bots that can play it. Each bot family declares its specs next to its
-builders (`bots/<family>.py`); adding a bot adds its module's `SPECS` here.
+builders (`bots/<family>.py`, a module-level `SPECS` tuple); the registry collects the `SPECS`
+of every module of `spiel_bounded.bots`, so adding a bot adds no line here. A bot defined
+outside the package is added with `register`.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Mapping
 from typing import Any
 
 import pyspiel
 
-from spiel_bounded.bots import alphabeta, babmcts, nplayer, openspiel, pns, rivest
+from spiel_bounded import bots
 from spiel_bounded.bots.checks import name_bot
 from spiel_bounded.bots.spec import BotSpec
 from spiel_bounded.games import check_epsilon, game_info, load_game
+from spiel_bounded.params import checked
 
-_SPECS: tuple[BotSpec, ...] = (
-    *alphabeta.SPECS,
-    *openspiel.SPECS,
-    *babmcts.SPECS,
-    *nplayer.SPECS,
-    *rivest.SPECS,
-    *pns.SPECS,
-)
-_REGISTRY: dict[str, BotSpec] = {spec.name: spec for spec in _SPECS}
+
+def _collected() -> dict[str, BotSpec]:
+    """The `SPECS` of every module of `spiel_bounded.bots`, in module order."""
+    specs: dict[str, BotSpec] = {}
+    for module in pkgutil.iter_modules(bots.__path__):
+        for spec in getattr(importlib.import_module(f"{bots.__name__}.{module.name}"), "SPECS", ()):
+            if spec.name in specs:
+                raise RuntimeError(f"two bots are called {spec.name!r}")
+            specs[spec.name] = spec
+    return specs
+
+
+_REGISTRY: dict[str, BotSpec] = _collected()
 
 
 # -- public API --------------------------------------------------------------------------------
+
+
+def register(*specs: BotSpec) -> None:
+    """Adds bots defined outside the package, which `load_bot`, `bots_for`, the tournament and
+    `spiel_bounded.testing.check_bot` then know like the package's own.
+
+    Raises:
+        ValueError: A name that is already registered (the message names it).
+    """
+    taken = [spec.name for spec in specs if spec.name in _REGISTRY]
+    if taken:
+        raise ValueError(f"bot name(s) already registered: {', '.join(taken)}")
+    _REGISTRY.update({spec.name: spec for spec in specs})
 
 
 def list_bots() -> tuple[BotSpec, ...]:
@@ -40,7 +62,7 @@ def list_bots() -> tuple[BotSpec, ...]:
 def bots_for(game: pyspiel.Game | str) -> list[str]:
     """Names of the bots that can play `game`."""
     info = game_info(load_game(game))
-    return [spec.name for spec in _SPECS if not spec.reasons_against(info)]
+    return [spec.name for spec in _REGISTRY.values() if not spec.reasons_against(info)]
 
 
 def describe_bots(name: str | None = None, *, game: pyspiel.Game | str | None = None) -> str:
@@ -53,7 +75,7 @@ def describe_bots(name: str | None = None, *, game: pyspiel.Game | str | None = 
     Raises:
         ValueError: An unknown bot (the message lists the registered names) or game.
     """
-    specs = list(_SPECS) if name is None else [get_spec(name)]
+    specs = list(_REGISTRY.values()) if name is None else [get_spec(name)]
     if game is None:
         blocks = [spec.describe() for spec in specs]
         if name is None:
@@ -91,22 +113,7 @@ def get_spec(name: str) -> BotSpec:
 
 def check_params(spec: BotSpec, params: Mapping[str, Any]) -> dict[str, Any]:
     """All of the bot's parameters, defaults filled in, each checked; `ValueError` otherwise."""
-    unknown = sorted(set(params) - set(spec.params))
-    if unknown:
-        raise ValueError(
-            f"unknown parameter(s) {', '.join(map(repr, unknown))} for bot {spec.name!r}; "
-            f"valid parameters: {', '.join(spec.params)}"
-        )
-    checked = {}
-    for name, param in spec.params.items():
-        value = params.get(name, param.default)
-        try:
-            checked[name] = param.check(value)
-        except ValueError as error:
-            raise ValueError(
-                f"bad value for parameter {name!r} of bot {spec.name!r} ({param.doc}): {error}"
-            ) from None
-    return checked
+    return checked(spec.params, params, f"bot {spec.name!r}")
 
 
 def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any) -> pyspiel.Bot:
@@ -126,7 +133,7 @@ def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any)
     info = game_info(loaded)
     reasons = spec.reasons_against(info)
     if reasons:
-        able = [other.name for other in _SPECS if not other.reasons_against(info)]
+        able = [other.name for other in _REGISTRY.values() if not other.reasons_against(info)]
         raise ValueError(
             f"bot {name!r} cannot play {info.description}: {'; '.join(reasons)}. "
             f"Bots that can play it: {', '.join(able) if able else 'none'}"

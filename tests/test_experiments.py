@@ -33,7 +33,14 @@ from spiel_bounded.experiments.config import (
 from spiel_bounded.experiments.positions import Position, PositionSet, positions_path
 from spiel_bounded.experiments.report import build_report, knuth_moore_nodes, write_report
 from spiel_bounded.experiments.runner import read_records, run_sweep
-from spiel_bounded.experiments.tasks import EXACT, Task, TaskRecord, run_task
+from spiel_bounded.experiments.tasks import (
+    EXACT,
+    Task,
+    TaskRecord,
+    make_task,
+    run_task,
+    settings_hash,
+)
 from spiel_bounded.oracles import solve, solve_depth_limited, solve_paranoid
 from spiel_bounded.runs import ConfigChangedError, InlineExecutor, Job
 
@@ -50,7 +57,7 @@ def quick(tmp_path: Path) -> SweepConfig:
 def tree_task(algorithm: str, game: str, fraction: float, seed: int = 0, **params: Any) -> Task:
     """A task on the first decision node of the tree `seed` (past a chance node at the root)."""
     (position,) = PositionSet(name="s", game=game, seed=seed, plies=0, count=1).materialise()
-    return Task(
+    return make_task(
         run="r",
         algorithm=algorithm,
         set="s",
@@ -105,8 +112,17 @@ def test_epsilon_zero_records_equal_the_oracles() -> None:
 
 
 def test_a_failing_search_is_recorded_with_its_traceback() -> None:
-    record = run_task(tree_task("bounded_ab", "bounded_random_tree(depth=3)", 0.0, evaluator="x"))
-    assert not record.ok and "unknown evaluator" in record.error and not record.proved
+    task = tree_task("bounded_ab", "bounded_random_tree(depth=3)", 0.0, evaluator="net:/no/net")
+    record = run_task(task)
+    assert not record.ok and "/no/net" in record.error and not record.proved
+    assert record.settings_hash == task.settings_hash
+
+
+def test_a_bad_parameter_is_refused_before_any_task_runs() -> None:
+    with pytest.raises(ValueError, match="parameter 'evaluator' of algorithm 'bounded_ab'"):
+        tree_task("bounded_ab", "bounded_random_tree(depth=3)", 0.0, evaluator="x")
+    with pytest.raises(ValueError, match="epsilon is swept"):
+        tree_task("bounded_ab", "bounded_random_tree(depth=3)", 0.0, epsilon=0.1)
 
 
 _ALGORITHMS = ("bounded_ab", "bounded_star1", "bounded_star2", "babmcts", "bounded_pns")
@@ -131,7 +147,7 @@ def test_realised_error_never_exceeds_epsilon(
         f"bounded_random_tree(branching={branching},depth={depth},"
         f"chance={1.0 if chance else 0.0}{',' + values if values else ''})"
     )
-    params = {"nodes": 200_000} if algorithm in ("babmcts", "bounded_pns") else {}
+    params = {"nodes": 200_000} if algorithm in ("babmcts", "bounded_pns") else {"depth": 100}
     if algorithm == "babmcts":
         params["simulations"] = 1_000_000
     task = tree_task(algorithm, game, fraction, seed, **params)
@@ -220,6 +236,40 @@ def test_an_interrupted_run_keeps_its_records_and_a_changed_config_is_refused(
     # The [run] section may change between resumed runs.
     result = run_sweep(with_run(config, workers=2), executor=InlineExecutor())
     assert result.resumed == 3
+
+
+def test_a_record_made_with_other_settings_never_counts_as_done(tmp_path: Path) -> None:
+    """Resume and the report apply one check: a record whose settings differ from its task's
+    (a default changed since it was made) is run again, not shown, and what differs is said."""
+    config = quick(tmp_path)
+    run_sweep(config, executor=InlineExecutor())
+    output = Path(config.run.output)
+    records = read_records(output)
+    tasks = {task.task_id: task for task in config.tasks()}
+    searches = [r for r in records if r.algorithm == "bounded_ab"][:2]
+    legacy = [r for r in records if r.algorithm == "bounded_pns"][:1]
+    older = {r.task_id: {**tasks[r.task_id].settings, "tt_capacity": 2_000_000} for r in searches}
+    hashes = {task_id: settings_hash("bounded_ab", values) for task_id, values in older.items()}
+    changed = {r.task_id: replace(r, settings_hash=hashes[r.task_id]) for r in searches}
+    changed |= {r.task_id: replace(r, settings_hash="") for r in legacy}  # written before hashes
+    (output / "records.jsonl").write_text(
+        "".join(changed.get(r.task_id, r).to_line() for r in records)
+    )
+    manifest = json.loads((output / "sweep.json").read_text())
+    manifest["settings"].update({hashes[task_id]: values for task_id, values in older.items()})
+    (output / "sweep.json").write_text(json.dumps(manifest))
+
+    report = build_report(config, "cmd")
+    assert "Not shown: 3 finished record(s) were made with other settings" in report.markdown
+    assert "bounded_ab: tt_capacity 2000000 -> 500000" in report.markdown
+    assert "bounded_pns: settings not recorded" in report.markdown
+    assert not set(report.frame["task_id"]) & set(changed)
+
+    recording = _Recording()
+    result = run_sweep(config, executor=recording)
+    assert sorted(recording.given) == sorted(changed)
+    assert result.other_settings == 3 and "tt_capacity 2000000 -> 500000" in result.settings_note
+    assert "Not shown" not in build_report(config, "cmd").markdown
 
 
 def _mutated(change: dict[str, Any], runs: dict[str, Any] | None = None) -> dict[str, Any]:

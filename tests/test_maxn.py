@@ -386,7 +386,10 @@ def test_mp_mix_and_offensive_bots_play_and_refuse_bad_input() -> None:
     thresholds = {"offensive_threshold": 0.0, "defensive_threshold": 0.0}
     bot = load_bot("mp_mix", game, 0, depth=2, evaluator="rollout", **thresholds)
     assert bot.step(state) in state.legal_actions()
-    assert bot.last_choice is not None and bot.last_choice.strategy in ("offensive", "paranoid")
+    assert bot.last_result.choice is not None and bot.last_result.choice.strategy in (
+        "offensive",
+        "paranoid",
+    )
     assert load_bot("offensive", game, 0, depth=1, target=2).step(state) in state.legal_actions()
     with pytest.raises(ValueError, match="target 0 is not another player"):
         load_bot("offensive", game, 0, target=0)

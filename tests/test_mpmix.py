@@ -101,7 +101,7 @@ def test_the_bot_plays_the_search_s_moves_and_records_its_choice() -> None:
         action = bot.step(state)
         result = mp_mix(state, evaluator=evaluator, limits=Limits(depth=2), settings=settings)
         assert action == result.action
-        assert bot.last_choice == result.choice
+        assert bot.last_result.choice == result.choice
         assert isinstance(bot.last_result, MPMixResult)
         assert _timeless(bot.last_result) == _timeless(result)
 

@@ -170,3 +170,25 @@ def test_the_results_the_readme_says_match_their_configs_do() -> None:
         config = load_config(str(configs[name]))
         records = GameStore(ROOT / "results" / name).read_records()
         assert mismatch(records, make_schedule(config.tournament), name) is None, name
+
+
+def test_the_adding_a_bot_example_passes_check_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's "Adding a bot" module, as printed, registers a bot that `check_bot` passes
+    and the registry offers (in a copy of the registry, so other tests see the package's)."""
+    import types
+
+    from spiel_bounded import registry
+    from spiel_bounded.testing import check_bot
+
+    (code,) = re.findall(r"```python\n(# spiel_bounded/bots/greedy\.py\n.*?)```", README, re.S)
+    module = types.ModuleType("greedy")
+    monkeypatch.setitem(sys.modules, "greedy", module)  # dataclasses look their module up
+    exec(compile(code, "README.md (greedy.py)", "exec"), module.__dict__)
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    registry.register(*module.SPECS)
+    for game in ("tic_tac_toe", "connect_four"):
+        assert check_bot("greedy", game, {"evaluator": "heuristic"})
+    assert "greedy" in registry.bots_for("tic_tac_toe")
+    assert "greedy" not in registry.bots_for("backgammon")
+    with pytest.raises(ValueError, match="already registered: greedy"):
+        registry.register(*module.SPECS)

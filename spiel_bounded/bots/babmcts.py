@@ -23,8 +23,8 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.bots.base import POLICIES, SearchBot, choose_action
-from spiel_bounded.bots.spec import EVALUATOR_PARAMS, SEED_PARAM, BotSpec
-from spiel_bounded.evaluators import EVALUATOR_NAMES, NET_PREFIX, Evaluator, make_evaluator
+from spiel_bounded.bots.spec import SEED_PARAM, BotSpec, SearchSpec
+from spiel_bounded.evaluators import Evaluator, make_evaluator
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo, game_info
 from spiel_bounded.limits import Limits
 from spiel_bounded.params import (
@@ -39,7 +39,7 @@ from spiel_bounded.params import (
     setting,
 )
 from spiel_bounded.result import SearchResult
-from spiel_bounded.search.babmcts import make_tree
+from spiel_bounded.search.babmcts import babmcts, make_tree
 from spiel_bounded.search.mcts_base import (
     ENGINE_COMPILED,
     ENGINE_PYTHON,
@@ -273,6 +273,24 @@ def _build(
     )
 
 
+SEARCH: Final = SearchSpec(
+    function=babmcts,
+    settings=BABMCTSSettings,
+    limits={
+        "seconds": Param(None, "time limit per move (None: unlimited)", OPTIONAL_POSITIVE),
+        "nodes": Param(
+            None, "tree nodes created per move (None: unlimited)", OPTIONAL_POSITIVE_INT
+        ),
+    },
+    limits_of=lambda params: Limits(nodes=params["nodes"], seconds=params["seconds"]),
+    auto_evaluator="rollout",
+    seed_keyword="rng",
+    proves=True,
+)
+"""One BABMCTS search (no tree kept): what the epsilon sweep calls; the bot keeps its tree."""
+
+_SEARCH_PARAMS: Final = {name: param for name, param in SEARCH.params.items() if name != "seed"}
+
 SPECS: Final = (
     BotSpec(
         name="babmcts",
@@ -280,25 +298,9 @@ SPECS: Final = (
             "BABMCTS: MCTS whose nodes carry proven bounds, alpha-beta windows prune selection; "
             "stops once the root is proved to within epsilon; keeps its tree between moves"
         ),
-        params={
-            **declared(BABMCTSSettings),
-            "seconds": Param(None, "time limit per move (None: unlimited)", OPTIONAL_POSITIVE),
-            "nodes": Param(
-                None, "tree nodes created per move (None: unlimited)", OPTIONAL_POSITIVE_INT
-            ),
-            **EVALUATOR_PARAMS,
-            "evaluator": Param(
-                "auto",
-                "leaf evaluator: auto (rollout), "
-                + ", ".join(EVALUATOR_NAMES)
-                + f", {NET_PREFIX}PATH (a value network's leaf value instead of a rollout), "
-                "or an Evaluator",
-                EVALUATOR_PARAMS["evaluator"].check,
-            ),
-            **declared(BABMCTSBotSettings),
-            **SEED_PARAM,
-        },
+        params={**_SEARCH_PARAMS, **declared(BABMCTSBotSettings), **SEED_PARAM},
         requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
         build=_build,
+        search=SEARCH,
     ),
 )

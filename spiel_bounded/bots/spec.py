@@ -1,12 +1,19 @@
-"""`BotSpec`, what the registry knows of a bot, and the parameter groups bots share.
+"""`BotSpec`, what the registry knows of a bot; `SearchSpec`, how a search is called; and the
+parameter groups bots share.
 
-A bot family module (`bots/<family>.py`) declares its specs next to their builders. A spec's
-parameters come from the settings dataclasses the bot is built from (`params.declared`) plus
-the shared groups here: limits, evaluator, move-choice policy and seed.
+A bot family module (`bots/<family>.py`) declares its specs (`SPECS`); the registry collects the
+`SPECS` of every module of this package. A bot over one of this package's searches is declared
+by `search_bot`: its `SearchSpec` says which search function it calls, with which settings
+dataclass, limits, evaluator and keywords, and one generic builder makes the bot from it. The
+epsilon sweep calls the same `SearchSpec`, so a swept search and the bot of the same name take
+the same parameters with the same defaults. A spec's parameters come from the settings
+dataclasses (`params.declared`) plus the shared groups here: limits, evaluator, move-choice
+policy and seed.
 """
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -14,7 +21,7 @@ from typing import Any, Final
 
 import pyspiel
 
-from spiel_bounded.bots.base import POLICIES
+from spiel_bounded.bots.base import POLICIES, SearchBot
 from spiel_bounded.evaluators import EVALUATOR_NAMES, NET_PREFIX, Evaluator, make_evaluator
 from spiel_bounded.evaluators.heuristics import has_heuristic
 from spiel_bounded.games import (
@@ -24,12 +31,13 @@ from spiel_bounded.games import (
     unsupported_reasons,
 )
 from spiel_bounded.limits import DEFAULT_SECONDS, Limits
-from spiel_bounded.params import POSITIVE_INT, SEED, OneOf, Param, declared
+from spiel_bounded.params import POSITIVE_INT, SEED, OneOf, Param, declared, pick
+from spiel_bounded.result import SearchResult
 
 Builder = Callable[[pyspiel.Game, GameInfo, int, dict[str, Any]], pyspiel.Bot]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BotSpec:
     """A registered bot.
 
@@ -39,6 +47,10 @@ class BotSpec:
         params: The accepted parameters.
         requirements: The games the bot can play (the same value its search checks).
         build: Makes the bot from (game, info, player_id, checked params).
+        search: How the bot's search is called (None for a bot that is not one of this
+            package's searches, e.g. OpenSpiel's stock bots); the epsilon sweep calls it.
+        refuse: Why the bot cannot play a game its `requirements` admit ("" when it can).
+        plays_note: What `refuse` demands, in words, appended to `plays`.
     """
 
     name: str
@@ -46,15 +58,22 @@ class BotSpec:
     params: Mapping[str, Param]
     requirements: Requirements
     build: Builder = field(repr=False)
+    search: SearchSpec | None = field(default=None, repr=False)
+    refuse: Callable[[GameInfo], str] | None = field(default=None, repr=False)
+    plays_note: str = ""
 
     def reasons_against(self, info: GameInfo) -> list[str]:
         """Why this bot cannot play the game (empty when it can)."""
-        return unsupported_reasons(info, self.requirements)
+        reasons = unsupported_reasons(info, self.requirements)
+        if not reasons and self.refuse is not None:
+            reasons += [reason for reason in [self.refuse(info)] if reason]
+        return reasons
 
     @property
     def plays(self) -> str:
         """The games the bot can play, in words."""
-        return describe_requirements(self.requirements)
+        plays = describe_requirements(self.requirements)
+        return f"{plays}, {self.plays_note}" if self.plays_note else plays
 
     def describe(self, *, width: int = 100) -> str:
         """The bot for a reader: name, description, the games it plays, and every parameter
@@ -146,3 +165,122 @@ def evaluator_from(game: pyspiel.Game, params: Mapping[str, Any], *, auto: str =
     if spec == "auto":
         spec = auto or ("heuristic" if has_heuristic(game) else "rollout")
     return make_evaluator(spec, game, rollouts=params["rollouts"], seed=params["seed"])
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchSpec:
+    """How a search function of `spiel_bounded.search` is called from checked parameters.
+
+    The one description of a search that both the bot (`search_bot`) and the epsilon sweep
+    (`spiel_bounded.experiments.tasks`) use: the same parameters, defaults and checks.
+
+    Attributes:
+        function: The search, called as `function(state, limits=..., [settings=...],
+            [evaluator=...], **keywords)`.
+        settings: Its settings dataclass (fields declared with `params.setting`), or None.
+        omit: Settings fields it does not offer as parameters (they keep their defaults).
+        limits: The limit parameters it takes (a subset of `LIMIT_PARAMS`, or its own).
+        limits_of: Makes the `Limits` of checked parameters (default `limits_from`:
+            `DEFAULT_SECONDS` when no limit is given).
+        evaluator: Whether it takes a leaf evaluator (the `evaluator` / `rollouts` parameters).
+        auto_evaluator: What `evaluator="auto"` means ("": heuristic when the game has one,
+            else rollout).
+        keywords: Parameters passed to `function` as keywords of the same name.
+        seed_keyword: The keyword that takes the `seed` parameter ("": it takes none).
+        proves: It runs until the root is proved (its error is measured against the game
+            value); False for a fixed-depth search (measured against its own epsilon 0).
+        prepare: Checks what only a built bot can check (its seat, the game's bounds), raising
+            `ValueError`; None when there is nothing to check.
+    """
+
+    function: Callable[..., SearchResult]
+    settings: type | None = None
+    omit: frozenset[str] = frozenset()
+    limits: Mapping[str, Param] = field(default_factory=lambda: dict(LIMIT_PARAMS))
+    limits_of: Callable[[Mapping[str, Any]], Limits] = limits_from
+    evaluator: bool = True
+    auto_evaluator: str = ""
+    keywords: Mapping[str, Param] = field(default_factory=dict)
+    seed_keyword: str = ""
+    proves: bool = False
+    prepare: Callable[[pyspiel.Game, GameInfo, int, Mapping[str, Any]], None] | None = None
+
+    @property
+    def params(self) -> dict[str, Param]:
+        """Every parameter of the search: epsilon first, then limits, evaluator, settings,
+        keywords and seed."""
+        settings = declared(self.settings) if self.settings is not None else {}
+        settings = {name: param for name, param in settings.items() if name not in self.omit}
+        head = {"epsilon": settings["epsilon"]} if "epsilon" in settings else {}
+        evaluator: dict[str, Param] = {}
+        if self.evaluator:
+            evaluator = dict(EVALUATOR_PARAMS)
+            if self.auto_evaluator:
+                evaluator["evaluator"] = Param(
+                    "auto",
+                    f"leaf evaluator: auto ({self.auto_evaluator}), "
+                    + ", ".join(EVALUATOR_NAMES)
+                    + f", {NET_PREFIX}PATH (a trained value network), or an Evaluator object",
+                    EVALUATOR_PARAMS["evaluator"].check,
+                )
+        return {**head, **self.limits, **evaluator, **settings, **self.keywords, **SEED_PARAM}
+
+    def bind(
+        self, game: pyspiel.Game, params: Mapping[str, Any]
+    ) -> Callable[[pyspiel.State], SearchResult]:
+        """The search with checked `params` applied: a state in, a `SearchResult` out."""
+        arguments: dict[str, Any] = {"limits": self.limits_of(params)}
+        if self.settings is not None:
+            arguments["settings"] = self.settings(**pick(self.settings, params))
+        if self.evaluator:
+            arguments["evaluator"] = evaluator_from(game, params, auto=self.auto_evaluator)
+        arguments.update({name: params[name] for name in self.keywords})
+        if self.seed_keyword:
+            arguments[self.seed_keyword] = params["seed"]
+        return functools.partial(self.function, **arguments)
+
+
+def search_bot(
+    *,
+    name: str,
+    description: str,
+    requirements: Requirements,
+    search: SearchSpec,
+    policy: bool = True,
+    refuse: Callable[[GameInfo], str] | None = None,
+    plays_note: str = "",
+) -> BotSpec:
+    """The `BotSpec` of a `SearchBot` over `search`.
+
+    With `policy`, the bot offers the `policy` parameter and picks its move from the root
+    children's bounds (`bots.base.choose_action`); without, it plays the search's own move.
+    """
+    params = search.params
+    if policy:  # after the evaluator's parameters, else before the seed
+        items = list(params.items())
+        at = list(params).index("rollouts") + 1 if "rollouts" in params else len(items) - 1
+        params = dict(items[:at] + list(POLICY_PARAM.items()) + items[at:])
+
+    def build(
+        game: pyspiel.Game, info: GameInfo, player_id: int, checked: dict[str, Any]
+    ) -> pyspiel.Bot:
+        if search.prepare is not None:
+            search.prepare(game, info, player_id, checked)
+        return SearchBot(
+            game,
+            player_id,
+            search.bind(game, checked),
+            policy=checked.get("policy"),
+            seed=checked["seed"],
+        )
+
+    return BotSpec(
+        name=name,
+        description=description,
+        params=params,
+        requirements=requirements,
+        build=build,
+        search=search,
+        refuse=refuse,
+        plays_note=plays_note,
+    )

@@ -22,7 +22,7 @@
     algorithm = "bounded_ab"
     sets = ["connect_four"]
     questions = ["Q1"]         # which tables of the report it feeds: Q1 and/or Q5
-    params = { depth = 9 }     # limits, settings fields, evaluator (see `tasks.accepted_params`)
+    params = { depth = 9 }     # the bot's parameters but epsilon (`tasks.accepted_params`)
     per_set = { connect_four = { depth = 8 } }
 
 Every error names the file, the key and what is accepted.
@@ -40,17 +40,19 @@ from pathlib import Path
 from typing import Any, Final
 
 from spiel_bounded.arena.settings import RunSettings
-from spiel_bounded.evaluators import make_evaluator
+from spiel_bounded.bots.spec import evaluator_from
 from spiel_bounded.experiments.positions import PositionSet
 from spiel_bounded.experiments.tasks import (
-    ALGORITHMS,
     EXACT,
     Task,
     accepted_params,
-    limits_of,
-    settings_of,
+    make_task,
+    swept_algorithms,
+    swept_search,
+    task_settings,
 )
-from spiel_bounded.games import game_info, load_game, unsupported_reasons
+from spiel_bounded.games import game_info, load_game
+from spiel_bounded.registry import get_spec
 from spiel_bounded.runs.executors import EXECUTORS
 
 QUESTIONS: Final = ("Q1", "Q5")
@@ -73,7 +75,7 @@ class RunSpec:
 
     Attributes:
         label: Its name in the records and tables.
-        algorithm: A name of `tasks.ALGORITHMS`.
+        algorithm: A registered bot whose search takes an epsilon (`tasks.swept_algorithms`).
         sets: Names of the position sets it searches.
         questions: The report sections it feeds ("Q1": savings; "Q5": effective branching).
         params: Parameters for every set (limits, settings fields, evaluator, ...).
@@ -139,12 +141,17 @@ class SweepConfig:
         positions = {s.name: s.materialise() for s in self.sets}
         tasks = []
         exact_sets = sorted(
-            {name for spec in self.runs if ALGORITHMS[spec.algorithm].proves for name in spec.sets}
+            {
+                name
+                for spec in self.runs
+                if swept_search(spec.algorithm).proves
+                for name in spec.sets
+            }
         )
         for name in exact_sets:
             for index, position in enumerate(positions[name]):
                 tasks.append(
-                    Task(
+                    make_task(
                         run=EXACT,
                         algorithm=EXACT,
                         set=name,
@@ -160,7 +167,7 @@ class SweepConfig:
                 for index, position in enumerate(positions[name]):
                     for fraction in self.fractions:
                         tasks.append(
-                            Task(
+                            make_task(
                                 run=spec.label,
                                 algorithm=spec.algorithm,
                                 set=name,
@@ -281,10 +288,10 @@ def parse_sweep_config(
                 f"must be unique, not {EXACT!r}, and use only letters, digits, '_', '-', '.'",
             )
         algorithm = table.get("algorithm")
-        if algorithm not in ALGORITHMS:
+        if algorithm not in swept_algorithms():
             raise fail(
                 f"{where} algorithm",
-                f"unknown algorithm {algorithm!r}; accepted: {', '.join(ALGORITHMS)}",
+                f"unknown algorithm {algorithm!r}; accepted: {', '.join(swept_algorithms())}",
             )
         names = table.get("sets")
         if not isinstance(names, list) or not names:
@@ -330,8 +337,17 @@ def parse_sweep_config(
 
 
 def _check_run_on_set(spec: RunSpec, position_set: PositionSet, fail: Any) -> None:
-    """Refuses unknown parameters, invalid values, and a game the algorithm cannot search."""
+    """Refuses a game the algorithm cannot search, unknown parameters, invalid values, and a
+    run that would search for the bot's default time (its records would depend on the machine)."""
     where = f"[[runs]] {spec.label}"
+    game = load_game(position_set.game_string(0))
+    reasons = get_spec(spec.algorithm).reasons_against(game_info(game))
+    if reasons:
+        raise fail(
+            f"{where} sets",
+            f"{spec.algorithm} cannot search set {position_set.name!r} "
+            f"({position_set.game}): {'; '.join(reasons)}",
+        )
     params = spec.params_for(position_set.name)
     accepted = accepted_params(spec.algorithm)
     for name in params:
@@ -340,22 +356,21 @@ def _check_run_on_set(spec: RunSpec, position_set: PositionSet, fail: Any) -> No
                 f"{where} params {name}",
                 f"unknown parameter for {spec.algorithm}; accepted: {', '.join(accepted)}",
             )
-    algorithm = ALGORITHMS[spec.algorithm]
-    game = load_game(position_set.game_string(0))
+    search = swept_search(spec.algorithm)
     try:
-        settings_of(algorithm.settings, params, 0.0)
-        limits_of(params)
-        if algorithm.evaluator:
-            make_evaluator(params.get("evaluator", "heuristic"), game)
+        settings = task_settings(spec.algorithm, params, 0.0)
+        limits = search.limits_of(settings)
+        if search.evaluator:
+            evaluator_from(game, settings, auto=search.auto_evaluator)
     except (ValueError, TypeError) as error:
         raise fail(f"{where} on set {position_set.name}", str(error)) from None
-    reasons = unsupported_reasons(game_info(game), algorithm.requirements)
-    reasons += [reason for reason in [algorithm.refuse(game)] if reason]
-    if reasons:
+    if limits.seconds is not None and settings.get("seconds") is None:
+        given = ", ".join(name for name in ("depth", "nodes") if name in accepted)
         raise fail(
-            f"{where} sets",
-            f"{spec.algorithm} cannot search set {position_set.name!r} "
-            f"({position_set.game}): {'; '.join(reasons)}",
+            f"{where} on set {position_set.name}",
+            f"no limit: {spec.algorithm} would think its default {limits.seconds:g} s, and the "
+            f"records would depend on the machine; give {given} or seconds (a depth beyond "
+            "the game's length searches to the end)",
         )
 
 

@@ -32,8 +32,8 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from spiel_bounded.experiments.config import SweepConfig
-from spiel_bounded.experiments.runner import finished_records, read_records
-from spiel_bounded.experiments.tasks import ALGORITHMS, EXACT, TaskRecord
+from spiel_bounded.experiments.runner import check_records, known_settings, read_records
+from spiel_bounded.experiments.tasks import EXACT, TaskRecord, swept_search
 from spiel_bounded.games import load_game
 from spiel_bounded.synthetic import SHORT_NAME
 
@@ -68,13 +68,14 @@ def knuth_moore_nodes(branching: int, depth: int) -> int:
 
 def records_frame(records: Sequence[TaskRecord], config: SweepConfig) -> pd.DataFrame:
     """The finished search records with their reference value, error and ratios to epsilon 0,
-    in the config's task order (so tables and plots do not depend on the order tasks finished)."""
-    order = {task.task_id: index for index, task in enumerate(config.tasks())}
-    finished = sorted(
-        finished_records(records).values(),
-        key=lambda record: (order.get(record.task_id, len(order)), record.task_id),
+    in the config's task order (so tables and plots do not depend on the order tasks finished).
+
+    Only records made with their task's settings count (`runner.check_records`)."""
+    tasks = config.tasks()
+    finished = check_records(records, tasks).finished
+    frame = pd.DataFrame(
+        [finished[task.task_id].__dict__ for task in tasks if task.task_id in finished]
     )
-    frame = pd.DataFrame([record.__dict__ for record in finished])
     if frame.empty:
         return frame
     exact = frame[frame["algorithm"] == EXACT].set_index(["set", "index"])["lower"]
@@ -85,7 +86,7 @@ def records_frame(records: Sequence[TaskRecord], config: SweepConfig) -> pd.Data
         base = zero[column].reindex(keys).to_numpy(dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
             frame[f"{column}_ratio"] = frame[column].to_numpy(dtype=float) / base
-    proves = frame["algorithm"].map(lambda name: ALGORITHMS[name].proves).to_numpy(dtype=bool)
+    proves = frame["algorithm"].map(lambda name: swept_search(name).proves).to_numpy(dtype=bool)
     zero_ok = zero["proved"].reindex(keys).to_numpy(dtype=object)
     own = np.where(zero_ok == True, zero["lower"].reindex(keys).to_numpy(dtype=float), np.nan)  # noqa: E712
     game_value = exact.reindex(list(zip(frame["set"], frame["index"], strict=True)))
@@ -242,7 +243,10 @@ def build_report(config: SweepConfig, command: str) -> SweepReport:
         config: The sweep's config.
         command: The command that regenerates the report (named in every table and plot).
     """
-    frame = records_frame(read_records(config.run.output), config)
+    records = read_records(config.run.output)
+    frame = records_frame(records, config)
+    tasks = config.tasks()
+    settings_note = check_records(records, tasks).describe(tasks, known_settings(config.run.output))
     caption = f"Regenerate: {command}"
     lines = [
         f"# Epsilon sweep ({config.source})",
@@ -253,6 +257,8 @@ def build_report(config: SweepConfig, command: str) -> SweepReport:
         "position against the same search at epsilon 0; seconds are process time; errors are "
         "`reference - lower` in % of the value range (see `spiel_bounded/experiments/report.py`).",
     ]
+    if settings_note:
+        lines += ["", f"Not shown: {settings_note}."]
     figures: dict[str, Figure] = {}
     if frame.empty:
         lines += ["", "No finished task yet."]
@@ -262,7 +268,9 @@ def build_report(config: SweepConfig, command: str) -> SweepReport:
         if "Q1" not in spec.questions or spec.label not in set(frame["run"]):
             continue
         reference = (
-            "exact game value" if ALGORITHMS[spec.algorithm].proves else "its own epsilon-0 search"
+            "exact game value"
+            if swept_search(spec.algorithm).proves
+            else "its own epsilon-0 search"
         )
         params = ", ".join(f"{k}={v}" for k, v in spec.params.items()) or "defaults"
         lines += [

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -72,6 +72,9 @@ class SweepResult:
         done: Tasks run in this run.
         errors: Tasks of this run whose search raised.
         seconds: Wall-clock seconds of this run.
+        other_settings: Finished records made with other settings, run again
+            (`RecordCheck.describe` said what differs in `settings_note`).
+        settings_note: That one line ("" when there were none).
     """
 
     output: Path
@@ -80,6 +83,8 @@ class SweepResult:
     done: int
     errors: int
     seconds: float
+    other_settings: int = 0
+    settings_note: str = ""
 
 
 def read_records(directory: str | Path) -> list[TaskRecord]:
@@ -91,9 +96,76 @@ def read_records(directory: str | Path) -> list[TaskRecord]:
         raise StoreError(f"{path}: not a sweep's records ({error})") from None
 
 
-def finished_records(records: Iterable[TaskRecord]) -> dict[str, TaskRecord]:
-    """The last record of each task that finished without an error, by task id."""
-    return {record.task_id: record for record in records if record.ok}
+@dataclass(frozen=True)
+class RecordCheck:
+    """The records of a sweep's directory checked against its tasks: the one check that both
+    resume and the report apply.
+
+    Attributes:
+        finished: The last record of each task that finished without an error and was made
+            with the task's settings (`Task.settings_hash`), by task id.
+        other_settings: For each task not finished so, its last record that finished with
+            other settings (made before a default or the config changed): never counted as
+            done, run again on resume.
+    """
+
+    finished: dict[str, TaskRecord]
+    other_settings: dict[str, TaskRecord]
+
+    def describe(self, tasks: Iterable[Task], known: Mapping[str, Any]) -> str:
+        """What differs, in one line ("" when every finished record has its task's settings).
+
+        Args:
+            tasks: The config's tasks.
+            known: Settings by hash, as the manifest keeps them (`MANIFEST`'s "settings").
+        """
+        if not self.other_settings:
+            return ""
+        changes: dict[str, set[str]] = {}
+        for task in tasks:
+            record = self.other_settings.get(task.task_id)
+            if record is None:
+                continue
+            before = known.get(record.settings_hash)
+            if before is None:
+                what = {"settings not recorded (records written before settings were)"}
+            else:
+                what = {
+                    f"{key} {before.get(key, '(none)')!r} -> {task.settings.get(key, '(none)')!r}"
+                    for key in differences(before, task.settings)
+                }
+            changes.setdefault(task.algorithm, set()).update(what)
+        said = "; ".join(
+            f"{algorithm}: {', '.join(sorted(what))}" for algorithm, what in changes.items()
+        )
+        return (
+            f"{len(self.other_settings)} finished record(s) were made with other settings than "
+            f"this config's and do not count ({said})"
+        )
+
+
+def check_records(records: Iterable[TaskRecord], tasks: Iterable[Task]) -> RecordCheck:
+    """Which tasks `records` finish (see `RecordCheck`); records of no task are ignored."""
+    wanted = {task.task_id: task.settings_hash for task in tasks}
+    finished: dict[str, TaskRecord] = {}
+    other: dict[str, TaskRecord] = {}
+    for record in records:
+        if not record.ok or record.task_id not in wanted:
+            continue
+        if record.settings_hash == wanted[record.task_id]:
+            finished[record.task_id] = record
+        else:
+            other[record.task_id] = record
+    return RecordCheck(
+        finished=finished,
+        other_settings={key: record for key, record in other.items() if key not in finished},
+    )
+
+
+def known_settings(directory: str | Path) -> dict[str, Any]:
+    """Settings by hash of every config that ran in `directory` (from its manifest)."""
+    manifest = _read_manifest(directory)
+    return dict(manifest.get("settings", {})) if manifest else {}
 
 
 def _read_manifest(directory: str | Path) -> dict[str, Any] | None:
@@ -154,6 +226,9 @@ def _run(
             f"{directory / RECORDS} holds records but {MANIFEST} is missing, so they cannot be "
             "matched to this config; use another output directory"
         )
+    tasks = config.tasks()
+    check = check_records(records, tasks)
+    settings_note = check.describe(tasks, manifest.get("settings", {}) if manifest else {})
     commands = list(manifest.get("commands", [])) if manifest else []
     if command and command not in commands:
         commands.append(command)
@@ -164,11 +239,13 @@ def _run(
         "text": config.text,
         "created": manifest.get("created") if manifest else utc_now(),
         "commands": commands,
+        "settings": {
+            **(manifest.get("settings", {}) if manifest else {}),
+            **{task.settings_hash: dict(task.settings) for task in tasks},
+        },
     }
     write_atomic(directory / MANIFEST, json.dumps(manifest_data, indent=1, sort_keys=True) + "\n")
-    tasks = config.tasks()
-    finished = finished_records(records)
-    pending = [task for task in tasks if task.task_id not in finished]
+    pending = [task for task in tasks if task.task_id not in check.finished]
     resumed = len(tasks) - len(pending)
     started = clock()
     counts = {"done": 0, "errors": 0}
@@ -199,4 +276,6 @@ def _run(
         done=counts["done"],
         errors=counts["errors"],
         seconds=clock() - started,
+        other_settings=len(check.other_settings),
+        settings_note=settings_note,
     )

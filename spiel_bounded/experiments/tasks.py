@@ -1,50 +1,40 @@
 """One sweep task: an algorithm searching one position at one epsilon and budget, and its record.
 
-The searches are called directly (not through bots). Seconds are process time of the search
-call (`time.process_time`), so other processes on the machine do not inflate them; wall time is
-recorded too. The realised error is computed by the report, against a reference recorded by
-other tasks: for the fixed-depth searches (`bounded_ab`, `bounded_star1`, `bounded_star2`,
-`paranoid`) the epsilon-0 search of the same run and position (the exact depth-limited value);
-for the searches that run to prove the root (`babmcts`, `bounded_pns`) the position's exact game
-value from an `exact` task (`spiel_bounded.oracles.solve` on synthetic trees and games with
-chance, proof-number search or `bounded_ab` to the end on deterministic games; see `exact_value`).
+An algorithm is a registered bot whose search takes an epsilon (`swept_algorithms`). Its search
+is called once, through the bot's own `SearchSpec` (`bots.spec`): the same parameters with the
+same defaults as the bot, without the bot's move choice or kept tree. Seconds are process time
+of the search call (`time.process_time`), so other processes on the machine do not inflate
+them; wall time is recorded too. The realised error is computed by the report, against a
+reference recorded by other tasks: for the fixed-depth searches (`bounded_ab`, `bounded_star1`,
+`bounded_star2`, `paranoid`, `mp_mix`) the epsilon-0 search of the same run and position (the
+exact depth-limited value); for the searches that run to prove the root (`babmcts`,
+`bounded_pns`) the position's exact game value from an `exact` task
+(`spiel_bounded.oracles.solve` on synthetic trees and games with chance, proof-number search or
+`bounded_ab` to the end on deterministic games; see `exact_value`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 import traceback
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Final
 
 import pyspiel
 
+from spiel_bounded.bots.spec import SearchSpec
 from spiel_bounded.evaluators import make_evaluator
 from spiel_bounded.experiments.positions import Position
-from spiel_bounded.games import (
-    TWO_PLAYER_ZERO_SUM,
-    TWO_PLAYER_ZERO_SUM_CHANCE,
-    GameInfo,
-    Requirements,
-    game_info,
-    load_game,
-)
+from spiel_bounded.games import GameInfo, game_info, load_game
 from spiel_bounded.limits import Limits
 from spiel_bounded.oracles import solve
-from spiel_bounded.result import SearchResult
-from spiel_bounded.search.alphabeta import (
-    PARANOID_GAMES,
-    AlphaBetaSettings,
-    bounded_ab,
-    bounded_star1,
-    bounded_star2,
-    paranoid,
-)
-from spiel_bounded.search.babmcts import babmcts
-from spiel_bounded.search.mcts_base import BABMCTSSettings
-from spiel_bounded.search.pns import BoundedPNSSettings, bounded_pns, outcome_reason
+from spiel_bounded.params import checked
+from spiel_bounded.registry import get_spec, list_bots
+from spiel_bounded.search.alphabeta import bounded_ab
+from spiel_bounded.search.pns import bounded_pns, outcome_reason
 from spiel_bounded.synthetic import SHORT_NAME
 
 EXACT: Final = "exact"
@@ -53,71 +43,55 @@ EXACT_NODES: Final = 5_000_000
 """Node cap of the searches that find exact values (`exact_value`)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Algorithm:
-    """What the sweep knows of a search.
+def swept_algorithms() -> list[str]:
+    """The registered bots whose search the sweep can run: those that take an epsilon."""
+    return [
+        spec.name
+        for spec in list_bots()
+        if spec.search is not None and "epsilon" in spec.search.params
+    ]
 
-    Attributes:
-        settings: Its settings dataclass (`epsilon` is set by the sweep).
-        proves: True when it runs to prove the root (its reference is the exact game value);
-            False for a fixed-depth search (its reference is its own epsilon-0 search).
-        evaluator: It takes a leaf evaluator (parameter `evaluator`, default "heuristic").
-        requirements: The games it can search.
-        extra: Parameters besides the settings, limits and evaluator, with their defaults.
-        refuse: Why it cannot search a game its requirements allow ("" when it can).
+
+def swept_search(algorithm: str) -> SearchSpec:
+    """The search of the registered bot `algorithm`.
+
+    Raises:
+        ValueError: `algorithm` is not one of `swept_algorithms` (the message lists them).
     """
-
-    settings: type
-    proves: bool
-    requirements: Requirements
-    evaluator: bool = True
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    refuse: Callable[[pyspiel.Game], str] = lambda game: ""
-
-
-ALGORITHMS: Final[Mapping[str, Algorithm]] = {
-    "bounded_ab": Algorithm(
-        settings=AlphaBetaSettings, proves=False, requirements=TWO_PLAYER_ZERO_SUM
-    ),
-    "bounded_star1": Algorithm(
-        settings=AlphaBetaSettings, proves=False, requirements=TWO_PLAYER_ZERO_SUM_CHANCE
-    ),
-    "bounded_star2": Algorithm(
-        settings=AlphaBetaSettings, proves=False, requirements=TWO_PLAYER_ZERO_SUM_CHANCE
-    ),
-    "paranoid": Algorithm(
-        settings=AlphaBetaSettings,
-        proves=False,
-        requirements=PARANOID_GAMES,
-        extra={"probing": True},
-    ),
-    "babmcts": Algorithm(
-        settings=BABMCTSSettings,
-        proves=True,
-        requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
-        extra={"seed": 0},
-    ),
-    "bounded_pns": Algorithm(
-        settings=BoundedPNSSettings,
-        proves=True,
-        requirements=TWO_PLAYER_ZERO_SUM,
-        evaluator=False,
-        refuse=outcome_reason,
-    ),
-}
-"""The swept algorithms, by name."""
-
-LIMIT_PARAMS: Final = tuple(f.name for f in fields(Limits))
+    accepted = swept_algorithms()
+    if algorithm not in accepted:
+        raise ValueError(f"unknown algorithm {algorithm!r}; accepted: {', '.join(accepted)}")
+    search = get_spec(algorithm).search
+    assert search is not None
+    return search
 
 
 def accepted_params(algorithm: str) -> list[str]:
     """Every parameter a run of `algorithm` accepts (epsilon is swept, not a parameter)."""
-    spec = ALGORITHMS[algorithm]
-    names = [f.name for f in fields(spec.settings) if f.name != "epsilon"]
-    names += list(LIMIT_PARAMS) + list(spec.extra)
-    if spec.evaluator:
-        names.append("evaluator")
-    return sorted(names)
+    return [name for name in swept_search(algorithm).params if name != "epsilon"]
+
+
+def task_settings(algorithm: str, params: Mapping[str, Any], epsilon: float) -> dict[str, Any]:
+    """Every parameter of a search of `algorithm` at `epsilon` (absolute), defaults filled in
+    and checked as the bot checks them.
+
+    Raises:
+        ValueError: An unknown parameter or a refused value (the message says which).
+    """
+    if algorithm == EXACT:
+        return {"nodes": EXACT_NODES}
+    search = swept_search(algorithm)
+    if "epsilon" in params:
+        raise ValueError("epsilon is swept ([sweep] epsilon_fractions), not a parameter")
+    return checked(search.params, {**params, "epsilon": epsilon}, f"algorithm {algorithm!r}")
+
+
+def settings_hash(algorithm: str, settings: Mapping[str, Any]) -> str:
+    """Short hash of an algorithm and every one of its parameters (`task_settings`)."""
+    text = json.dumps(
+        {"algorithm": algorithm, "params": dict(settings)}, sort_keys=True, default=repr
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,7 +105,7 @@ class Task:
         index: The position's index in its set.
         position: The position.
         fraction: Epsilon as a fraction of the game's value range.
-        params: The run's parameters for this set (limits, settings, evaluator, ...).
+        settings: Every parameter of the search, epsilon included (`task_settings`).
     """
 
     run: str
@@ -140,11 +114,43 @@ class Task:
     index: int
     position: Position
     fraction: float
-    params: Mapping[str, Any]
+    settings: Mapping[str, Any]
 
     @property
     def task_id(self) -> str:
         return f"{self.run}/{self.set}/{self.index}/{self.fraction:g}"
+
+    @property
+    def settings_hash(self) -> str:
+        return settings_hash(self.algorithm, self.settings)
+
+
+def make_task(
+    *,
+    run: str,
+    algorithm: str,
+    set: str,
+    index: int,
+    position: Position,
+    fraction: float,
+    params: Mapping[str, Any],
+) -> Task:
+    """The task of a run's `params` (the config's, without epsilon) at `fraction` of the game's
+    value range: its settings resolved and checked (`task_settings`).
+
+    Raises:
+        ValueError: An unknown algorithm or parameter, or a refused value.
+    """
+    value_range = game_info(load_game(position.game)).value_range
+    return Task(
+        run=run,
+        algorithm=algorithm,
+        set=set,
+        index=index,
+        position=position,
+        fraction=fraction,
+        settings=task_settings(algorithm, params, fraction * value_range),
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -169,6 +175,8 @@ class TaskRecord:
             within epsilon), so `[lower, upper]` is at most epsilon wide.
         error: The traceback when the search raised ("" otherwise); such a task is run again
             on resume.
+        settings_hash: `Task.settings_hash` of the task: a record counts for a task only when
+            it was made with the task's settings ("" in records written before it existed).
     """
 
     task_id: str
@@ -191,6 +199,7 @@ class TaskRecord:
     action: int
     proved: bool
     error: str = ""
+    settings_hash: str = ""
 
     @property
     def ok(self) -> bool:
@@ -204,71 +213,6 @@ class TaskRecord:
         data = json.loads(line)
         names = {f.name for f in fields(cls)}
         return cls(**{key: value for key, value in data.items() if key in names})
-
-
-Search = Callable[[pyspiel.State, Limits, float, Mapping[str, Any]], SearchResult]
-
-
-def _alphabeta(search: Callable[..., SearchResult]) -> Search:
-    def run(
-        state: pyspiel.State, limits: Limits, epsilon: float, params: Mapping[str, Any]
-    ) -> SearchResult:
-        settings = settings_of(AlphaBetaSettings, params, epsilon)
-        evaluator = make_evaluator(params.get("evaluator", "heuristic"), state.get_game())
-        return search(state, evaluator=evaluator, limits=limits, settings=settings)
-
-    return run
-
-
-def _paranoid(
-    state: pyspiel.State, limits: Limits, epsilon: float, params: Mapping[str, Any]
-) -> SearchResult:
-    settings = settings_of(AlphaBetaSettings, params, epsilon)
-    evaluator = make_evaluator(params.get("evaluator", "heuristic"), state.get_game())
-    return paranoid(
-        state,
-        evaluator=evaluator,
-        limits=limits,
-        settings=settings,
-        probing=bool(params.get("probing", True)),
-    )
-
-
-def _babmcts(
-    state: pyspiel.State, limits: Limits, epsilon: float, params: Mapping[str, Any]
-) -> SearchResult:
-    settings = settings_of(BABMCTSSettings, params, epsilon)
-    evaluator = make_evaluator(params.get("evaluator", "heuristic"), state.get_game())
-    return babmcts(
-        state, evaluator=evaluator, limits=limits, settings=settings, rng=params.get("seed", 0)
-    )
-
-
-def _bounded_pns(
-    state: pyspiel.State, limits: Limits, epsilon: float, params: Mapping[str, Any]
-) -> SearchResult:
-    return bounded_pns(
-        state, limits=limits, settings=settings_of(BoundedPNSSettings, params, epsilon)
-    )
-
-
-_SEARCHES: Final[Mapping[str, Search]] = {
-    "bounded_ab": _alphabeta(bounded_ab),
-    "bounded_star1": _alphabeta(bounded_star1),
-    "bounded_star2": _alphabeta(bounded_star2),
-    "paranoid": _paranoid,
-    "babmcts": _babmcts,
-    "bounded_pns": _bounded_pns,
-}
-
-
-def settings_of(settings_type: type, params: Mapping[str, Any], epsilon: float) -> Any:
-    names = {f.name for f in fields(settings_type)}
-    return settings_type(**{k: v for k, v in params.items() if k in names}, epsilon=epsilon)
-
-
-def limits_of(params: Mapping[str, Any]) -> Limits:
-    return Limits(**{name: params[name] for name in LIMIT_PARAMS if name in params})
 
 
 def exact_value(state: pyspiel.State) -> float:
@@ -307,6 +251,7 @@ def _identity(task: Task, info: GameInfo) -> dict[str, Any]:
         "game": task.position.game,
         "epsilon": task.fraction * info.value_range,
         "value_range": info.value_range,
+        "settings_hash": task.settings_hash,
     }
 
 
@@ -336,7 +281,6 @@ def run_task(task: Task) -> TaskRecord:
     """Runs `task` and returns its record; an exception becomes a record with `error` set."""
     state = task.position.state()
     info = game_info(load_game(task.position.game))
-    epsilon = task.fraction * info.value_range
     base = _identity(task, info)
     started, wall = time.process_time(), time.perf_counter()
 
@@ -353,7 +297,8 @@ def run_task(task: Task) -> TaskRecord:
         if task.algorithm == EXACT:
             value = exact_value(state)
             return record(**no_search, stopped_by="solved", lower=value, upper=value, proved=True)
-        result = _SEARCHES[task.algorithm](state, limits_of(task.params), epsilon, task.params)
+        search = swept_search(task.algorithm).bind(state.get_game(), task.settings)
+        result = search(state)
     except Exception:
         return error_record(
             task,
@@ -362,7 +307,7 @@ def run_task(task: Task) -> TaskRecord:
             wall_seconds=time.perf_counter() - wall,
         )
     stats = result.stats
-    if ALGORITHMS[task.algorithm].proves:
+    if swept_search(task.algorithm).proves:
         proved = stats.stopped_by == "solved"
     else:
         proved = stats.stopped_by in ("depth", "solved") and stats.depth > 0
