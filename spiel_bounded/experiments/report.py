@@ -21,7 +21,7 @@ Plots use matplotlib's object API (no pyplot), like the arena's.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -33,7 +33,7 @@ from matplotlib.figure import Figure
 
 from spiel_bounded.experiments.config import SweepConfig
 from spiel_bounded.experiments.runner import check_records, known_settings, read_records
-from spiel_bounded.experiments.tasks import EXACT, TaskRecord, swept_search
+from spiel_bounded.experiments.tasks import EXACT, Task, TaskRecord, swept_search
 from spiel_bounded.games import load_game
 from spiel_bounded.synthetic import SHORT_NAME
 
@@ -66,13 +66,12 @@ def knuth_moore_nodes(branching: int, depth: int) -> int:
     return sum(branching ** math.ceil(k / 2) + branching ** (k // 2) - 1 for k in range(depth + 1))
 
 
-def records_frame(records: Sequence[TaskRecord], config: SweepConfig) -> pd.DataFrame:
-    """The finished search records with their reference value, error and ratios to epsilon 0,
-    in the config's task order (so tables and plots do not depend on the order tasks finished).
-
-    Only records made with their task's settings count (`runner.check_records`)."""
-    tasks = config.tasks()
-    finished = check_records(records, tasks).finished
+def records_frame(
+    finished: Mapping[str, TaskRecord], tasks: Sequence[Task], config: SweepConfig
+) -> pd.DataFrame:
+    """The finished search records (`RecordCheck.finished`: made with their task's settings)
+    with their reference value, error and ratios to epsilon 0, in the config's task order (so
+    tables and plots do not depend on the order tasks finished)."""
     frame = pd.DataFrame(
         [finished[task.task_id].__dict__ for task in tasks if task.task_id in finished]
     )
@@ -243,10 +242,10 @@ def build_report(config: SweepConfig, command: str) -> SweepReport:
         config: The sweep's config.
         command: The command that regenerates the report (named in every table and plot).
     """
-    records = read_records(config.run.output)
-    frame = records_frame(records, config)
     tasks = config.tasks()
-    settings_note = check_records(records, tasks).describe(tasks, known_settings(config.run.output))
+    check = check_records(read_records(config.run.output), tasks)
+    frame = records_frame(check.finished, tasks, config)
+    settings_note = check.describe(tasks, known_settings(config.run.output))
     caption = f"Regenerate: {command}"
     lines = [
         f"# Epsilon sweep ({config.source})",
