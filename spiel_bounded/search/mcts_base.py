@@ -158,10 +158,10 @@ class TreeNode(Protocol):
     def w(self) -> float: ...
 
     @property
-    def lo(self) -> float: ...
+    def lower(self) -> float: ...
 
     @property
-    def hi(self) -> float: ...
+    def upper(self) -> float: ...
 
     @property
     def actions(self) -> list[int] | None: ...
@@ -407,7 +407,7 @@ class BABMCTSTreeBase(ABC):
     @property
     def proved(self) -> bool:
         """True when the root's interval is at most epsilon wide."""
-        return self.root.hi - self.root.lo <= self.settings.epsilon
+        return self.root.upper - self.root.lower <= self.settings.epsilon
 
     def search(self, limits: Limits | None = None) -> SearchResult:
         """Runs simulations until the root is proved or a limit is reached.
@@ -458,10 +458,10 @@ class BABMCTSTreeBase(ABC):
         )
         return self.result(stats)
 
-    def _to_root_units(self, lo: float, hi: float) -> Interval:
+    def _to_root_units(self, lower: float, upper: float) -> Interval:
         if self.root.player == 0:
-            return Interval(lo, hi)
-        return Interval(0.0 - hi, 0.0 - lo)  # 0.0 - x: no negative zero in results
+            return Interval(lower, upper)
+        return Interval(0.0 - upper, 0.0 - lower)  # 0.0 - x: no negative zero in results
 
     def best_action(self) -> int:
         """The move: the best lower bound when the root is proved, else the most visited child
@@ -474,18 +474,18 @@ class BABMCTSTreeBase(ABC):
         if not made:
             return int(root.actions[0])
         sign = 1.0 if root.player == 0 else -1.0
-        # In the mover's units: the best lower bound of a child is -hi for player 1.
-        lows = {a: (k.lo if sign > 0 else -k.hi) for a, k in made}
-        highs = {a: (k.hi if sign > 0 else -k.lo) for a, k in made}
-        floor = max(lows.values())
+        # In the mover's units: the best lower bound of a child is -upper for player 1.
+        lowers = {a: (k.lower if sign > 0 else -k.upper) for a, k in made}
+        uppers = {a: (k.upper if sign > 0 else -k.lower) for a, k in made}
+        floor = max(lowers.values())
         if self.proved:
-            return min(a for a in lows if lows[a] == floor)
+            return min(a for a in lowers if lowers[a] == floor)
         eps = self.settings.epsilon if self.settings.prune else 0.0
-        root_hi = root.hi if sign > 0 else -root.lo
+        root_upper = root.upper if sign > 0 else -root.lower
         candidates = [
             (a, k)
             for a, k in made
-            if lows[a] >= floor or min(root_hi, highs[a]) > max(floor, lows[a]) + eps
+            if lowers[a] >= floor or min(root_upper, uppers[a]) > max(floor, lowers[a]) + eps
         ]
         best = max(candidates, key=lambda ak: (ak[1].n, sign * ak[1].w / ak[1].n, -ak[0]))
         return int(best[0])
@@ -507,8 +507,8 @@ class BABMCTSTreeBase(ABC):
         """The `SearchResult` for the current tree, in the utility of the player to move at the
         root: root bounds, the bounds of every created root child, and the move."""
         root = self.root
-        bounds = self._to_root_units(root.lo, root.hi)
-        children = {a: self._to_root_units(k.lo, k.hi) for a, k in root.children().items()}
+        bounds = self._to_root_units(root.lower, root.upper)
+        children = {a: self._to_root_units(k.lower, k.upper) for a, k in root.children().items()}
         action = self.best_action()
         return SearchResult(
             action=action,
@@ -527,13 +527,13 @@ class BABMCTSTreeBase(ABC):
 
     def snapshot(self) -> dict[tuple[int, ...], tuple[int, int, float, float, float]]:
         """Every node's statistics and bounds, by its path of actions from the root:
-        `(player, n, w, lo, hi)`, values in player 0's utility. Two trees built the same way
+        `(player, n, w, lower, upper)`, values in player 0's utility. Two trees built the same way
         (same seeds, evaluator values and budget) have equal snapshots whatever their storage."""
         table = {}
         stack: list[tuple[tuple[int, ...], TreeNode]] = [((), self.root)]
         while stack:
             path, node = stack.pop()
-            table[path] = (node.player, node.n, node.w, node.lo, node.hi)
+            table[path] = (node.player, node.n, node.w, node.lower, node.upper)
             stack.extend(((*path, a), kid) for a, kid in node.children().items())
         return table
 

@@ -71,12 +71,12 @@ class RowNode:
         return float(self._tree.floats[self.row, kernels.W])
 
     @property
-    def lo(self) -> float:
-        return float(self._tree.floats[self.row, kernels.LO])
+    def lower(self) -> float:
+        return float(self._tree.floats[self.row, kernels.LOWER])
 
     @property
-    def hi(self) -> float:
-        return float(self._tree.floats[self.row, kernels.HI])
+    def upper(self) -> float:
+        return float(self._tree.floats[self.row, kernels.UPPER])
 
     def _edges(self) -> range:
         ints = self._tree.ints
@@ -194,7 +194,8 @@ class CompiledBABMCTSTree(BABMCTSTreeBase):
     def proved(self) -> bool:
         root = self.scratch[kernels.ROOT]
         return bool(
-            self.floats[root, kernels.HI] - self.floats[root, kernels.LO] <= self.settings.epsilon
+            self.floats[root, kernels.UPPER] - self.floats[root, kernels.LOWER]
+            <= self.settings.epsilon
         )
 
     def _move_root(self, action: int, child_state: pyspiel.State) -> bool:
