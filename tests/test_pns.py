@@ -257,13 +257,13 @@ def test_exact_search_on_few_values_reuses_proofs_across_thresholds() -> None:
     assert shared.interval == (value, value)
     # The same thresholds asked one by one, each with a fresh table (plain PNS runs).
     separate = 0
-    lo, hi = -3.0, 3.0
-    while lo < hi:
-        goal = pns_module._threshold((-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0), lo, hi)
+    lower, upper = -3.0, 3.0
+    while lower < upper:
+        goal = pns_module._threshold((-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0), lower, upper)
         proved = value >= goal
         engine_nodes = _nodes_for_threshold(root, goal)
         separate += engine_nodes
-        lo, hi = (goal, hi) if proved else (lo, goal - 1)
+        lower, upper = (goal, upper) if proved else (lower, goal - 1)
     assert shared.stats.nodes is not None and shared.stats.nodes < separate
 
 
