@@ -2,10 +2,10 @@
 Approximation", Artificial Intelligence 34, 1987) for two-player zero-sum deterministic games.
 
 The search grows an explicit partial tree from the root. Values are the root player's, mapped
-to be strictly positive as the generalized mean needs: a utility `u` in `[lo, hi]` becomes
-`v = 1 + (TOP - 1) (u - lo) / (hi - lo)`, so a loss is 1, a win `TOP` = 1023 (Rivest's static
-values lay in [1, 1023]) and any value is at least 1. A tip (a leaf of the partial tree) is
-valued by the evaluator, a terminal by its returns.
+to be strictly positive as the generalized mean needs: a utility `u` in the game's range
+`[umin, umax]` becomes `v = 1 + (TOP - 1) (u - umin) / (umax - umin)`, so a loss is 1, a win
+`TOP` = 1023 (Rivest's static values lay in [1, 1023]) and any value is at least 1. A tip (a
+leaf of the partial tree) is valued by the evaluator, a terminal by its returns.
 
 The generalized p-mean of n values is `M_p(a) = ((1/n) sum a_i^p)^(1/p)`: it tends to max as
 p -> +inf and to min as p -> -inf. A node where the root player moves (a max node) uses `q = p`,
