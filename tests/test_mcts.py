@@ -18,7 +18,7 @@ from spiel_bounded.bots.babmcts import BABMCTSBot
 from spiel_bounded.evaluators.base import ZeroEvaluator
 from spiel_bounded.limits import Limits
 from spiel_bounded.search.babmcts import babmcts
-from spiel_bounded.search.mcts import BABMCTSTree, Node
+from spiel_bounded.search.mcts import BABMCTSTree, MCTSNode
 from spiel_bounded.search.mcts_base import BABMCTSSettings, MCTSStats
 from tests.helpers import HashEvaluator, move_lists, play_random
 
@@ -67,9 +67,9 @@ def exact_by_path(state: pyspiel.State) -> dict[Path, float]:
     return values
 
 
-def tree_nodes(root: Node) -> list[tuple[Path, Node]]:
+def tree_nodes(root: MCTSNode) -> list[tuple[Path, MCTSNode]]:
     out = []
-    stack: list[tuple[Path, Node]] = [((), root)]
+    stack: list[tuple[Path, MCTSNode]] = [((), root)]
     while stack:
         path, node = stack.pop()
         out.append((path, node))
@@ -77,7 +77,7 @@ def tree_nodes(root: Node) -> list[tuple[Path, Node]]:
     return out
 
 
-def recomputed_bounds(node: Node, vmin: float, vmax: float) -> tuple[float, float]:
+def recomputed_bounds(node: MCTSNode, vmin: float, vmax: float) -> tuple[float, float]:
     """The bounds a node must hold, from its children (the definition, written afresh)."""
     assert node.kids is not None and node.actions is not None
     bounds = [(vmin, vmax) if k is None else (k.lower, k.upper) for k in node.kids]

@@ -269,7 +269,7 @@ def test_exact_search_on_few_values_reuses_proofs_across_thresholds() -> None:
 
 def _nodes_for_threshold(root: pyspiel.State, goal: float) -> int:
     budget = pns_module.Budget(GUARD)
-    engine = pns_module._Engine(
+    engine = pns_module._DFPNSearch(
         root,
         budget,
         floor=-3.0,
@@ -328,7 +328,7 @@ def test_tiny_memory_cap_is_still_exact_and_costs_reexpansions() -> None:
 
 def test_collection_drops_the_least_work() -> None:
     budget = pns_module.Budget(Limits())
-    engine = pns_module._Engine(
+    engine = pns_module._DFPNSearch(
         TTT.new_initial_state(),
         budget,
         floor=-1.0,

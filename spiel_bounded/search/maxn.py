@@ -182,7 +182,7 @@ class _Context(NamedTuple):
     parent_best_for_grand: float
 
 
-# What a node's returned vector is, read by its parent from `_Engine.status` after the call.
+# What a node's returned vector is, read by its parent from `_MaxnSearch.status` after the call.
 _EXACT: Final = 0  # the node's max^n vector
 _CUT: Final = 1  # not exact, and the parent does not choose this node (nor would it, exact)
 _GRAND: Final = 2  # last-branch pruned: the parent's vector is not exact, and the grandparent
@@ -190,7 +190,10 @@ _GRAND: Final = 2  # last-branch pruned: the parent's vector is not exact, and t
 _PENDING: Final = 3  # speculatively pruned: the parent sets it aside and may re-search it
 
 
-class _Engine:
+class _MaxnSearch:
+    """One max^n search call's state (pruning mode, move ordering, the directed-offensive
+    attacker and target) and its counters. Values are vectors, one entry per player."""
+
     def __init__(
         self,
         info: GameInfo,
@@ -504,7 +507,7 @@ def _search(
     budget = Budget(limits)
     player = state.current_player()
     undo = game.get_type().short_name in UNDO_EXACT_GAMES
-    engine = _Engine(
+    engine = _MaxnSearch(
         info,
         evaluator,
         bounds,

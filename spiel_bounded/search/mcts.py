@@ -72,7 +72,7 @@ Soundness does not depend on selection at all: the bounds are computed from the 
 bounds, never from windows or statistics. When `upper - lower <= epsilon` at the root, the child
 with the best `lower` has a value within epsilon of the root's (it is epsilon-optimal).
 
-This module holds the reference tree, `BABMCTSTree` over `Node` objects, whose `simulate` runs
+This module holds the reference tree, `BABMCTSTree` over `MCTSNode` objects, whose `simulate` runs
 the steps above one by one (`_select`, `_expand`, `_back_up`). What every tree shares (settings,
 statistics, moving the root, the move choice) is in `search/mcts_base.py`; the compiled tree in
 `search/mcts_compiled.py`; the entry point, `babmcts`, and the engine choice, `make_tree`, in
@@ -103,7 +103,7 @@ _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL: Final = int(pyspiel.PlayerId.TERMINAL)
 
 
-class Node:
+class MCTSNode:
     """A tree node. Values are in player 0's utility (player 0 is MAX, player 1 MIN).
 
     Attributes:
@@ -148,18 +148,18 @@ class Node:
         self.lower = lower
         self.upper = upper
         self.actions: list[int] | None = None
-        self.kids: list[Node | None] | None = None
+        self.kids: list[MCTSNode | None] | None = None
         self.probs: list[float] | None = None
         self.cum: list[float] | None = None
         self.next = 0
 
-    def children(self) -> dict[int, Node]:
+    def children(self) -> dict[int, MCTSNode]:
         """The created children by action (outcome at chance nodes)."""
         if self.actions is None or self.kids is None:
             return {}
         return {a: k for a, k in zip(self.actions, self.kids, strict=True) if k is not None}
 
-    def walk(self) -> Iterator[Node]:
+    def walk(self) -> Iterator[MCTSNode]:
         """This node and all its descendants in the tree (iterative, depth-first)."""
         stack = [self]
         while stack:
@@ -170,7 +170,7 @@ class Node:
 
 
 class BABMCTSTree(BABMCTSTreeBase):
-    """The reference BABMCTS tree: `Node` objects, every step in Python, chance nodes and priors
+    """The reference BABMCTS tree: `MCTSNode` objects, every step in Python, chance nodes and priors
     included. Besides `search`, `simulate()` runs one simulation at a time (e.g. to check
     invariants between simulations)."""
 
@@ -185,15 +185,15 @@ class BABMCTSTree(BABMCTSTreeBase):
         self._size = 1
 
     @property
-    def root(self) -> Node:
+    def root(self) -> MCTSNode:
         return self._root
 
-    def _new_node(self, state: pyspiel.State) -> Node:
+    def _new_node(self, state: pyspiel.State) -> MCTSNode:
         """A node for a non-terminal state: a chance node is expanded at once; its bounds stay
         [vmin, vmax] until the caller recomputes them (rounding may make them slightly
         tighter)."""
         player = state.current_player()
-        node = Node(player, self._vmin, self._vmax)
+        node = MCTSNode(player, self._vmin, self._vmax)
         if player == _CHANCE:
             self._expand_chance(node, state)
         return node
@@ -218,7 +218,7 @@ class BABMCTSTree(BABMCTSTreeBase):
 
     # -- expansion -----------------------------------------------------------------------------
 
-    def _expand_chance(self, node: Node, state: pyspiel.State) -> None:
+    def _expand_chance(self, node: MCTSNode, state: pyspiel.State) -> None:
         outcomes = state.chance_outcomes()
         node.actions = [a for a, _ in outcomes]
         probs = [p for _, p in outcomes]
@@ -226,7 +226,7 @@ class BABMCTSTree(BABMCTSTreeBase):
         node.cum = list(accumulate(probs))
         node.kids = [None] * len(outcomes)
 
-    def _expand_decision(self, node: Node, state: pyspiel.State) -> None:
+    def _expand_decision(self, node: MCTSNode, state: pyspiel.State) -> None:
         actions: list[int] = state.legal_actions()
         prior = getattr(self.evaluator, "prior", None) if self.settings.priors else None
         if callable(prior):
@@ -237,7 +237,7 @@ class BABMCTSTree(BABMCTSTreeBase):
         node.actions = actions
         node.kids = [None] * len(actions)
 
-    def _rebound(self, node: Node) -> bool:
+    def _rebound(self, node: MCTSNode) -> bool:
         """Recomputes a node's bounds from its children; True when they changed."""
         kids = node.kids
         assert kids is not None
@@ -301,7 +301,7 @@ class BABMCTSTree(BABMCTSTreeBase):
         return max(self._vmin, a), min(self._vmax, b)
 
     def _fallback(
-        self, node: Node, alpha: float, beta: float, lower: float, upper: float
+        self, node: MCTSNode, alpha: float, beta: float, lower: float, upper: float
     ) -> tuple[int, float, float]:
         """The open child with the widest window (rounding broke the lemma; see the docstring)."""
         self.fallbacks += 1
@@ -326,7 +326,7 @@ class BABMCTSTree(BABMCTSTreeBase):
         return best, best_window[0], best_window[1]
 
     def _chance_slow(
-        self, node: Node, alpha: float, beta: float, lower: float, upper: float, eps: float
+        self, node: MCTSNode, alpha: float, beta: float, lower: float, upper: float, eps: float
     ) -> tuple[int, float, float]:
         """Samples an outcome among the unpruned ones, by probability."""
         kids, probs = node.kids, node.probs
@@ -377,7 +377,7 @@ class BABMCTSTree(BABMCTSTreeBase):
             self._depth = len(path) - 1
         self._back_up(path, len(created), value, terminal)
 
-    def _select(self, state: pyspiel.State) -> tuple[list[Node], int]:
+    def _select(self, state: pyspiel.State) -> tuple[list[MCTSNode], int]:
         """Selection: descends from the root through created children, with the windows of the
         module docstring, until the child chosen is one still to be created.
 
@@ -434,7 +434,7 @@ class BABMCTSTree(BABMCTSTreeBase):
         return path, i
 
     def _select_outcome(
-        self, node: Node, alpha: float, beta: float, lower: float, upper: float, eps: float
+        self, node: MCTSNode, alpha: float, beta: float, lower: float, upper: float, eps: float
     ) -> tuple[int, float, float]:
         """A chance node's step of selection: samples an outcome by probability, and only when
         its window collapses samples again among the unpruned ones (`_chance_slow`).
@@ -471,7 +471,7 @@ class BABMCTSTree(BABMCTSTreeBase):
         return i, a, b
 
     def _select_move(
-        self, node: Node, alpha: float, beta: float, lower: float, upper: float, eps: float
+        self, node: MCTSNode, alpha: float, beta: float, lower: float, upper: float, eps: float
     ) -> tuple[int, float, float, int]:
         """A decision node's step of selection once its children are created (or it has
         priors): UCT (PUCT with priors) among the children whose window does not collapse, else
@@ -523,8 +523,8 @@ class BABMCTSTree(BABMCTSTreeBase):
         return i, alpha, beta, cutoffs
 
     def _expand(
-        self, parent: Node, i: int, state: pyspiel.State, budget: Budget | None
-    ) -> tuple[list[tuple[Node, int, Node]], float, bool]:
+        self, parent: MCTSNode, i: int, state: pyspiel.State, budget: Budget | None
+    ) -> tuple[list[tuple[MCTSNode, int, MCTSNode]], float, bool]:
         """Expansion and evaluation: creates the child `i` of `parent`, whose state is `state`,
         and through chance nodes one sampled outcome after another, down to a terminal or a
         decision node, which the evaluator values. Nothing is attached to the tree yet, so
@@ -538,7 +538,7 @@ class BABMCTSTree(BABMCTSTreeBase):
             SearchStopped: The budget ran out, or the tree would outgrow `settings.max_nodes`.
         """
         rand = self._random.random
-        created: list[tuple[Node, int, Node]] = []
+        created: list[tuple[MCTSNode, int, MCTSNode]] = []
         room = self.settings.max_nodes - self.size
         while True:
             if budget is not None:
@@ -549,7 +549,7 @@ class BABMCTSTree(BABMCTSTreeBase):
                 raise SearchStopped(STOPPED_BY_NODES)
             if state.is_terminal():
                 value = float(state.player_return(0))
-                child = Node(_TERMINAL, value, value)
+                child = MCTSNode(_TERMINAL, value, value)
                 created.append((parent, i, child))
                 return created, value, True
             child = self._new_node(state)
@@ -563,7 +563,7 @@ class BABMCTSTree(BABMCTSTreeBase):
             state.apply_action(child.actions[i])
             parent = child
 
-    def _back_up(self, path: list[Node], created: int, value: float, terminal: bool) -> None:
+    def _back_up(self, path: list[MCTSNode], created: int, value: float, terminal: bool) -> None:
         """Backup: adds `value` to the statistics along the whole path; recomputes the bounds
         of the `created` nodes at its end, then upwards while they keep changing (a leaf that
         is not terminal changes nothing, except that a created chance node's weighted sums of

@@ -146,7 +146,7 @@ class MCTSStats(SearchStats):
 
 class TreeNode(Protocol):
     """What the shared tree code reads of a node, whatever stores it (values in player 0's
-    utility; see `search.mcts.Node` for the fields)."""
+    utility; see `search.mcts.MCTSNode` for the fields)."""
 
     @property
     def player(self) -> int: ...
@@ -235,7 +235,7 @@ class BABMCTSTreeBase(ABC):
     """What every BABMCTS tree shares, whatever stores its nodes: moving the root down the game,
     the search loop's limits and statistics, the move choice and the `SearchResult`.
 
-    `spiel_bounded.search.mcts.BABMCTSTree` stores `Node` objects and is the reference;
+    `spiel_bounded.search.mcts.BABMCTSTree` stores `MCTSNode` objects and is the reference;
     `spiel_bounded.search.mcts_compiled.CompiledBABMCTSTree` stores arrays and runs selection and
     backup in compiled code. Build one with `spiel_bounded.search.babmcts.make_tree`, which reads
     `settings.engine`.

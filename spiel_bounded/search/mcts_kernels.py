@@ -2,7 +2,7 @@
 
 These kernels are the hot loops of `BABMCTSTree.simulate` (its `_select` and `_back_up`,
 `search/mcts.py`, the reference) for games without chance nodes and without priors, over flat
-arrays instead of `Node` objects; `search/mcts_compiled.py` drives them and does the pyspiel
+arrays instead of `MCTSNode` objects; `search/mcts_compiled.py` drives them and does the pyspiel
 calls. Every float operation is the reference's, in the same order, so both give bit-identical
 statistics and bounds (tested).
 

@@ -248,7 +248,7 @@ class _Children:
         self.dn: list[int] = []
 
 
-class _Engine:
+class _DFPNSearch:
     """df-pn over the questions "value >= goal" with proven bounds; one search call's state.
 
     A table entry is a list `[lower, upper, pn, dn, question, work]`: the proven bounds, the numbers
@@ -476,7 +476,7 @@ def _check_limits(limits: Limits, algorithm: str) -> None:
         )
 
 
-def _stats(engine: _Engine, budget: Budget, stopped_by: StopReason) -> SearchStats:
+def _stats(engine: _DFPNSearch, budget: Budget, stopped_by: StopReason) -> SearchStats:
     return SearchStats(
         nodes=budget.nodes,
         tt_hits=engine.tt_hits,
@@ -538,7 +538,7 @@ def pns(
     budget = Budget(limits, clock=clock)
     info = require_decision_state(state, "pns", TWO_PLAYER_ZERO_SUM)
     _check_limits(limits, "pns")
-    engine = _Engine(
+    engine = _DFPNSearch(
         state,
         budget,
         floor=info.min_utility,
@@ -629,7 +629,7 @@ def bounded_pns(
         raise ValueError(f"bounded_pns cannot play {info.description}: {outcome_reason(game)}")
     epsilon = float(settings.epsilon)
     check_epsilon(epsilon, info, "bounded_pns")
-    engine = _Engine(
+    engine = _DFPNSearch(
         state,
         budget,
         floor=outcomes[0],
