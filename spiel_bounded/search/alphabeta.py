@@ -150,7 +150,8 @@ def _weighted(outcomes: list[tuple[int, float]], values: list[float]) -> float:
 
 
 class _Iteration:
-    """The outcome of one completed root iteration."""
+    """The outcome of one completed root iteration: `lower`, `upper` and `children` are bounds
+    for `max_player`, the player to move at the root."""
 
     __slots__ = ("children", "depth", "horizon", "lower", "order", "upper")
 
@@ -172,7 +173,9 @@ class _Iteration:
 
 
 class _AlphaBeta:
-    """State of one search call: bounds, table, ordering heuristics, counters.
+    """State of one search call: bounds, table, ordering heuristics, counters. Every value
+    (node results, windows, table entries) is in the utility of `max_player`, the player to move
+    at the root; MIN is every other player.
 
     `node` is the one recursion. Besides calling the named helpers (`_ordered`, `_record_cut`,
     the table's `get` / `store`) it does three things for speed, none of which changes a node, a

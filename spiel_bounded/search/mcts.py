@@ -104,16 +104,18 @@ _TERMINAL: Final = int(pyspiel.PlayerId.TERMINAL)
 
 
 class MCTSNode:
-    """A tree node. Values are in player 0's utility (player 0 is MAX, player 1 MIN).
+    """A tree node. Every value here (`w`, `q`, `lower`, `upper`) is in player 0's utility,
+    whoever moves at the node or at the root (player 0 is MAX, player 1 MIN), so that a tree
+    reused after a move stays valid; `BABMCTSTreeBase.result` converts to the root mover's.
 
     Attributes:
         player: The player to move (0 or 1), or OpenSpiel's CHANCE / TERMINAL id.
         n: Simulations that went through the node.
-        w: Sum of the values those simulations backed up.
+        w: Sum of the values (player 0's) those simulations backed up.
         q: Mean backed-up value `w / n` (kept for selection speed; 0 before the first visit).
         rs: `1 / sqrt(n)` (kept for selection speed; 0 before the first visit).
-        lower: Proven lower bound on the node's value.
-        upper: Proven upper bound on the node's value.
+        lower: Proven lower bound on the node's value, for player 0.
+        upper: Proven upper bound on the node's value, for player 0.
         actions: The legal actions (chance outcomes) once the node is expanded, else None. Without
             priors, decision nodes keep them in a random order that is also their expansion
             order.

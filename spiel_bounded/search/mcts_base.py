@@ -145,8 +145,9 @@ class MCTSStats(SearchStats):
 
 
 class TreeNode(Protocol):
-    """What the shared tree code reads of a node, whatever stores it (values in player 0's
-    utility; see `search.mcts.MCTSNode` for the fields)."""
+    """What the shared tree code reads of a node, whatever stores it. Values (`w`, `lower`,
+    `upper`) are in player 0's utility, whoever moves at the root; see `search.mcts.MCTSNode`
+    for the fields."""
 
     @property
     def player(self) -> int: ...

@@ -46,7 +46,8 @@ _NO_LEGAL: Final = np.zeros(0, dtype=np.int64)
 
 
 class RowNode:
-    """A read-only view of one node of a `CompiledBABMCTSTree` (the `TreeNode` protocol).
+    """A read-only view of one node of a `CompiledBABMCTSTree` (the `TreeNode` protocol). Values
+    (`w`, `lower`, `upper`) are in player 0's utility, as in `search.mcts.MCTSNode`.
 
     Attributes:
         row: The node's row in the tree's arrays (valid until the root moves).

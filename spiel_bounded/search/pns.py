@@ -234,7 +234,8 @@ class BoundedPNSSettings:
 
 
 class _Children:
-    """A node's children while it is searched: actions, states, keys, bounds and numbers."""
+    """A node's children while it is searched: actions, states, keys, bounds and numbers.
+    `lower` and `upper` are proven bounds for the attacker (the player to move at the root)."""
 
     __slots__ = ("actions", "dn", "keys", "lower", "pn", "states", "upper")
 
@@ -250,6 +251,7 @@ class _Children:
 
 class _DFPNSearch:
     """df-pn over the questions "value >= goal" with proven bounds; one search call's state.
+    Every value (goal, bounds, table entries) is the attacker's: the player to move at the root.
 
     A table entry is a list `[lower, upper, pn, dn, question, work]`: the proven bounds, the numbers
     of the question `question` (an integer id; the numbers of any other question are unknown),

@@ -113,7 +113,7 @@ class RivestSettings:
 
 
 class RivestNode:
-    """A node of the partial tree.
+    """A node of the partial tree. `value` is the root player's, mapped to [1, TOP].
 
     Attributes:
         state: The position (dropped once expanded).
