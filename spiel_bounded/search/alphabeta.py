@@ -88,44 +88,30 @@ CHANCE_EPSILON_POLICIES = ("uniform", "carry")
 
 @dataclass(frozen=True, kw_only=True)
 class AlphaBetaSettings:
-    """Settings of the bounded alpha-beta engine.
-
-    Attributes:
-        epsilon: Absolute tolerance in utility units (>= 0). The root interval is at most this
-            wide when an iteration completes; 0 is exact alpha-beta.
-        transpositions: Use a transposition table. Its key is chosen per game
-            (`spiel_bounded.search.keys`): the player to move and the state's string where that
-            is the whole state, plus what the string omits (move counters, ...) where that can be
-            read, else the history of actions (then only iterative deepening and move ordering
-            benefit: different move orders never share an entry).
-        move_ordering: Order moves by transposition-table move, killer moves and the history
-            heuristic. Off searches in `legal_actions()` order.
-        iterative_deepening: Search depth 1, 2, ... up to the depth limit, keeping the last
-            completed iteration when a node or time limit stops the search. Off searches the
-            depth limit directly (which then must be set, or the game is searched to the end).
-        endgame_plies: With iterative deepening, in a game without chance, when at most this
-            many plies can remain (`game.max_game_length() - state.move_number()`, an upper
-            bound on the rest of the game), search to the end at once instead of depth 1, 2,
-            ...: a search that reaches every terminal needs one iteration, and the shallower
-            ones would only repeat work (tic_tac_toe from the start: 2,863 nodes instead of
-            5,774). 0: never.
-        tt_capacity: Maximum number of transposition-table entries.
-        chance_epsilon: How a chance node shares its tolerance among its outcomes, keeping
-            sum_j p_j eps_j <= eps: "uniform" gives every outcome eps; "carry" gives outcome j
-            the unused tolerance divided by the probability mass still to search, so slack an
-            exact outcome did not use flows to the outcomes after it.
-    """
+    """Settings of the bounded alpha-beta engine."""
 
     epsilon: float = setting(0.0, "tolerance in utility units (0: exact alpha-beta)", NON_NEGATIVE)
+    # The root interval is at most this wide when an iteration completes.
     transpositions: bool = setting(True, "use a transposition table", FLAG)
+    # Its key is chosen per game (`spiel_bounded.search.keys`): the player to move and the state's
+    # string where that is the whole state, plus what the string omits (move counters, ...) where
+    # that can be read, else the history of actions (then only iterative deepening and move
+    # ordering benefit: different move orders never share an entry).
     move_ordering: bool = setting(True, "TT move, killer moves and history heuristic", FLAG)
+    # Off: `legal_actions()` order.
     iterative_deepening: bool = setting(True, "search depth 1, 2, ... up to the limit", FLAG)
+    # Keeps the last completed iteration when a node or time limit stops the search. Off searches
+    # the depth limit directly (which then must be set, or the game is searched to the end).
     endgame_plies: int = setting(
         9,
         "with iterative deepening, search to the end at once when at most this many plies can "
         "remain (0: never)",
         NON_NEGATIVE_INT,
     )
+    # In games without chance. The plies that can remain are `game.max_game_length() -
+    # state.move_number()`, an upper bound on the rest of the game. A search that reaches every
+    # terminal needs one iteration, and the shallower ones would only repeat work (tic_tac_toe
+    # from the start: 2,863 nodes instead of 5,774).
     tt_capacity: int = setting(
         DEFAULT_CAPACITY,
         "transposition-table entries at most (about 330 bytes each on connect_four)",
@@ -136,6 +122,9 @@ class AlphaBetaSettings:
         "how a chance node shares epsilon among outcomes: " + ", ".join(CHANCE_EPSILON_POLICIES),
         OneOf(CHANCE_EPSILON_POLICIES),
     )
+    # Keeping sum_j p_j eps_j <= eps: "uniform" gives every outcome eps; "carry" gives outcome j
+    # the unused tolerance divided by the probability mass still to search, so slack an exact
+    # outcome did not use flows to the outcomes after it.
 
     def __post_init__(self) -> None:
         check_fields(self)

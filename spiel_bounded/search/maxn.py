@@ -88,16 +88,7 @@ _SUM_TOLERANCE: Final = 1e-9
 
 @dataclass(frozen=True, kw_only=True)
 class MaxnSettings:
-    """Settings of max^n.
-
-    Attributes:
-        pruning: "none", "shallow", "last_branch" or "speculative" (each adds to the one before;
-            all but "none" need a constant-sum game: see the module docstring), or "auto" (the
-            default): "speculative" on a zero- or constant-sum game, "none" on a general-sum
-            one. The mode applied is reported in `MaxnStats.pruning`.
-        ordering: "evaluator" searches the mover's best children first by the evaluator,
-            "none" in legal order (ties go to the first child searched either way).
-    """
+    """Settings of max^n."""
 
     pruning: str = setting(
         AUTO_PRUNING,
@@ -105,11 +96,15 @@ class MaxnSettings:
         "constant-sum games), or auto (speculative on constant-sum games, else none)",
         OneOf((AUTO_PRUNING, *PRUNINGS)),
     )
+    # Pruning needs a constant-sum game (see the module docstring); "auto" picks "speculative" on
+    # a zero- or constant-sum game, "none" on a general-sum one. `MaxnStats.pruning` reports the
+    # mode applied.
     ordering: str = setting(
         "evaluator",
         "move ordering: evaluator (the mover's best child first) or none (legal order)",
         OneOf(ORDERINGS),
     )
+    # Ties go to the first child searched either way.
 
     def __post_init__(self) -> None:
         check_fields(self)

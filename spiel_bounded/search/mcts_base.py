@@ -63,59 +63,48 @@ ENGINES: Final = (ENGINE_AUTO, ENGINE_PYTHON, ENGINE_COMPILED)
 
 @dataclass(frozen=True, kw_only=True)
 class BABMCTSSettings:
-    """Settings of BABMCTS.
-
-    Attributes:
-        epsilon: Absolute tolerance in utility units (>= 0). The search stops once the root's
-            interval is at most this wide, and prunes children whose window collapses to within
-            it; 0 asks for the exact value.
-        uct_c: Exploration constant c of UCT, `q + c * sqrt(ln N / n)` with q the mean value for
-            the player to move (OpenSpiel's MCTSBot uses the same formula and units), or of PUCT,
-            `q + c * prior * sqrt(N) / (1 + n)`, when priors are used.
-        simulations: Maximum simulations per search call. None: no count when the search is
-            given a node or time limit (it thinks for the time or nodes it is given), else
-            `DEFAULT_SIMULATIONS`; the root being proved or the tree being full stops it too.
-        max_nodes: Memory cap: the tree never holds more nodes. A search stops with
-            `stopped_by == "nodes"` when the tree is full; a reused subtree that is already full
-            is dropped (the search restarts from a fresh tree).
-        prune: Use alpha-beta windows to prune children from selection. False keeps the bounds
-            (score-bounded MCTS / MCTS-Solver) but skips only children whose value is known
-            exactly; for ablations.
-        priors: Use PUCT with the evaluator's priors when the evaluator has a
-            `prior(state) -> [(action, probability), ...]` method (OpenSpiel's evaluator
-            interface). Ignored for evaluators without one; UCT with a random expansion order is
-            used then.
-        engine: Which tree `search.babmcts.make_tree` (and so `babmcts` and the `babmcts` bot)
-            builds: "python" (`BABMCTSTree`, the reference), "compiled" (`CompiledBABMCTSTree`:
-            selection and backup compiled by numba, the same search bit for bit; needs the `fast`
-            extra and a game without chance nodes, and no priors; see `compiled_reasons`), or
-            "auto" (compiled when it can be, else python). The tree classes themselves ignore it.
-    """
+    """Settings of BABMCTS."""
 
     epsilon: float = setting(
         0.0, "tolerance in utility units (0: prove the exact value)", NON_NEGATIVE
     )
+    # The search stops once the root's interval is at most this wide, and prunes children whose
+    # window collapses to within it.
     uct_c: float = setting(2.0, "UCT exploration constant", NON_NEGATIVE)
+    # c of UCT, `q + c * sqrt(ln N / n)` with q the mean value for the player to move (OpenSpiel's
+    # MCTSBot uses the same formula and units), or of PUCT, `q + c * prior * sqrt(N) / (1 + n)`.
     simulations: int | None = setting(
         None,
         "simulations per move (None: no count when seconds or nodes is given, "
         f"else {DEFAULT_SIMULATIONS})",
         OPTIONAL_POSITIVE_INT,
     )
+    # Per search call. None with a node or time limit: the search thinks for the time or nodes it
+    # is given. The root being proved or the tree being full stops it too.
     max_nodes: int = setting(
         1_000_000,
         "memory cap in tree nodes (on connect_four about 190 bytes each in the compiled tree, "
         "300 in the Python one)",
         POSITIVE_INT,
     )
+    # The tree never holds more nodes. A search stops with `stopped_by == "nodes"` when the tree
+    # is full; a reused subtree that is already full is dropped (the search restarts from a fresh
+    # tree).
     prune: bool = setting(True, "prune children from selection with alpha-beta windows", FLAG)
+    # False keeps the bounds (score-bounded MCTS / MCTS-Solver) but skips only children whose
+    # value is known exactly; for ablations.
     priors: bool = setting(True, "PUCT with the evaluator's priors when it has them", FLAG)
+    # Priors come from the evaluator's `prior(state) -> [(action, probability), ...]` method
+    # (OpenSpiel's evaluator interface); without one, UCT with a random expansion order.
     engine: str = setting(
         ENGINE_AUTO,
         "tree engine: compiled (numba, no chance nodes or priors), python (the reference), or "
         "auto (compiled when numba is installed and the game and evaluator allow it)",
         OneOf(ENGINES),
     )
+    # Which tree `search.babmcts.make_tree` (and so `babmcts` and the `babmcts` bot) builds:
+    # `BABMCTSTree` (python) or `CompiledBABMCTSTree` (compiled: the same search bit for bit;
+    # needs the `fast` extra; see `compiled_reasons`). The tree classes themselves ignore it.
 
     def __post_init__(self) -> None:
         check_fields(self)

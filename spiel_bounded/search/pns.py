@@ -186,25 +186,20 @@ def outcome_reason(game: pyspiel.Game) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class PNSSettings:
-    """Settings of `pns` (df-pn).
-
-    Attributes:
-        goal: The question proved or disproved for the player to move at the root: "win"
-            (its value is above the draw value 0) or "draw" (it at least draws: value >= 0).
-        transpositions: Share table entries between move orders (the game's transposition key
-            from `spiel_bounded.search.keys`, prefixed with the move number). Off keys entries
-            by the history of actions: the table then serves only revisits of the same node.
-        tt_capacity: Maximum number of transposition-table entries; when full, the entries
-            with the least work below them are dropped (see the module docstring).
-    """
+    """Settings of `pns` (df-pn)."""
 
     goal: str = setting("win", "prove the mover wins (win) or at least draws (draw)", OneOf(GOALS))
+    # For the player to move at the root: "win" is value > 0 (the draw value), "draw" value >= 0.
     transpositions: bool = setting(True, "share table entries between move orders", FLAG)
+    # The key: the game's transposition key (`spiel_bounded.search.keys`) prefixed with the move
+    # number. Off keys entries by the history of actions: the table then serves only revisits of
+    # the same node.
     tt_capacity: int = setting(
         DEFAULT_CAPACITY,
         "transposition-table entries at most (about 380 bytes each on connect_four)",
         POSITIVE_INT,
     )
+    # When full, the entries with the least work below them are dropped (module docstring).
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -212,17 +207,12 @@ class PNSSettings:
 
 @dataclass(frozen=True, kw_only=True)
 class BoundedPNSSettings:
-    """Settings of `bounded_pns` (bounded multi-outcome proof-number search).
-
-    Attributes:
-        epsilon: Absolute tolerance in utility units (>= 0): the search stops once the root
-            interval is at most this wide; 0 asks for the exact value.
-        transpositions: As in `PNSSettings`.
-        tt_capacity: As in `PNSSettings`.
-    """
+    """Settings of `bounded_pns` (bounded multi-outcome proof-number search)."""
 
     epsilon: float = setting(0.0, "tolerance in utility units (0: the exact value)", NON_NEGATIVE)
+    # The search stops once the root interval is at most this wide.
     transpositions: bool = setting(True, "share table entries between move orders", FLAG)
+    # Keys and, below, capacity as in `PNSSettings` (see the comments there).
     tt_capacity: int = setting(
         DEFAULT_CAPACITY,
         "transposition-table entries at most (about 380 bytes each on connect_four)",

@@ -82,14 +82,7 @@ REVERSE_BASE: Final = 0.05
 
 @dataclass(frozen=True, kw_only=True)
 class RivestSettings:
-    """Settings of min/max approximation.
-
-    Attributes:
-        mode: "reverse" (minimax values, Rivest's edge penalty) or "generalized" (p-mean
-            values and derivative weights).
-        p: The generalized mean's exponent (generalized mode).
-        max_nodes: Memory cap in tree nodes.
-    """
+    """Settings of min/max approximation."""
 
     mode: str = setting(
         "reverse",
