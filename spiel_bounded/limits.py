@@ -24,22 +24,20 @@ class Limits:
     `Limits()` sets none: a search called directly with it runs until it has solved the root,
     which on most games does not end in useful time (the bots take `DEFAULT_SECONDS` per move
     when given no limit; a search function does not).
-
-    Attributes:
-        depth: Maximum search depth in decision plies (chance nodes do not count).
-        nodes: Maximum number of nodes visited by one search call.
-        seconds: Maximum wall-clock seconds for one search call.
     """
 
     depth: int | None = setting(
         None, "depth limit in decision plies (None: unlimited)", OPTIONAL_POSITIVE_INT
     )
+    # Chance nodes do not count.
     nodes: int | None = setting(
         None, "node limit per move (None: unlimited)", OPTIONAL_POSITIVE_INT
     )
+    # Nodes visited by one search call (a bot makes one per move).
     seconds: float | None = setting(
         None, "time limit per move in seconds (None: unlimited)", OPTIONAL_POSITIVE
     )
+    # Wall-clock seconds of one search call.
 
     def __post_init__(self) -> None:
         check_fields(self)

@@ -88,7 +88,9 @@ def evaluator_name(evaluator: object) -> str:
 
 
 class Interval(NamedTuple):
-    """Proven bounds `lower <= value <= upper` (pess and opti in the source notes)."""
+    """Proven bounds `lower <= value <= upper` (pess and opti in the source notes). Whose
+    value it is, the type that carries the interval says (`SearchResult`: the player to move
+    at the root)."""
 
     lower: float
     upper: float

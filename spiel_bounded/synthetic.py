@@ -345,8 +345,8 @@ class TreeParams:
             return values
         low, high = self.min_value, self.max_value
         if self.integer_values:
-            lo, hi = math.ceil(low), math.floor(high)
-            return [float(_uniform_int(h, lo, hi)) for h in hashes]
+            lower, upper = math.ceil(low), math.floor(high)
+            return [float(_uniform_int(h, lower, upper)) for h in hashes]
         return [min(high, low + (high - low) * _uniform(h)) for h in hashes]
 
     def value_between(self, key: int, low: float, high: float) -> float:

@@ -240,7 +240,7 @@ class ReferenceEngine:
     def node(
         self, state: pyspiel.State, depth: int, alpha: float, beta: float, eps: float, ply: int
     ) -> tuple[float, float]:
-        """Searches `state` with `depth` plies left; returns (pess, opti) for the MAX player."""
+        """Searches `state` with `depth` plies left; returns (lower, upper) for the MAX player."""
         budget = self.budget
         budget.countdown -= 1
         if budget.countdown <= 0:
@@ -257,8 +257,8 @@ class ReferenceEngine:
         tt = self.tt
         key: object = None
         tt_move = None
-        tt_lo = self.vmin
-        tt_hi = self.vmax
+        tt_lower = self.vmin
+        tt_upper = self.vmax
         player = state.current_player()
         if tt is not None:
             key = self.key(state)
@@ -266,16 +266,20 @@ class ReferenceEngine:
             if entry is not None:
                 tt_move = entry.move
                 if entry.usable_at(depth):
-                    tt_lo, tt_hi = entry.lower, entry.upper
-                    if tt_hi <= alpha + eps or tt_lo >= beta - eps or tt_hi - tt_lo <= eps:
+                    tt_lower, tt_upper = entry.lower, entry.upper
+                    if (
+                        tt_upper <= alpha + eps
+                        or tt_lower >= beta - eps
+                        or tt_upper - tt_lower <= eps
+                    ):
                         self.tt_hits += 1
                         if entry.horizon:
                             self.horizon = True
-                        return tt_lo, tt_hi
+                        return tt_lower, tt_upper
                     # Narrowing the window by the stored interval is safe because the result is
                     # intersected with that interval below.
-                    alpha = max(alpha, tt_lo)
-                    beta = min(beta, tt_hi)
+                    alpha = max(alpha, tt_lower)
+                    beta = min(beta, tt_upper)
 
         outer_horizon = self.horizon
         self.horizon = False
@@ -284,49 +288,53 @@ class ReferenceEngine:
         child_depth = depth - 1
         best_move = moves[0]
         if player == self.max_player:
-            lo, hi, best_lo = self.vmin, self.vmin, -math.inf
+            lower, upper, best_lower = self.vmin, self.vmin, -math.inf
             cut_at = beta - eps
             for i, move in enumerate(moves):
-                c_lo, c_hi = self.node(state.child(move), child_depth, alpha, beta, eps, ply + 1)
-                if c_hi > hi:
-                    hi = c_hi
-                if c_lo > best_lo:
-                    best_lo, best_move = c_lo, move
-                    if c_lo > lo:
-                        lo = c_lo
-                        if lo > alpha:
-                            alpha = lo
-                if lo >= cut_at:
+                child_lower, child_upper = self.node(
+                    state.child(move), child_depth, alpha, beta, eps, ply + 1
+                )
+                if child_upper > upper:
+                    upper = child_upper
+                if child_lower > best_lower:
+                    best_lower, best_move = child_lower, move
+                    if child_lower > lower:
+                        lower = child_lower
+                        if lower > alpha:
+                            alpha = lower
+                if lower >= cut_at:
                     if i < last:
-                        hi = self.vmax  # unexplored children may still reach vmax
+                        upper = self.vmax  # unexplored children may still reach vmax
                     self._record_cut(player, move, depth, ply, i < last)
                     break
         else:
-            lo, hi, best_hi = self.vmax, self.vmax, math.inf
+            lower, upper, best_upper = self.vmax, self.vmax, math.inf
             cut_at = alpha + eps
             for i, move in enumerate(moves):
-                c_lo, c_hi = self.node(state.child(move), child_depth, alpha, beta, eps, ply + 1)
-                if c_lo < lo:
-                    lo = c_lo
-                if c_hi < best_hi:
-                    best_hi, best_move = c_hi, move
-                    if c_hi < hi:
-                        hi = c_hi
-                        if hi < beta:
-                            beta = hi
-                if hi <= cut_at:
+                child_lower, child_upper = self.node(
+                    state.child(move), child_depth, alpha, beta, eps, ply + 1
+                )
+                if child_lower < lower:
+                    lower = child_lower
+                if child_upper < best_upper:
+                    best_upper, best_move = child_upper, move
+                    if child_upper < upper:
+                        upper = child_upper
+                        if upper < beta:
+                            beta = upper
+                if upper <= cut_at:
                     if i < last:
-                        lo = self.vmin
+                        lower = self.vmin
                     self._record_cut(player, move, depth, ply, i < last)
                     break
 
-        lo = max(lo, tt_lo)
-        hi = min(hi, tt_hi)
+        lower = max(lower, tt_lower)
+        upper = min(upper, tt_upper)
         horizon = self.horizon
         self.horizon = outer_horizon or horizon
         if tt is not None:
-            tt.store(key, lo, hi, depth, best_move, horizon)
-        return lo, hi
+            tt.store(key, lower, upper, depth, best_move, horizon)
+        return lower, upper
 
     def _chance(
         self, state: pyspiel.State, depth: int, alpha: float, beta: float, eps: float, ply: int
@@ -334,8 +342,8 @@ class ReferenceEngine:
         """Bounded Star-1 (Star-2 with probing) at a chance node; see the module docstring."""
         vmin, vmax = self.vmin, self.vmax
         outcomes = state.chance_outcomes()
-        los = [vmin] * len(outcomes)
-        his = [vmax] * len(outcomes)
+        lowers = [vmin] * len(outcomes)
+        uppers = [vmax] * len(outcomes)
         tt = self.tt
         key: object = None
         outer_horizon = self.horizon
@@ -344,38 +352,47 @@ class ReferenceEngine:
             key = self.key(state)
             entry = tt.get(key)
             if entry is not None and entry.usable_at(depth):
-                lo, hi = entry.lower, entry.upper
-                if hi <= alpha + eps or lo >= beta - eps or hi - lo <= eps:
+                lower, upper = entry.lower, entry.upper
+                if upper <= alpha + eps or lower >= beta - eps or upper - lower <= eps:
                     self.tt_hits += 1
                     self.horizon = outer_horizon or entry.horizon
-                    return lo, hi
+                    return lower, upper
                 if entry.outcomes is not None:  # resume from the stored outcome bounds
-                    los = [bounds[0] for bounds in entry.outcomes]
-                    his = [bounds[1] for bounds in entry.outcomes]
+                    lowers = [bounds[0] for bounds in entry.outcomes]
+                    uppers = [bounds[1] for bounds in entry.outcomes]
                     self.horizon = entry.horizon
-        lo = _weighted(outcomes, los)
-        hi = _weighted(outcomes, his)
+        lower = _weighted(outcomes, lowers)
+        upper = _weighted(outcomes, uppers)
         # Most probable outcomes first: they move the bounds most, so cuts come sooner.
         order = sorted(range(len(outcomes)), key=lambda j: -outcomes[j][1])
         cut = False
         if self.probing:
-            lo, hi, cut = self._probe(
-                state, depth, outcomes, order, los, his, (lo, hi), (alpha, beta), eps, ply
+            lower, upper, cut = self._probe(
+                state,
+                depth,
+                outcomes,
+                order,
+                lowers,
+                uppers,
+                (lower, upper),
+                (alpha, beta),
+                eps,
+                ply,
             )
         if not cut:
             spent = 0.0
             mass = 1.0
             for rank, j in enumerate(order):
                 action, p = outcomes[j]
-                c_lo, c_hi = los[j], his[j]
+                child_lower, child_upper = lowers[j], uppers[j]
                 eps_j = max(0.0, eps - spent) / max(mass, p) if self.carry else eps
-                if c_hi - c_lo > eps_j:
+                if child_upper - child_lower > eps_j:
                     # Star-1 windows widened by the node's own tolerance: failing against a_j
-                    # (n_hi <= a_j + eps_j) still brings hi down to alpha + eps.
+                    # (new_upper <= a_j + eps_j) still brings upper down to alpha + eps.
                     slack = (eps - p * eps_j) / p
-                    a_j = (alpha - hi + p * c_hi) / p + slack
-                    b_j = (beta - lo + p * c_lo) / p - slack
-                    n_lo, n_hi = self.node(
+                    a_j = (alpha - upper + p * child_upper) / p + slack
+                    b_j = (beta - lower + p * child_lower) / p - slack
+                    new_lower, new_upper = self.node(
                         state.child(action),
                         depth,
                         a_j if a_j > vmin else vmin,
@@ -383,29 +400,29 @@ class ReferenceEngine:
                         eps_j,
                         ply + 1,
                     )
-                    n_lo = max(n_lo, c_lo)
-                    n_hi = min(n_hi, c_hi)
-                    lo += p * (n_lo - c_lo)
-                    hi += p * (n_hi - c_hi)
-                    los[j], his[j] = n_lo, n_hi
-                spent += p * (his[j] - los[j])
+                    new_lower = max(new_lower, child_lower)
+                    new_upper = min(new_upper, child_upper)
+                    lower += p * (new_lower - child_lower)
+                    upper += p * (new_upper - child_upper)
+                    lowers[j], uppers[j] = new_lower, new_upper
+                spent += p * (uppers[j] - lowers[j])
                 mass -= p
-                if hi <= alpha + eps or lo >= beta - eps or hi - lo <= eps:
+                if upper <= alpha + eps or lower >= beta - eps or upper - lower <= eps:
                     cut = True
                     self.cutoffs += rank < len(order) - 1
                     break
         # Summed afresh in outcome order, as expectiminimax does, so that exact values agree to
         # the last bit instead of carrying the incremental updates' rounding.
-        lo = _weighted(outcomes, los)
-        hi = _weighted(outcomes, his)
-        lo = min(max(lo, vmin), vmax)
-        hi = max(min(hi, vmax), lo)
+        lower = _weighted(outcomes, lowers)
+        upper = _weighted(outcomes, uppers)
+        lower = min(max(lower, vmin), vmax)
+        upper = max(min(upper, vmax), lower)
         horizon = self.horizon
         self.horizon = outer_horizon or horizon
         if tt is not None:
-            stored = tuple(zip(los, his, strict=True))
-            tt.store(key, lo, hi, depth, None, horizon, stored)
-        return lo, hi
+            stored = tuple(zip(lowers, uppers, strict=True))
+            tt.store(key, lower, upper, depth, None, horizon, stored)
+        return lower, upper
 
     def _probe(
         self,
@@ -413,27 +430,27 @@ class ReferenceEngine:
         depth: int,
         outcomes: list[tuple[int, float]],
         order: list[int],
-        los: list[float],
-        his: list[float],
+        lowers: list[float],
+        uppers: list[float],
         bounds: tuple[float, float],
         window: tuple[float, float],
         eps: float,
         ply: int,
     ) -> tuple[float, float, bool]:
-        """Star-2 probing: searches one move of each outcome; returns (lo, hi, cut).
+        """Star-2 probing: searches one move of each outcome; returns (lower, upper, cut).
 
         Searching a single move of a MAX outcome bounds it from below (its value is at least
         that move's), and of a MIN outcome from above. An outcome that is terminal or another
         chance node is not probed; the Star-1 pass searches it fully.
         """
         vmin, vmax = self.vmin, self.vmax
-        lo, hi = bounds
+        lower, upper = bounds
         alpha, beta = window
         budget = self.budget
         for j in order:
             action, p = outcomes[j]
-            c_lo, c_hi = los[j], his[j]
-            if c_hi - c_lo <= eps:
+            child_lower, child_upper = lowers[j], uppers[j]
+            if child_upper - child_lower <= eps:
                 continue
             child = state.child(action)
             if child.is_terminal() or child.is_chance_node():
@@ -445,20 +462,22 @@ class ReferenceEngine:
                 entry = self.tt.get(self.key(child))
                 tt_move = None if entry is None else entry.move
             move = self._ordered(child, player, ply + 1, tt_move)[0]
-            a_j = max(vmin, (alpha - hi + p * c_hi) / p)
-            b_j = min(vmax, (beta - lo + p * c_lo) / p)
-            g_lo, g_hi = self.node(child.child(move), depth - 1, a_j, b_j, eps, ply + 2)
+            a_j = max(vmin, (alpha - upper + p * child_upper) / p)
+            b_j = min(vmax, (beta - lower + p * child_lower) / p)
+            probed_lower, probed_upper = self.node(
+                child.child(move), depth - 1, a_j, b_j, eps, ply + 2
+            )
             if player == self.max_player:
-                if g_lo > c_lo:
-                    lo += p * (g_lo - c_lo)
-                    los[j] = g_lo
-            elif g_hi < c_hi:
-                hi += p * (g_hi - c_hi)
-                his[j] = g_hi
-            if hi <= alpha + eps or lo >= beta - eps or hi - lo <= eps:
+                if probed_lower > child_lower:
+                    lower += p * (probed_lower - child_lower)
+                    lowers[j] = probed_lower
+            elif probed_upper < child_upper:
+                upper += p * (probed_upper - child_upper)
+                uppers[j] = probed_upper
+            if upper <= alpha + eps or lower >= beta - eps or upper - lower <= eps:
                 self.cutoffs += 1
-                return lo, hi, True
-        return lo, hi, False
+                return lower, upper, True
+        return lower, upper, False
 
     def root(self, state: pyspiel.State, depth: int, previous: _Iteration | None) -> _Iteration:
         """Searches every root action with a window open above the best lower bound so far."""
@@ -470,19 +489,21 @@ class ReferenceEngine:
             rank = {m: i for i, m in enumerate(previous.order)}
             moves.sort(key=lambda m: rank.get(m, len(rank)))
         children: dict[int, Interval] = {}
-        lo = hi = self.vmin
+        lower = upper = self.vmin
         for move in moves:
-            alpha = lo
-            c_lo, c_hi = self.node(state.child(move), depth - 1, alpha, self.vmax, eps, 1)
-            children[move] = Interval(c_lo, c_hi)
-            lo = max(lo, c_lo)
-            hi = max(hi, c_hi)
-            if self.vmax <= lo + eps:
-                hi = self.vmax if len(children) < len(moves) else hi
+            alpha = lower
+            child_lower, child_upper = self.node(
+                state.child(move), depth - 1, alpha, self.vmax, eps, 1
+            )
+            children[move] = Interval(child_lower, child_upper)
+            lower = max(lower, child_lower)
+            upper = max(upper, child_upper)
+            if self.vmax <= lower + eps:
+                upper = self.vmax if len(children) < len(moves) else upper
                 break
         order = sorted(children, key=lambda m: (-children[m].lower, -children[m].upper))
         order += [m for m in moves if m not in children]
-        return _Iteration(depth, lo, hi, children, order, self.horizon)
+        return _Iteration(depth, lower, upper, children, order, self.horizon)
 
     def principal_variation(self, state: pyspiel.State, first: int, depth: int) -> tuple[int, ...]:
         """Follows stored best moves from the root action (only the root action without a TT)."""

@@ -18,7 +18,7 @@ from spiel_bounded.bots.babmcts import BABMCTSBot
 from spiel_bounded.evaluators.base import ZeroEvaluator
 from spiel_bounded.limits import Limits
 from spiel_bounded.search.babmcts import babmcts
-from spiel_bounded.search.mcts import BABMCTSTree, Node
+from spiel_bounded.search.mcts import BABMCTSTree, MCTSNode
 from spiel_bounded.search.mcts_base import BABMCTSSettings, MCTSStats
 from tests.helpers import HashEvaluator, move_lists, play_random
 
@@ -67,9 +67,9 @@ def exact_by_path(state: pyspiel.State) -> dict[Path, float]:
     return values
 
 
-def tree_nodes(root: Node) -> list[tuple[Path, Node]]:
+def tree_nodes(root: MCTSNode) -> list[tuple[Path, MCTSNode]]:
     out = []
-    stack: list[tuple[Path, Node]] = [((), root)]
+    stack: list[tuple[Path, MCTSNode]] = [((), root)]
     while stack:
         path, node = stack.pop()
         out.append((path, node))
@@ -77,17 +77,17 @@ def tree_nodes(root: Node) -> list[tuple[Path, Node]]:
     return out
 
 
-def recomputed_bounds(node: Node, vmin: float, vmax: float) -> tuple[float, float]:
+def recomputed_bounds(node: MCTSNode, vmin: float, vmax: float) -> tuple[float, float]:
     """The bounds a node must hold, from its children (the definition, written afresh)."""
     assert node.kids is not None and node.actions is not None
-    bounds = [(vmin, vmax) if k is None else (k.lo, k.hi) for k in node.kids]
+    bounds = [(vmin, vmax) if k is None else (k.lower, k.upper) for k in node.kids]
     if node.player == CHANCE:
         assert node.probs is not None
-        lo = hi = 0.0
-        for p, (k_lo, k_hi) in zip(node.probs, bounds, strict=True):
-            lo += p * k_lo
-            hi += p * k_hi
-        return lo, hi
+        lower = upper = 0.0
+        for p, (kid_lower, kid_upper) in zip(node.probs, bounds, strict=True):
+            lower += p * kid_lower
+            upper += p * kid_upper
+        return lower, upper
     pick = max if node.player == 0 else min
     return pick(b[0] for b in bounds), pick(b[1] for b in bounds)
 
@@ -97,18 +97,23 @@ def check_tree(tree: BABMCTSTree, exact: dict[Path, float] | None) -> None:
     stay in range; a dominated child is never the unique optimum unless its value is known."""
     vmin, vmax = tree.info.min_utility, tree.info.max_utility
     for path, node in tree_nodes(tree.root):
-        assert node.lo <= node.hi, path
-        assert vmin - 1e-12 <= node.lo and node.hi <= vmax + 1e-12, path
+        assert node.lower <= node.upper, path
+        assert vmin - 1e-12 <= node.lower and node.upper <= vmax + 1e-12, path
         if exact is not None:
-            assert node.lo <= exact[path] <= node.hi, (path, node.lo, exact[path], node.hi)
+            assert node.lower <= exact[path] <= node.upper, (
+                path,
+                node.lower,
+                exact[path],
+                node.upper,
+            )
         if node.player == TERMINAL:
-            assert node.lo == node.hi
+            assert node.lower == node.upper
             if exact is not None:
-                assert node.lo == exact[path]
+                assert node.lower == exact[path]
         elif node.kids is None:
-            assert (node.lo, node.hi) == (vmin, vmax), path
+            assert (node.lower, node.upper) == (vmin, vmax), path
         else:
-            assert (node.lo, node.hi) == recomputed_bounds(node, vmin, vmax), path
+            assert (node.lower, node.upper) == recomputed_bounds(node, vmin, vmax), path
         if exact is None or node.player not in (0, 1) or node.kids is None:
             continue
         assert node.actions is not None
@@ -121,10 +126,10 @@ def check_tree(tree: BABMCTSTree, exact: dict[Path, float] | None) -> None:
         kid = node.children().get(optimal[0])
         if kid is None:
             continue
-        floor = node.lo if sign > 0 else -node.hi
-        kid_hi = kid.hi if sign > 0 else -kid.lo
-        if kid_hi <= floor:  # pruned at node with epsilon 0: only once its value is known
-            assert kid.lo == kid.hi == exact[(*path, optimal[0])], path
+        floor = node.lower if sign > 0 else -node.upper
+        kid_upper = kid.upper if sign > 0 else -kid.lower
+        if kid_upper <= floor:  # pruned at node with epsilon 0: only once its value is known
+            assert kid.lower == kid.upper == exact[(*path, optimal[0])], path
 
 
 def prove_checked(
@@ -137,16 +142,16 @@ def prove_checked(
     """Simulates until proved; checks the root every simulation, the whole tree every
     `full_every` simulations and at the end. Returns the simulation count."""
     root_value = exact[()]
-    previous = (tree.root.lo, tree.root.hi)
+    previous = (tree.root.lower, tree.root.upper)
     count = 0
     while not tree.proved:
         assert count < max_simulations, "not proved within the budget"
         tree.simulate()
         count += 1
         root = tree.root
-        assert root.lo <= root_value <= root.hi
-        assert previous[0] <= root.lo and root.hi <= previous[1], "bounds only tighten"
-        previous = (root.lo, root.hi)
+        assert root.lower <= root_value <= root.upper
+        assert previous[0] <= root.lower and root.upper <= previous[1], "bounds only tighten"
+        previous = (root.lower, root.upper)
         if count % full_every == 0:
             check_tree(tree, exact)
     check_tree(tree, exact)
@@ -308,18 +313,18 @@ def prove_root_checked(state: pyspiel.State, epsilon: float, seed: int) -> BABMC
         count += 1
         assert count < 100_000
         root = tree.root
-        assert root.lo <= exact[()] <= root.hi
+        assert root.lower <= exact[()] <= root.upper
         for action, kid in root.children().items():
-            assert kid.lo <= exact[(action,)] <= kid.hi
+            assert kid.lower <= exact[(action,)] <= kid.upper
         if epsilon == 0:  # a child dominated at the root is the unique optimum only if known
             sign = 1 if root.player == 0 else -1
             values = {a: sign * exact[(a,)] for a in state.legal_actions()}
             optimal = [a for a, v in values.items() if v == max(values.values())]
             kid = root.children().get(optimal[0])
             if len(optimal) == 1 and kid is not None:
-                floor = root.lo if sign > 0 else -root.hi
-                if (kid.hi if sign > 0 else -kid.lo) <= floor:
-                    assert kid.lo == kid.hi
+                floor = root.lower if sign > 0 else -root.upper
+                if (kid.upper if sign > 0 else -kid.lower) <= floor:
+                    assert kid.lower == kid.upper
     check_proved_result(state, tree, exact, epsilon)
     return tree
 
@@ -407,12 +412,12 @@ def test_pig_bounds_stay_sound_on_the_full_game() -> None:
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
     tree = BABMCTSTree(state, evaluator=make_evaluator("rollout", game, seed=0), rng=0)
-    previous = (tree.root.lo, tree.root.hi)
+    previous = (tree.root.lower, tree.root.upper)
     for count in range(1, 1501):
         tree.simulate()
         root = tree.root
-        assert previous[0] <= root.lo <= root.hi <= previous[1]
-        previous = (root.lo, root.hi)
+        assert previous[0] <= root.lower <= root.upper <= previous[1]
+        previous = (root.lower, root.upper)
         if count % 250 == 0:
             check_tree(tree, None)
     terminals = [n for _, n in tree_nodes(tree.root) if n.player == TERMINAL]

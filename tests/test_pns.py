@@ -247,41 +247,23 @@ def test_synthetic_trees_epsilon_guarantee(
     check_pns(root, value, guard, tt_capacity=capacity)
 
 
-def test_exact_search_on_few_values_reuses_proofs_across_thresholds() -> None:
-    """With 7 outcomes, the exact value takes up to three thresholds; they share one table,
-    so the second and third cost less than searching each from scratch."""
-    game = tree(3, 6, 7, 3, 1)
-    root = game.new_initial_state()
-    value = exact(root)
+@pytest.mark.parametrize(
+    "root",
+    [TTT.new_initial_state(), tree(3, 6, 7, 1, 1).new_initial_state()],
+    ids=["tic_tac_toe", "tree"],
+)
+def test_exact_search_reuses_proofs_across_thresholds(root: pyspiel.State) -> None:
+    """On a drawn win / draw / loss position the exact value takes two thresholds, "value >= 0"
+    then "value >= 1"; they share one table, so together they cost less than the two plain PNS
+    runs that ask the same questions each from scratch (`pns` with goal "draw", then "win")."""
     shared = bounded_pns(root, limits=GUARD)
-    assert shared.interval == (value, value)
-    # The same thresholds asked one by one, each with a fresh table (plain PNS runs).
+    assert shared.interval == (0.0, 0.0)
     separate = 0
-    lo, hi = -3.0, 3.0
-    while lo < hi:
-        goal = pns_module._threshold((-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0), lo, hi)
-        proved = value >= goal
-        engine_nodes = _nodes_for_threshold(root, goal)
-        separate += engine_nodes
-        lo, hi = (goal, hi) if proved else (lo, goal - 1)
+    for goal in ("draw", "win"):
+        plain = pns(root, limits=GUARD, settings=PNSSettings(goal=goal))
+        assert plain.stats.stopped_by == "solved" and plain.stats.nodes is not None
+        separate += plain.stats.nodes
     assert shared.stats.nodes is not None and shared.stats.nodes < separate
-
-
-def _nodes_for_threshold(root: pyspiel.State, goal: float) -> int:
-    budget = pns_module.Budget(GUARD)
-    engine = pns_module._Engine(
-        root,
-        budget,
-        floor=-3.0,
-        ceiling=3.0,
-        outcomes=None,
-        transpositions=True,
-        capacity=2_000_000,
-    )
-    engine.ask(goal)
-    budget.tick()
-    engine.search_root(root)
-    return budget.nodes
 
 
 # -- limits and the memory cap -----------------------------------------------------------------
@@ -324,23 +306,6 @@ def test_tiny_memory_cap_is_still_exact_and_costs_reexpansions() -> None:
     for goal in ("win", "draw"):
         small = pns(state, limits=GUARD, settings=PNSSettings(goal=goal, tt_capacity=2))
         assert small.stats.stopped_by == "solved" and small.lower <= 0.0 <= small.upper
-
-
-def test_collection_drops_the_least_work() -> None:
-    budget = pns_module.Budget(Limits())
-    engine = pns_module._Engine(
-        TTT.new_initial_state(),
-        budget,
-        floor=-1.0,
-        ceiling=1.0,
-        outcomes=None,
-        transpositions=True,
-        capacity=4,
-    )
-    for work, key in enumerate("abcd"):
-        engine._store(key, -1.0, 1.0, 1, 1, work)
-    engine._store("e", -1.0, 1.0, 1, 1, 9)
-    assert set(engine.table) == {"c", "d", "e"}
 
 
 def test_transpositions_off_gives_the_same_answers() -> None:

@@ -21,7 +21,7 @@ from spiel_bounded.search.rivest import (
     FREE_SECONDS_PER_NODE,
     REVERSE_BASE,
     MinMaxTree,
-    Node,
+    RivestNode,
     RivestSettings,
     recompute,
     rivest,
@@ -74,13 +74,13 @@ def _tree_of(values: list[list[float]], mode: str, p: float) -> MinMaxTree:
         game_info(game),
         RivestSettings(mode=mode, p=p),
     )
-    root = Node(None, True, 0)
+    root = RivestNode(None, True, 0)
     root.actions, root.children = list(range(len(values))), []
     for tips in values:
-        middle = Node(None, False, 1)
+        middle = RivestNode(None, False, 1)
         middle.actions, middle.children = list(range(len(tips))), []
         for value in tips:
-            tip = Node(None, True, 2)
+            tip = RivestNode(None, True, 2)
             tip.value = value
             middle.children.append(tip)
         root.children.append(middle)
@@ -136,7 +136,7 @@ def test_generalized_weights_and_penalties_by_hand(p: float) -> None:
     assert paths[id(chosen)] == pytest.approx(min(paths.values()))
 
 
-def _snapshot(node: Node) -> list[float]:
+def _snapshot(node: RivestNode) -> list[float]:
     rows = [node.value, node.weight, node.penalty, float(node.solved)]
     for child in node.children:
         rows += _snapshot(child)

@@ -237,10 +237,10 @@ def test_every_node_keeps_the_contract_for_any_window(
     probing: bool,
     use_tt: bool,
 ) -> None:
-    """A node searched with any window, open or closed, returns (lo, hi) with lo <= V <= hi
-    and hi <= alpha + eps, or lo >= beta - eps, or hi - lo <= eps. A node is only reachable
-    with a window of one's choosing in the readable oracle, which the engine matches search for
-    search (`tests/test_equivalence.py`)."""
+    """A node searched with any window, open or closed, returns (lower, upper) with lower <= V <=
+    upper and upper <= alpha + eps, or lower >= beta - eps, or upper - lower <= eps. A node is
+    only reachable with a window of one's choosing in the readable oracle, which the engine
+    matches search for search (`tests/test_equivalence.py`)."""
     game = synthetic.make_game(
         branching=3,
         depth=3,
@@ -263,12 +263,12 @@ def test_every_node_keeps_the_contract_for_any_window(
         probing,
     )
     value = oracles.solve(root)[engine.max_player]
-    lo, hi = engine.node(root, 2 * 3, alpha, beta, epsilon, 0)
-    assert lo - TOLERANCE <= value <= hi + TOLERANCE
+    lower, upper = engine.node(root, 2 * 3, alpha, beta, epsilon, 0)
+    assert lower - TOLERANCE <= value <= upper + TOLERANCE
     assert (
-        hi <= alpha + epsilon + TOLERANCE
-        or lo >= beta - epsilon - TOLERANCE
-        or (hi - lo <= epsilon + TOLERANCE)
+        upper <= alpha + epsilon + TOLERANCE
+        or lower >= beta - epsilon - TOLERANCE
+        or (upper - lower <= epsilon + TOLERANCE)
     )
 
 

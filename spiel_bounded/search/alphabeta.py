@@ -1,33 +1,34 @@
 """The bounded alpha-beta engine.
 
-Every node returns an interval `(pess, opti)` that contains its depth-limited minimax value, in
-the utility of the maximizing player (the player to move at the root). A node stops searching
-its children as soon as its window closes to within epsilon, `beta <= alpha + epsilon`
-(Atzmon, Stern & Saffidine, "Bounded Suboptimal Game Tree Search", SoCS 2018, Theorem 1 and
-Algorithm BoundedAB; epsilon = 0 is ordinary fail-soft alpha-beta).
+Every node returns an interval `(lower, upper)` (pess and opti in the bounded-search notes) that
+contains its depth-limited minimax value, in the utility of the maximizing player (the player to
+move at the root). A node stops searching its children as soon as its window closes to within
+epsilon, `beta <= alpha + epsilon` (Atzmon, Stern & Saffidine, "Bounded Suboptimal Game Tree
+Search", SoCS 2018, Theorem 1 and Algorithm BoundedAB; epsilon = 0 is ordinary fail-soft
+alpha-beta).
 
-Contract of a node searched with window (alpha, beta) and tolerance eps: its result `(lo, hi)`
-satisfies `lo <= V <= hi` and at least one of `hi <= alpha + eps` (fail low), `lo >= beta - eps`
-(fail high), `hi - lo <= eps` (resolved). The window may be closed on entry (a chance node can
-hand a child one); a MAX node therefore cuts only when `lo >= beta - eps` and a MIN node only
-when `hi <= alpha + eps`, which for an open window is the same as `beta <= alpha + eps` and for
-a closed one still keeps the contract. At the root the window is the whole value range, so the
-root interval is at most epsilon wide once its children are searched; the child with the best
-lower bound is then epsilon-optimal.
+Contract of a node searched with window (alpha, beta) and tolerance eps: its result `(lower,
+upper)` satisfies `lower <= V <= upper` and at least one of `upper <= alpha + eps` (fail low),
+`lower >= beta - eps` (fail high), `upper - lower <= eps` (resolved). The window may be closed on
+entry (a chance node can hand a child one); a MAX node therefore cuts only when `lower >= beta -
+eps` and a MIN node only when `upper <= alpha + eps`, which for an open window is the same as
+`beta <= alpha + eps` and for a closed one still keeps the contract. At the root the window is
+the whole value range, so the root interval is at most epsilon wide once its children are
+searched; the child with the best lower bound is then epsilon-optimal.
 
 Chance nodes (bounded Star-1 / Star-2; Ballard 1983, Hauk, Buro & Schaeffer 2004, conditions C6
 and C7 of the bounded-search notes): bounds are probability-weighted sums of the outcomes'
 bounds with the unexplored mass at vmin / vmax; outcome j with probability p is searched with
 
-    alpha_j = max(vmin, (alpha - hi + p * hi_j) / p)
-    beta_j = min(vmax, (beta - lo + p * lo_j) / p)
+    alpha_j = max(vmin, (alpha - upper + p * upper_j) / p)
+    beta_j = min(vmax, (beta - lower + p * lower_j) / p)
 
 (the notes print `max(vmax, ...)` for beta_j; it must be `min`) and tolerance eps_j with
 sum_j p_j eps_j <= eps. If outcome j fails low against an unclipped alpha_j, the chance node's
 upper bound drops to at most alpha + p eps_j <= alpha + eps, so the node fails low; likewise
-high; a clipped window makes the outcome resolved (e.g. hi_j <= vmin + eps_j). So a chance node
+high; a clipped window makes the outcome resolved (e.g. upper_j <= vmin + eps_j). So a chance node
 that does not cut ends with width sum_j p_j width_j <= sum_j p_j eps_j <= eps. Because only
-`hi <= alpha + eps` is needed, alpha_j is raised (beta_j lowered) by (eps - p eps_j) / p beyond
+`upper <= alpha + eps` is needed, alpha_j is raised (beta_j lowered) by (eps - p eps_j) / p beyond
 the notes' windows: more outcomes fail, and each failure still closes the node. Star-2 first
 probes each outcome with one move, which bounds a MAX outcome from below and a MIN outcome from
 above.
@@ -87,44 +88,30 @@ CHANCE_EPSILON_POLICIES = ("uniform", "carry")
 
 @dataclass(frozen=True, kw_only=True)
 class AlphaBetaSettings:
-    """Settings of the bounded alpha-beta engine.
-
-    Attributes:
-        epsilon: Absolute tolerance in utility units (>= 0). The root interval is at most this
-            wide when an iteration completes; 0 is exact alpha-beta.
-        transpositions: Use a transposition table. Its key is chosen per game
-            (`spiel_bounded.search.keys`): the player to move and the state's string where that
-            is the whole state, plus what the string omits (move counters, ...) where that can be
-            read, else the history of actions (then only iterative deepening and move ordering
-            benefit: different move orders never share an entry).
-        move_ordering: Order moves by transposition-table move, killer moves and the history
-            heuristic. Off searches in `legal_actions()` order.
-        iterative_deepening: Search depth 1, 2, ... up to the depth limit, keeping the last
-            completed iteration when a node or time limit stops the search. Off searches the
-            depth limit directly (which then must be set, or the game is searched to the end).
-        endgame_plies: With iterative deepening, in a game without chance, when at most this
-            many plies can remain (`game.max_game_length() - state.move_number()`, an upper
-            bound on the rest of the game), search to the end at once instead of depth 1, 2,
-            ...: a search that reaches every terminal needs one iteration, and the shallower
-            ones would only repeat work (tic_tac_toe from the start: 2,863 nodes instead of
-            5,774). 0: never.
-        tt_capacity: Maximum number of transposition-table entries.
-        chance_epsilon: How a chance node shares its tolerance among its outcomes, keeping
-            sum_j p_j eps_j <= eps: "uniform" gives every outcome eps; "carry" gives outcome j
-            the unused tolerance divided by the probability mass still to search, so slack an
-            exact outcome did not use flows to the outcomes after it.
-    """
+    """Settings of the bounded alpha-beta engine."""
 
     epsilon: float = setting(0.0, "tolerance in utility units (0: exact alpha-beta)", NON_NEGATIVE)
+    # The root interval is at most this wide when an iteration completes.
     transpositions: bool = setting(True, "use a transposition table", FLAG)
+    # Its key is chosen per game (`spiel_bounded.search.keys`): the player to move and the state's
+    # string where that is the whole state, plus what the string omits (move counters, ...) where
+    # that can be read, else the history of actions (then only iterative deepening and move
+    # ordering benefit: different move orders never share an entry).
     move_ordering: bool = setting(True, "TT move, killer moves and history heuristic", FLAG)
+    # Off: `legal_actions()` order.
     iterative_deepening: bool = setting(True, "search depth 1, 2, ... up to the limit", FLAG)
+    # Keeps the last completed iteration when a node or time limit stops the search. Off searches
+    # the depth limit directly (which then must be set, or the game is searched to the end).
     endgame_plies: int = setting(
         9,
         "with iterative deepening, search to the end at once when at most this many plies can "
         "remain (0: never)",
         NON_NEGATIVE_INT,
     )
+    # In games without chance. The plies that can remain are `game.max_game_length() -
+    # state.move_number()`, an upper bound on the rest of the game. A search that reaches every
+    # terminal needs one iteration, and the shallower ones would only repeat work (tic_tac_toe
+    # from the start: 2,863 nodes instead of 5,774).
     tt_capacity: int = setting(
         DEFAULT_CAPACITY,
         "transposition-table entries at most (about 330 bytes each on connect_four)",
@@ -135,6 +122,9 @@ class AlphaBetaSettings:
         "how a chance node shares epsilon among outcomes: " + ", ".join(CHANCE_EPSILON_POLICIES),
         OneOf(CHANCE_EPSILON_POLICIES),
     )
+    # Keeping sum_j p_j eps_j <= eps: "uniform" gives every outcome eps; "carry" gives outcome j
+    # the unused tolerance divided by the probability mass still to search, so slack an exact
+    # outcome did not use flows to the outcomes after it.
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -149,7 +139,8 @@ def _weighted(outcomes: list[tuple[int, float]], values: list[float]) -> float:
 
 
 class _Iteration:
-    """The outcome of one completed root iteration."""
+    """The outcome of one completed root iteration: `lower`, `upper` and `children` are bounds
+    for `max_player`, the player to move at the root."""
 
     __slots__ = ("children", "depth", "horizon", "lower", "order", "upper")
 
@@ -171,7 +162,9 @@ class _Iteration:
 
 
 class _AlphaBeta:
-    """State of one search call: bounds, table, ordering heuristics, counters.
+    """State of one search call: bounds, table, ordering heuristics, counters. Every value
+    (node results, windows, table entries) is in the utility of `max_player`, the player to move
+    at the root; MIN is every other player.
 
     `node` is the one recursion. Besides calling the named helpers (`_ordered`, `_record_cut`,
     the table's `get` / `store`) it does three things for speed, none of which changes a node, a
@@ -280,7 +273,7 @@ class _AlphaBeta:
     def node(
         self, state: pyspiel.State, depth: int, alpha: float, beta: float, eps: float, ply: int
     ) -> tuple[float, float]:
-        """Searches `state` with `depth` plies left; returns (pess, opti) for the MAX player."""
+        """Searches `state` with `depth` plies left; returns (lower, upper) for the MAX player."""
         budget = self.budget
         budget.countdown -= 1
         if budget.countdown <= 0:
@@ -301,24 +294,28 @@ class _AlphaBeta:
         tt = self.tt
         key: object = None
         tt_move = None
-        tt_lo, tt_hi = vmin, vmax
+        tt_lower, tt_upper = vmin, vmax
         player = state.current_player()
         if tt is not None:
             key = (player, str(state)) if self.string_keys else self.key(state)
             entry = tt.get(key)
             if entry is not None:
-                e_lo, e_hi, _, tt_move, e_horizon, _ = entry
+                entry_lower, entry_upper, _, tt_move, e_horizon, _ = entry
                 if usable(entry, depth):
-                    if e_hi <= alpha + eps or e_lo >= beta - eps or e_hi - e_lo <= eps:
+                    if (
+                        entry_upper <= alpha + eps
+                        or entry_lower >= beta - eps
+                        or entry_upper - entry_lower <= eps
+                    ):
                         self.tt_hits += 1
                         if e_horizon:
                             self.horizon = True
-                        return e_lo, e_hi
+                        return entry_lower, entry_upper
                     # Narrowing the window by the stored interval is safe because the result is
                     # intersected with that interval below.
-                    tt_lo, tt_hi = e_lo, e_hi
-                    alpha = max(alpha, tt_lo)
-                    beta = min(beta, tt_hi)
+                    tt_lower, tt_upper = entry_lower, entry_upper
+                    alpha = max(alpha, tt_lower)
+                    beta = min(beta, tt_upper)
 
         outer_horizon = self.horizon
         self.horizon = False
@@ -334,19 +331,19 @@ class _AlphaBeta:
         node = self.node
         best_move = moves[0]
         cut = -1  # index of the move that closed the window
-        c_lo = c_hi = 0.0
+        child_lower = child_upper = 0.0
         is_max = player == max_player
         if is_max:
-            lo, hi, best = vmin, vmin, -math.inf
+            lower, upper, best = vmin, vmin, -math.inf
         else:
-            lo, hi, best = vmax, vmax, math.inf
+            lower, upper, best = vmax, vmax, math.inf
         for i, move in enumerate(moves):
             if at_leaves:  # the child's own `node` call, written out: it would only evaluate
                 budget.countdown -= 1
                 if budget.countdown <= 0:
                     budget.checkpoint()
                 if leaves is not None:
-                    c_lo, terminal = leaves(move)
+                    child_lower, terminal = leaves(move)
                     if not terminal:
                         self.evaluations += 1
                         self.horizon = True
@@ -357,58 +354,60 @@ class _AlphaBeta:
                     else:
                         child = state.child(move)
                     if child.is_terminal():
-                        c_lo = child.player_return(max_player)
+                        child_lower = child.player_return(max_player)
                     else:
                         self.evaluations += 1
                         self.horizon = True
-                        c_lo = leaf_value(child)
+                        child_lower = leaf_value(child)
                     if undo:
                         state.undo_action(player, move)
-                c_hi = c_lo
+                child_upper = child_lower
             elif undo:
                 state.apply_action(move)
-                c_lo, c_hi = node(state, child_depth, alpha, beta, eps, ply + 1)
+                child_lower, child_upper = node(state, child_depth, alpha, beta, eps, ply + 1)
                 state.undo_action(player, move)
             else:
-                c_lo, c_hi = node(state.child(move), child_depth, alpha, beta, eps, ply + 1)
+                child_lower, child_upper = node(
+                    state.child(move), child_depth, alpha, beta, eps, ply + 1
+                )
             if is_max:
-                if c_hi > hi:
-                    hi = c_hi
-                if c_lo > best:
-                    best, best_move = c_lo, move
-                    if c_lo > lo:
-                        lo = c_lo
-                        if lo > alpha:
-                            alpha = lo
-                if lo >= beta - eps:
+                if child_upper > upper:
+                    upper = child_upper
+                if child_lower > best:
+                    best, best_move = child_lower, move
+                    if child_lower > lower:
+                        lower = child_lower
+                        if lower > alpha:
+                            alpha = lower
+                if lower >= beta - eps:
                     if i < last:
-                        hi = vmax  # unexplored children may still reach vmax
+                        upper = vmax  # unexplored children may still reach vmax
                     cut = i
                     break
             else:
-                if c_lo < lo:
-                    lo = c_lo
-                if c_hi < best:
-                    best, best_move = c_hi, move
-                    if c_hi < hi:
-                        hi = c_hi
-                        if hi < beta:
-                            beta = hi
-                if hi <= alpha + eps:
+                if child_lower < lower:
+                    lower = child_lower
+                if child_upper < best:
+                    best, best_move = child_upper, move
+                    if child_upper < upper:
+                        upper = child_upper
+                        if upper < beta:
+                            beta = upper
+                if upper <= alpha + eps:
                     if i < last:
-                        lo = vmin
+                        lower = vmin
                     cut = i
                     break
         if cut >= 0:
             self._record_cut(player, moves[cut], depth, ply, cut < last)
 
-        lo = max(lo, tt_lo)
-        hi = min(hi, tt_hi)
+        lower = max(lower, tt_lower)
+        upper = min(upper, tt_upper)
         horizon = self.horizon
         self.horizon = outer_horizon or horizon
         if tt is not None:
-            tt.store(key, lo, hi, depth, best_move, horizon)
-        return lo, hi
+            tt.store(key, lower, upper, depth, best_move, horizon)
+        return lower, upper
 
     def _chance(
         self, state: pyspiel.State, depth: int, alpha: float, beta: float, eps: float, ply: int
@@ -416,8 +415,8 @@ class _AlphaBeta:
         """Bounded Star-1 (Star-2 with probing) at a chance node; see the module docstring."""
         vmin, vmax = self.vmin, self.vmax
         outcomes = state.chance_outcomes()
-        los = [vmin] * len(outcomes)
-        his = [vmax] * len(outcomes)
+        lowers = [vmin] * len(outcomes)
+        uppers = [vmax] * len(outcomes)
         tt = self.tt
         key: object = None
         outer_horizon = self.horizon
@@ -426,38 +425,47 @@ class _AlphaBeta:
             key = (_CHANCE, str(state)) if self.string_keys else self.key(state)
             entry = tt.get(key)
             if entry is not None and usable(entry, depth):
-                lo, hi, _, _, e_horizon, e_outcomes = entry
-                if hi <= alpha + eps or lo >= beta - eps or hi - lo <= eps:
+                lower, upper, _, _, e_horizon, e_outcomes = entry
+                if upper <= alpha + eps or lower >= beta - eps or upper - lower <= eps:
                     self.tt_hits += 1
                     self.horizon = outer_horizon or e_horizon
-                    return lo, hi
+                    return lower, upper
                 if e_outcomes is not None:  # resume from the stored outcome bounds
-                    los = [bounds[0] for bounds in e_outcomes]
-                    his = [bounds[1] for bounds in e_outcomes]
+                    lowers = [bounds[0] for bounds in e_outcomes]
+                    uppers = [bounds[1] for bounds in e_outcomes]
                     self.horizon = e_horizon
-        lo = _weighted(outcomes, los)
-        hi = _weighted(outcomes, his)
+        lower = _weighted(outcomes, lowers)
+        upper = _weighted(outcomes, uppers)
         # Most probable outcomes first: they move the bounds most, so cuts come sooner.
         order = sorted(range(len(outcomes)), key=lambda j: -outcomes[j][1])
         cut = False
         if self.probing:
-            lo, hi, cut = self._probe(
-                state, depth, outcomes, order, los, his, (lo, hi), (alpha, beta), eps, ply
+            lower, upper, cut = self._probe(
+                state,
+                depth,
+                outcomes,
+                order,
+                lowers,
+                uppers,
+                (lower, upper),
+                (alpha, beta),
+                eps,
+                ply,
             )
         if not cut:
             spent = 0.0
             mass = 1.0
             for rank, j in enumerate(order):
                 action, p = outcomes[j]
-                c_lo, c_hi = los[j], his[j]
+                child_lower, child_upper = lowers[j], uppers[j]
                 eps_j = max(0.0, eps - spent) / max(mass, p) if self.carry else eps
-                if c_hi - c_lo > eps_j:
+                if child_upper - child_lower > eps_j:
                     # Star-1 windows widened by the node's own tolerance: failing against a_j
-                    # (n_hi <= a_j + eps_j) still brings hi down to alpha + eps.
+                    # (new_upper <= a_j + eps_j) still brings upper down to alpha + eps.
                     slack = (eps - p * eps_j) / p
-                    a_j = (alpha - hi + p * c_hi) / p + slack
-                    b_j = (beta - lo + p * c_lo) / p - slack
-                    n_lo, n_hi = self.node(
+                    a_j = (alpha - upper + p * child_upper) / p + slack
+                    b_j = (beta - lower + p * child_lower) / p - slack
+                    new_lower, new_upper = self.node(
                         state.child(action),
                         depth,
                         a_j if a_j > vmin else vmin,
@@ -465,29 +473,29 @@ class _AlphaBeta:
                         eps_j,
                         ply + 1,
                     )
-                    n_lo = max(n_lo, c_lo)
-                    n_hi = min(n_hi, c_hi)
-                    lo += p * (n_lo - c_lo)
-                    hi += p * (n_hi - c_hi)
-                    los[j], his[j] = n_lo, n_hi
-                spent += p * (his[j] - los[j])
+                    new_lower = max(new_lower, child_lower)
+                    new_upper = min(new_upper, child_upper)
+                    lower += p * (new_lower - child_lower)
+                    upper += p * (new_upper - child_upper)
+                    lowers[j], uppers[j] = new_lower, new_upper
+                spent += p * (uppers[j] - lowers[j])
                 mass -= p
-                if hi <= alpha + eps or lo >= beta - eps or hi - lo <= eps:
+                if upper <= alpha + eps or lower >= beta - eps or upper - lower <= eps:
                     cut = True
                     self.cutoffs += rank < len(order) - 1
                     break
         # Summed afresh in outcome order, as expectiminimax does, so that exact values agree to
         # the last bit instead of carrying the incremental updates' rounding.
-        lo = _weighted(outcomes, los)
-        hi = _weighted(outcomes, his)
-        lo = min(max(lo, vmin), vmax)
-        hi = max(min(hi, vmax), lo)
+        lower = _weighted(outcomes, lowers)
+        upper = _weighted(outcomes, uppers)
+        lower = min(max(lower, vmin), vmax)
+        upper = max(min(upper, vmax), lower)
         horizon = self.horizon
         self.horizon = outer_horizon or horizon
         if tt is not None:
-            stored = tuple(zip(los, his, strict=True))
-            tt.store(key, lo, hi, depth, None, horizon, stored)
-        return lo, hi
+            stored = tuple(zip(lowers, uppers, strict=True))
+            tt.store(key, lower, upper, depth, None, horizon, stored)
+        return lower, upper
 
     def _probe(
         self,
@@ -495,27 +503,27 @@ class _AlphaBeta:
         depth: int,
         outcomes: list[tuple[int, float]],
         order: list[int],
-        los: list[float],
-        his: list[float],
+        lowers: list[float],
+        uppers: list[float],
         bounds: tuple[float, float],
         window: tuple[float, float],
         eps: float,
         ply: int,
     ) -> tuple[float, float, bool]:
-        """Star-2 probing: searches one move of each outcome; returns (lo, hi, cut).
+        """Star-2 probing: searches one move of each outcome; returns (lower, upper, cut).
 
         Searching a single move of a MAX outcome bounds it from below (its value is at least
         that move's), and of a MIN outcome from above. An outcome that is terminal or another
         chance node is not probed; the Star-1 pass searches it fully.
         """
         vmin, vmax = self.vmin, self.vmax
-        lo, hi = bounds
+        lower, upper = bounds
         alpha, beta = window
         budget = self.budget
         for j in order:
             action, p = outcomes[j]
-            c_lo, c_hi = los[j], his[j]
-            if c_hi - c_lo <= eps:
+            child_lower, child_upper = lowers[j], uppers[j]
+            if child_upper - child_lower <= eps:
                 continue
             child = state.child(action)
             if child.is_terminal() or child.is_chance_node():
@@ -527,20 +535,22 @@ class _AlphaBeta:
                 entry = self.tt.get(self.key(child))
                 tt_move = None if entry is None else entry[3]
             move = self._ordered(child, player, ply + 1, tt_move)[0]
-            a_j = max(vmin, (alpha - hi + p * c_hi) / p)
-            b_j = min(vmax, (beta - lo + p * c_lo) / p)
-            g_lo, g_hi = self.node(child.child(move), depth - 1, a_j, b_j, eps, ply + 2)
+            a_j = max(vmin, (alpha - upper + p * child_upper) / p)
+            b_j = min(vmax, (beta - lower + p * child_lower) / p)
+            probed_lower, probed_upper = self.node(
+                child.child(move), depth - 1, a_j, b_j, eps, ply + 2
+            )
             if player == self.max_player:
-                if g_lo > c_lo:
-                    lo += p * (g_lo - c_lo)
-                    los[j] = g_lo
-            elif g_hi < c_hi:
-                hi += p * (g_hi - c_hi)
-                his[j] = g_hi
-            if hi <= alpha + eps or lo >= beta - eps or hi - lo <= eps:
+                if probed_lower > child_lower:
+                    lower += p * (probed_lower - child_lower)
+                    lowers[j] = probed_lower
+            elif probed_upper < child_upper:
+                upper += p * (probed_upper - child_upper)
+                uppers[j] = probed_upper
+            if upper <= alpha + eps or lower >= beta - eps or upper - lower <= eps:
                 self.cutoffs += 1
-                return lo, hi, True
-        return lo, hi, False
+                return lower, upper, True
+        return lower, upper, False
 
     def root(self, state: pyspiel.State, depth: int, previous: _Iteration | None) -> _Iteration:
         """Searches every root action with a window open above the best lower bound so far."""
@@ -552,19 +562,21 @@ class _AlphaBeta:
             rank = {m: i for i, m in enumerate(previous.order)}
             moves.sort(key=lambda m: rank.get(m, len(rank)))
         children: dict[int, Interval] = {}
-        lo = hi = self.vmin
+        lower = upper = self.vmin
         for move in moves:
-            alpha = lo
-            c_lo, c_hi = self.node(state.child(move), depth - 1, alpha, self.vmax, eps, 1)
-            children[move] = Interval(c_lo, c_hi)
-            lo = max(lo, c_lo)
-            hi = max(hi, c_hi)
-            if self.vmax <= lo + eps:
-                hi = self.vmax if len(children) < len(moves) else hi
+            alpha = lower
+            child_lower, child_upper = self.node(
+                state.child(move), depth - 1, alpha, self.vmax, eps, 1
+            )
+            children[move] = Interval(child_lower, child_upper)
+            lower = max(lower, child_lower)
+            upper = max(upper, child_upper)
+            if self.vmax <= lower + eps:
+                upper = self.vmax if len(children) < len(moves) else upper
                 break
         order = sorted(children, key=lambda m: (-children[m].lower, -children[m].upper))
         order += [m for m in moves if m not in children]
-        return _Iteration(depth, lo, hi, children, order, self.horizon)
+        return _Iteration(depth, lower, upper, children, order, self.horizon)
 
     def principal_variation(self, state: pyspiel.State, first: int, depth: int) -> tuple[int, ...]:
         """Follows stored best moves from the root action (only the root action without a TT)."""

@@ -35,7 +35,10 @@ BRS_GAMES: Final = Requirements(players=(2, None), chance=True, zero_sum=False)
 _INVALID: Final = math.inf  # a path without a searched opponent: the minimiser never takes it
 
 
-class _Engine:
+class _BRSSearch:
+    """One BRS+ search call's state: the root player, evaluator, budget and counters. Values
+    are the root player's (`root`)."""
+
     def __init__(self, info: GameInfo, root: int, evaluator: Evaluator, budget: Budget) -> None:
         self.info = info
         self.root = root
@@ -143,7 +146,7 @@ def brs_plus(
     info = require_decision_state(state, ALGORITHM, BRS_GAMES)
     root = state.current_player()
     budget = Budget(limits)
-    engine = _Engine(info, root, evaluator, budget)
+    engine = _BRSSearch(info, root, evaluator, budget)
     moves = state.legal_actions()
 
     def search_to(depth: int) -> Iteration:

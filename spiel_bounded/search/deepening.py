@@ -30,8 +30,9 @@ class Iteration:
 
     Attributes:
         action: The move chosen.
-        value: The mover's value of that move.
-        children: The mover's value (or bounds) after each root move.
+        value: That move's value for the player to move at the root.
+        children: The value (or bounds) after each root move, for the player to move at the
+            root.
         depth: The depth searched.
         horizon: A leaf was valued by the evaluator (False: the values are the game's).
         values: The chosen move's value for every player, when the search computes them.

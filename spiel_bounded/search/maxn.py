@@ -88,16 +88,7 @@ _SUM_TOLERANCE: Final = 1e-9
 
 @dataclass(frozen=True, kw_only=True)
 class MaxnSettings:
-    """Settings of max^n.
-
-    Attributes:
-        pruning: "none", "shallow", "last_branch" or "speculative" (each adds to the one before;
-            all but "none" need a constant-sum game: see the module docstring), or "auto" (the
-            default): "speculative" on a zero- or constant-sum game, "none" on a general-sum
-            one. The mode applied is reported in `MaxnStats.pruning`.
-        ordering: "evaluator" searches the mover's best children first by the evaluator,
-            "none" in legal order (ties go to the first child searched either way).
-    """
+    """Settings of max^n."""
 
     pruning: str = setting(
         AUTO_PRUNING,
@@ -105,11 +96,15 @@ class MaxnSettings:
         "constant-sum games), or auto (speculative on constant-sum games, else none)",
         OneOf((AUTO_PRUNING, *PRUNINGS)),
     )
+    # Pruning needs a constant-sum game (see the module docstring); "auto" picks "speculative" on
+    # a zero- or constant-sum game, "none" on a general-sum one. `MaxnStats.pruning` reports the
+    # mode applied.
     ordering: str = setting(
         "evaluator",
         "move ordering: evaluator (the mover's best child first) or none (legal order)",
         OneOf(ORDERINGS),
     )
+    # Ties go to the first child searched either way.
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -182,7 +177,7 @@ class _Context(NamedTuple):
     parent_best_for_grand: float
 
 
-# What a node's returned vector is, read by its parent from `_Engine.status` after the call.
+# What a node's returned vector is, read by its parent from `_MaxnSearch.status` after the call.
 _EXACT: Final = 0  # the node's max^n vector
 _CUT: Final = 1  # not exact, and the parent does not choose this node (nor would it, exact)
 _GRAND: Final = 2  # last-branch pruned: the parent's vector is not exact, and the grandparent
@@ -190,7 +185,10 @@ _GRAND: Final = 2  # last-branch pruned: the parent's vector is not exact, and t
 _PENDING: Final = 3  # speculatively pruned: the parent sets it aside and may re-search it
 
 
-class _Engine:
+class _MaxnSearch:
+    """One max^n search call's state (pruning mode, move ordering, the directed-offensive
+    attacker and target) and its counters. Values are vectors, one entry per player."""
+
     def __init__(
         self,
         info: GameInfo,
@@ -504,7 +502,7 @@ def _search(
     budget = Budget(limits)
     player = state.current_player()
     undo = game.get_type().short_name in UNDO_EXACT_GAMES
-    engine = _Engine(
+    engine = _MaxnSearch(
         info,
         evaluator,
         bounds,

@@ -1,14 +1,14 @@
 """BABMCTS: Monte-Carlo tree search whose nodes carry proven bounds, pruned by alpha-beta windows.
 
-Every tree node keeps visit statistics for UCT and an interval `[lo, hi]` (pess and opti in the
-source notes) that provably contains its exact game value:
+Every tree node keeps visit statistics for UCT and an interval `[lower, upper]` (pess and opti
+in the source notes) that provably contains its exact game value:
 
-- a terminal node has `lo = hi =` its return;
+- a terminal node has `lower = upper =` its return;
 - a child that is not in the tree yet counts as `[vmin, vmax]`;
 - a MAX node takes the max of its children's bounds, a MIN node the min;
 - a chance node takes the probability-weighted sums, the outcomes not in the tree counted at
-  vmin (for `lo`) and vmax (for `hi`) (Atzmon, Stern & Saffidine, "Bounded Suboptimal Game Tree
-  Search", SoCS 2018, condition C6; Ballard's Star-1, 1983).
+  vmin (for `lower`) and vmax (for `upper`) (Atzmon, Stern & Saffidine, "Bounded Suboptimal
+  Game Tree Search", SoCS 2018, condition C6; Ballard's Star-1, 1983).
 
 Bounds change only when a simulation reaches a terminal node; they are backed up along the
 simulation's path and the backup stops at the first node whose bounds did not change. This is
@@ -23,38 +23,43 @@ the utility of the player to move at the root, as every search of this package r
 
 Selection with windows. A simulation descends from the root with the window
 `(alpha, beta) = (vmin, vmax)`. At every node it first tightens the window with the node's own
-bounds, `alpha = max(alpha, lo)`, `beta = min(beta, hi)`; a child `c` then gets the window
+bounds, `alpha = max(alpha, lower)`, `beta = min(beta, upper)`; a child `c` then gets the window
 
 - at a MAX or MIN node: `(alpha, beta)`;
-- at a chance node, where `c` has probability `p`: `alpha_c = max(vmin, (alpha - hi + p*c.hi)/p)`
-  and `beta_c = min(vmax, (beta - lo + p*c.lo)/p)` (the Star-1 windows of the notes' condition
+- at a chance node, where `c` has probability `p`:
+  `alpha_c = max(vmin, (alpha - upper + p*c.upper)/p)` and
+  `beta_c = min(vmax, (beta - lower + p*c.lower)/p)` (the Star-1 windows of the notes' condition
   C7; the draft's second formula prints `max(vmax, ...)`, which must be `min`): below `alpha_c`
   (above `beta_c`) the child's value cannot lift the chance node above `alpha` (below `beta`).
 
 and `c` is *pruned* from selection when its window collapses,
-`min(beta_c, c.hi) <= max(alpha_c, c.lo) + epsilon`. Among the children that are not pruned,
-UCT picks at MAX and MIN nodes (PUCT when the evaluator offers priors) and chance nodes sample by
-probability. Every child of a chance node receives the whole epsilon as its share
+`min(beta_c, c.upper) <= max(alpha_c, c.lower) + epsilon`. Among the children that are not
+pruned, UCT picks at MAX and MIN nodes (PUCT when the evaluator offers priors) and chance nodes
+sample by probability. Every child of a chance node receives the whole epsilon as its share
 (sum_c p_c * epsilon = epsilon, the notes' condition on ComputeChildBound).
 
 Lemma (an unpruned node keeps an unpruned child; the notes prove it for MAX nodes only). Let n be
-a node that is not pruned, with tightened window (a, b) = (max(alpha, n.lo), min(beta, n.hi)), so
-`b - a > epsilon` (that is the statement "n is not pruned": the root is not pruned exactly while
-`root.hi - root.lo > epsilon`). Not-yet-created children count with bounds [vmin, vmax].
+a node that is not pruned, with tightened window (a, b) = (max(alpha, n.lower),
+min(beta, n.upper)), so `b - a > epsilon` (that is the statement "n is not pruned": the root is
+not pruned exactly while `root.upper - root.lower > epsilon`). Not-yet-created children count
+with bounds [vmin, vmax].
 
-- MAX node: let c have `c.hi = n.hi` (it exists: n.hi is the max of its children's hi). As
-  `c.lo <= n.lo <= a` and `c.hi = n.hi >= b`, the collapse test of c reads `b <= a + epsilon`:
-  false.
-- MIN node, the mirror image: let c have `c.lo = n.lo` (n.lo is the min of the children's lo).
-  As `c.hi >= n.hi >= b` and `c.lo = n.lo <= a`, c's test again reads `b <= a + epsilon`: false.
-- Chance node, W = n.hi - n.lo = sum_c p_c (c.hi - c.lo). For a child c with probability p, the
-  gap `min(beta_c, c.hi) - max(alpha_c, c.lo)` is the smallest of (the vmin / vmax clamps never
-  matter, since vmin <= c.lo and c.hi <= vmax):
-  (i) `c.hi - c.lo`; (ii) `beta_c - c.lo = (b - n.lo)/p`; (iii) `c.hi - alpha_c = (n.hi - a)/p`;
-  (iv) `beta_c - alpha_c = (b - a + W)/p - (c.hi - c.lo)`. Since `n.lo <= a < b <= n.hi` and
-  `b - a > epsilon >= p * epsilon`, (ii) and (iii) exceed epsilon, and (iv) does as well because
-  `W >= p (c.hi - c.lo)` makes it at least `(b - a)/p`. So c is pruned only if
-  `c.hi - c.lo <= epsilon`, and if every child were, `W <= epsilon < b - a <= W` would follow.
+- MAX node: let c have `c.upper = n.upper` (it exists: n.upper is the max of its children's
+  upper bounds). As `c.lower <= n.lower <= a` and `c.upper = n.upper >= b`, the collapse test of
+  c reads `b <= a + epsilon`: false.
+- MIN node, the mirror image: let c have `c.lower = n.lower` (n.lower is the min of the
+  children's lower bounds). As `c.upper >= n.upper >= b` and `c.lower = n.lower <= a`, c's test
+  again reads `b <= a + epsilon`: false.
+- Chance node, W = n.upper - n.lower = sum_c p_c (c.upper - c.lower). For a child c with
+  probability p, the gap `min(beta_c, c.upper) - max(alpha_c, c.lower)` is the smallest of (the
+  vmin / vmax clamps never matter, since vmin <= c.lower and c.upper <= vmax):
+  (i) `c.upper - c.lower`; (ii) `beta_c - c.lower = (b - n.lower)/p`;
+  (iii) `c.upper - alpha_c = (n.upper - a)/p`;
+  (iv) `beta_c - alpha_c = (b - a + W)/p - (c.upper - c.lower)`. Since
+  `n.lower <= a < b <= n.upper` and `b - a > epsilon >= p * epsilon`, (ii) and (iii) exceed
+  epsilon, and (iv) does as well because `W >= p (c.upper - c.lower)` makes it at least
+  `(b - a)/p`. So c is pruned only if `c.upper - c.lower <= epsilon`, and if every child were,
+  `W <= epsilon < b - a <= W` would follow.
 
 So every simulation that starts at an unproved root reaches a child not yet in the tree and adds
 it (terminals have zero width, so they are always pruned): with enough budget the root gets
@@ -64,10 +69,10 @@ an ulp; selection then falls back to the child with the widest window among thos
 are still open (counted in `BABMCTSTree.fallbacks`; never observed in the tests).
 
 Soundness does not depend on selection at all: the bounds are computed from the children's
-bounds, never from windows or statistics. When `hi - lo <= epsilon` at the root, the child with
-the best `lo` has a value within epsilon of the root's (it is epsilon-optimal).
+bounds, never from windows or statistics. When `upper - lower <= epsilon` at the root, the child
+with the best `lower` has a value within epsilon of the root's (it is epsilon-optimal).
 
-This module holds the reference tree, `BABMCTSTree` over `Node` objects, whose `simulate` runs
+This module holds the reference tree, `BABMCTSTree` over `MCTSNode` objects, whose `simulate` runs
 the steps above one by one (`_select`, `_expand`, `_back_up`). What every tree shares (settings,
 statistics, moving the root, the move choice) is in `search/mcts_base.py`; the compiled tree in
 `search/mcts_compiled.py`; the entry point, `babmcts`, and the engine choice, `make_tree`, in
@@ -98,17 +103,19 @@ _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL: Final = int(pyspiel.PlayerId.TERMINAL)
 
 
-class Node:
-    """A tree node. Values are in player 0's utility (player 0 is MAX, player 1 MIN).
+class MCTSNode:
+    """A tree node. Every value here (`w`, `q`, `lower`, `upper`) is in player 0's utility,
+    whoever moves at the node or at the root (player 0 is MAX, player 1 MIN), so that a tree
+    reused after a move stays valid; `BABMCTSTreeBase.result` converts to the root mover's.
 
     Attributes:
         player: The player to move (0 or 1), or OpenSpiel's CHANCE / TERMINAL id.
         n: Simulations that went through the node.
-        w: Sum of the values those simulations backed up.
+        w: Sum of the values (player 0's) those simulations backed up.
         q: Mean backed-up value `w / n` (kept for selection speed; 0 before the first visit).
         rs: `1 / sqrt(n)` (kept for selection speed; 0 before the first visit).
-        lo: Proven lower bound on the node's value (pess).
-        hi: Proven upper bound on the node's value (opti).
+        lower: Proven lower bound on the node's value, for player 0.
+        upper: Proven upper bound on the node's value, for player 0.
         actions: The legal actions (chance outcomes) once the node is expanded, else None. Without
             priors, decision nodes keep them in a random order that is also their expansion
             order.
@@ -122,39 +129,39 @@ class Node:
     __slots__ = (
         "actions",
         "cum",
-        "hi",
         "kids",
-        "lo",
+        "lower",
         "n",
         "next",
         "player",
         "probs",
         "q",
         "rs",
+        "upper",
         "w",
     )
 
-    def __init__(self, player: int, lo: float, hi: float) -> None:
+    def __init__(self, player: int, lower: float, upper: float) -> None:
         self.player = player
         self.n = 0
         self.w = 0.0
         self.q = 0.0
         self.rs = 0.0
-        self.lo = lo
-        self.hi = hi
+        self.lower = lower
+        self.upper = upper
         self.actions: list[int] | None = None
-        self.kids: list[Node | None] | None = None
+        self.kids: list[MCTSNode | None] | None = None
         self.probs: list[float] | None = None
         self.cum: list[float] | None = None
         self.next = 0
 
-    def children(self) -> dict[int, Node]:
+    def children(self) -> dict[int, MCTSNode]:
         """The created children by action (outcome at chance nodes)."""
         if self.actions is None or self.kids is None:
             return {}
         return {a: k for a, k in zip(self.actions, self.kids, strict=True) if k is not None}
 
-    def walk(self) -> Iterator[Node]:
+    def walk(self) -> Iterator[MCTSNode]:
         """This node and all its descendants in the tree (iterative, depth-first)."""
         stack = [self]
         while stack:
@@ -165,7 +172,7 @@ class Node:
 
 
 class BABMCTSTree(BABMCTSTreeBase):
-    """The reference BABMCTS tree: `Node` objects, every step in Python, chance nodes and priors
+    """The reference BABMCTS tree: `MCTSNode` objects, every step in Python, chance nodes and priors
     included. Besides `search`, `simulate()` runs one simulation at a time (e.g. to check
     invariants between simulations)."""
 
@@ -180,15 +187,15 @@ class BABMCTSTree(BABMCTSTreeBase):
         self._size = 1
 
     @property
-    def root(self) -> Node:
+    def root(self) -> MCTSNode:
         return self._root
 
-    def _new_node(self, state: pyspiel.State) -> Node:
+    def _new_node(self, state: pyspiel.State) -> MCTSNode:
         """A node for a non-terminal state: a chance node is expanded at once; its bounds stay
         [vmin, vmax] until the caller recomputes them (rounding may make them slightly
         tighter)."""
         player = state.current_player()
-        node = Node(player, self._vmin, self._vmax)
+        node = MCTSNode(player, self._vmin, self._vmax)
         if player == _CHANCE:
             self._expand_chance(node, state)
         return node
@@ -213,7 +220,7 @@ class BABMCTSTree(BABMCTSTreeBase):
 
     # -- expansion -----------------------------------------------------------------------------
 
-    def _expand_chance(self, node: Node, state: pyspiel.State) -> None:
+    def _expand_chance(self, node: MCTSNode, state: pyspiel.State) -> None:
         outcomes = state.chance_outcomes()
         node.actions = [a for a, _ in outcomes]
         probs = [p for _, p in outcomes]
@@ -221,7 +228,7 @@ class BABMCTSTree(BABMCTSTreeBase):
         node.cum = list(accumulate(probs))
         node.kids = [None] * len(outcomes)
 
-    def _expand_decision(self, node: Node, state: pyspiel.State) -> None:
+    def _expand_decision(self, node: MCTSNode, state: pyspiel.State) -> None:
         actions: list[int] = state.legal_actions()
         prior = getattr(self.evaluator, "prior", None) if self.settings.priors else None
         if callable(prior):
@@ -232,7 +239,7 @@ class BABMCTSTree(BABMCTSTreeBase):
         node.actions = actions
         node.kids = [None] * len(actions)
 
-    def _rebound(self, node: Node) -> bool:
+    def _rebound(self, node: MCTSNode) -> bool:
         """Recomputes a node's bounds from its children; True when they changed."""
         kids = node.kids
         assert kids is not None
@@ -242,53 +249,61 @@ class BABMCTSTree(BABMCTSTreeBase):
             assert node.probs is not None
             # Outcome order and plain left-to-right sums, as an expectimax oracle computes them:
             # rounding is monotone, so the bounds bracket the oracle's float value exactly.
-            lo = hi = 0.0
+            lower = upper = 0.0
             for p, kid in zip(node.probs, kids, strict=True):
                 if kid is None:
-                    lo += p * vmin
-                    hi += p * vmax
+                    lower += p * vmin
+                    upper += p * vmax
                 else:
-                    lo += p * kid.lo
-                    hi += p * kid.hi
+                    lower += p * kid.lower
+                    upper += p * kid.upper
         elif player == 0:
-            lo = hi = vmin
+            lower = upper = vmin
             for kid in kids:
                 if kid is None:
-                    hi = vmax
+                    upper = vmax
                 else:
-                    if kid.lo > lo:
-                        lo = kid.lo
-                    if kid.hi > hi:
-                        hi = kid.hi
+                    if kid.lower > lower:
+                        lower = kid.lower
+                    if kid.upper > upper:
+                        upper = kid.upper
         else:
-            lo = hi = vmax
+            lower = upper = vmax
             for kid in kids:
                 if kid is None:
-                    lo = vmin
+                    lower = vmin
                 else:
-                    if kid.lo < lo:
-                        lo = kid.lo
-                    if kid.hi < hi:
-                        hi = kid.hi
-        if lo == node.lo and hi == node.hi:
+                    if kid.lower < lower:
+                        lower = kid.lower
+                    if kid.upper < upper:
+                        upper = kid.upper
+        if lower == node.lower and upper == node.upper:
             return False
-        node.lo = lo
-        node.hi = hi
+        node.lower = lower
+        node.upper = upper
         return True
 
     # -- one simulation ------------------------------------------------------------------------
 
     def _outcome_window(
-        self, p: float, k_lo: float, k_hi: float, alpha: float, beta: float, lo: float, hi: float
+        self,
+        p: float,
+        kid_lower: float,
+        kid_upper: float,
+        alpha: float,
+        beta: float,
+        lower: float,
+        upper: float,
     ) -> tuple[float, float]:
         """The window, clipped to the value range, of a chance outcome of probability `p` and
-        bounds [k_lo, k_hi] below a chance node with bounds [lo, hi] and window (alpha, beta)."""
-        a = (alpha - hi + p * k_hi) / p
-        b = (beta - lo + p * k_lo) / p
+        bounds [kid_lower, kid_upper] below a chance node with bounds [lower, upper] and window
+        (alpha, beta)."""
+        a = (alpha - upper + p * kid_upper) / p
+        b = (beta - lower + p * kid_lower) / p
         return max(self._vmin, a), min(self._vmax, b)
 
     def _fallback(
-        self, node: Node, alpha: float, beta: float, lo: float, hi: float
+        self, node: MCTSNode, alpha: float, beta: float, lower: float, upper: float
     ) -> tuple[int, float, float]:
         """The open child with the widest window (rounding broke the lemma; see the docstring)."""
         self.fallbacks += 1
@@ -296,14 +311,16 @@ class BABMCTSTree(BABMCTSTreeBase):
         vmin, vmax = self._vmin, self._vmax
         best, best_gap, best_window = -1, -math.inf, (alpha, beta)
         for i, kid in enumerate(node.kids):
-            k_lo, k_hi = (vmin, vmax) if kid is None else (kid.lo, kid.hi)
-            if k_hi <= k_lo:
+            kid_lower, kid_upper = (vmin, vmax) if kid is None else (kid.lower, kid.upper)
+            if kid_upper <= kid_lower:
                 continue
             a, b = alpha, beta
             if node.player == _CHANCE:
                 assert node.probs is not None
-                a, b = self._outcome_window(node.probs[i], k_lo, k_hi, alpha, beta, lo, hi)
-            gap = min(b, k_hi) - max(a, k_lo)
+                a, b = self._outcome_window(
+                    node.probs[i], kid_lower, kid_upper, alpha, beta, lower, upper
+                )
+            gap = min(b, kid_upper) - max(a, kid_lower)
             if gap > best_gap:
                 best, best_gap, best_window = i, gap, (a, b)
         if best < 0:
@@ -311,7 +328,7 @@ class BABMCTSTree(BABMCTSTreeBase):
         return best, best_window[0], best_window[1]
 
     def _chance_slow(
-        self, node: Node, alpha: float, beta: float, lo: float, hi: float, eps: float
+        self, node: MCTSNode, alpha: float, beta: float, lower: float, upper: float, eps: float
     ) -> tuple[int, float, float]:
         """Samples an outcome among the unpruned ones, by probability."""
         kids, probs = node.kids, node.probs
@@ -320,15 +337,15 @@ class BABMCTSTree(BABMCTSTreeBase):
         open_: list[tuple[int, float, float]] = []
         weights: list[float] = []
         for i, (p, kid) in enumerate(zip(probs, kids, strict=True)):
-            k_lo, k_hi = (vmin, vmax) if kid is None else (kid.lo, kid.hi)
-            a, b = self._outcome_window(p, k_lo, k_hi, alpha, beta, lo, hi)
-            if min(b, k_hi) <= max(a, k_lo) + eps:
+            kid_lower, kid_upper = (vmin, vmax) if kid is None else (kid.lower, kid.upper)
+            a, b = self._outcome_window(p, kid_lower, kid_upper, alpha, beta, lower, upper)
+            if min(b, kid_upper) <= max(a, kid_lower) + eps:
                 self._cutoffs += 1
                 continue
             open_.append((i, a, b))
             weights.append(p)
         if not open_:
-            return self._fallback(node, alpha, beta, lo, hi)
+            return self._fallback(node, alpha, beta, lower, upper)
         cum = list(accumulate(weights))
         j = bisect_right(cum, self._random.random() * cum[-1])
         return open_[min(j, len(open_) - 1)]
@@ -362,7 +379,7 @@ class BABMCTSTree(BABMCTSTreeBase):
             self._depth = len(path) - 1
         self._back_up(path, len(created), value, terminal)
 
-    def _select(self, state: pyspiel.State) -> tuple[list[Node], int]:
+    def _select(self, state: pyspiel.State) -> tuple[list[MCTSNode], int]:
         """Selection: descends from the root through created children, with the windows of the
         module docstring, until the child chosen is one still to be created.
 
@@ -385,27 +402,27 @@ class BABMCTSTree(BABMCTSTreeBase):
         beta = self._vmax
         cutoffs = 0
         while True:
-            lo = node.lo
-            hi = node.hi
+            lower = node.lower
+            upper = node.upper
             if prune:
-                if lo > alpha:
-                    alpha = lo
-                if hi < beta:
-                    beta = hi
+                if lower > alpha:
+                    alpha = lower
+                if upper < beta:
+                    beta = upper
             kids = node.kids
             if kids is None:
                 self._expand_decision(node, state)
                 kids = node.kids
                 assert kids is not None
             if node.player == _CHANCE:
-                i, alpha, beta = self._select_outcome(node, alpha, beta, lo, hi, eps)
+                i, alpha, beta = self._select_outcome(node, alpha, beta, lower, upper, eps)
                 kid = kids[i]
             elif node.probs is None and node.next < len(kids):
                 # UCT tries every child once first; a child not yet created is never pruned.
                 i = node.next
                 kid = None
             else:
-                i, alpha, beta, skipped = self._select_move(node, alpha, beta, lo, hi, eps)
+                i, alpha, beta, skipped = self._select_move(node, alpha, beta, lower, upper, eps)
                 cutoffs += skipped
                 kid = kids[i]
             actions = node.actions
@@ -419,7 +436,7 @@ class BABMCTSTree(BABMCTSTreeBase):
         return path, i
 
     def _select_outcome(
-        self, node: Node, alpha: float, beta: float, lo: float, hi: float, eps: float
+        self, node: MCTSNode, alpha: float, beta: float, lower: float, upper: float, eps: float
     ) -> tuple[int, float, float]:
         """A chance node's step of selection: samples an outcome by probability, and only when
         its window collapses samples again among the unpruned ones (`_chance_slow`).
@@ -437,26 +454,26 @@ class BABMCTSTree(BABMCTSTreeBase):
         kid = kids[i]
         p = probs[i]
         if kid is None:
-            k_lo, k_hi = vmin, vmax
+            kid_lower, kid_upper = vmin, vmax
         else:
-            k_lo, k_hi = kid.lo, kid.hi
+            kid_lower, kid_upper = kid.lower, kid.upper
         if self.settings.prune:  # self._outcome_window, inlined on the hot path
-            a = (alpha - hi + p * k_hi) / p
-            b = (beta - lo + p * k_lo) / p
+            a = (alpha - upper + p * kid_upper) / p
+            b = (beta - lower + p * kid_lower) / p
             if a < vmin:
                 a = vmin
             if b > vmax:
                 b = vmax
         else:
             a, b = vmin, vmax
-        top = b if b < k_hi else k_hi
-        bottom = a if a > k_lo else k_lo
+        top = b if b < kid_upper else kid_upper
+        bottom = a if a > kid_lower else kid_lower
         if top <= bottom + eps:
-            return self._chance_slow(node, alpha, beta, lo, hi, eps)
+            return self._chance_slow(node, alpha, beta, lower, upper, eps)
         return i, a, b
 
     def _select_move(
-        self, node: Node, alpha: float, beta: float, lo: float, hi: float, eps: float
+        self, node: MCTSNode, alpha: float, beta: float, lower: float, upper: float, eps: float
     ) -> tuple[int, float, float, int]:
         """A decision node's step of selection once its children are created (or it has
         priors): UCT (PUCT with priors) among the children whose window does not collapse, else
@@ -477,10 +494,10 @@ class BABMCTSTree(BABMCTSTreeBase):
             explore = uct_c * math.sqrt(math.log(node.n))
             for j, kid in enumerate(kids):
                 assert kid is not None
-                k_lo = kid.lo
-                k_hi = kid.hi
-                top = beta if beta < k_hi else k_hi
-                if top <= (alpha if alpha > k_lo else k_lo) + eps:
+                kid_lower = kid.lower
+                kid_upper = kid.upper
+                top = beta if beta < kid_upper else kid_upper
+                if top <= (alpha if alpha > kid_lower else kid_lower) + eps:
                     cutoffs += 1
                     continue
                 score = sign * kid.q + explore * kid.rs
@@ -493,10 +510,10 @@ class BABMCTSTree(BABMCTSTreeBase):
                 if kid is None:
                     score = explore * priors[j]
                 else:
-                    k_lo = kid.lo
-                    k_hi = kid.hi
-                    top = beta if beta < k_hi else k_hi
-                    if top <= (alpha if alpha > k_lo else k_lo) + eps:
+                    kid_lower = kid.lower
+                    kid_upper = kid.upper
+                    top = beta if beta < kid_upper else kid_upper
+                    if top <= (alpha if alpha > kid_lower else kid_lower) + eps:
                         cutoffs += 1
                         continue
                     score = sign * kid.q + explore * priors[j] / (1 + kid.n)
@@ -504,12 +521,12 @@ class BABMCTSTree(BABMCTSTreeBase):
                     best = score
                     i = j
         if i < 0:
-            i, alpha, beta = self._fallback(node, alpha, beta, lo, hi)
+            i, alpha, beta = self._fallback(node, alpha, beta, lower, upper)
         return i, alpha, beta, cutoffs
 
     def _expand(
-        self, parent: Node, i: int, state: pyspiel.State, budget: Budget | None
-    ) -> tuple[list[tuple[Node, int, Node]], float, bool]:
+        self, parent: MCTSNode, i: int, state: pyspiel.State, budget: Budget | None
+    ) -> tuple[list[tuple[MCTSNode, int, MCTSNode]], float, bool]:
         """Expansion and evaluation: creates the child `i` of `parent`, whose state is `state`,
         and through chance nodes one sampled outcome after another, down to a terminal or a
         decision node, which the evaluator values. Nothing is attached to the tree yet, so
@@ -523,7 +540,7 @@ class BABMCTSTree(BABMCTSTreeBase):
             SearchStopped: The budget ran out, or the tree would outgrow `settings.max_nodes`.
         """
         rand = self._random.random
-        created: list[tuple[Node, int, Node]] = []
+        created: list[tuple[MCTSNode, int, MCTSNode]] = []
         room = self.settings.max_nodes - self.size
         while True:
             if budget is not None:
@@ -534,7 +551,7 @@ class BABMCTSTree(BABMCTSTreeBase):
                 raise SearchStopped(STOPPED_BY_NODES)
             if state.is_terminal():
                 value = float(state.player_return(0))
-                child = Node(_TERMINAL, value, value)
+                child = MCTSNode(_TERMINAL, value, value)
                 created.append((parent, i, child))
                 return created, value, True
             child = self._new_node(state)
@@ -548,7 +565,7 @@ class BABMCTSTree(BABMCTSTreeBase):
             state.apply_action(child.actions[i])
             parent = child
 
-    def _back_up(self, path: list[Node], created: int, value: float, terminal: bool) -> None:
+    def _back_up(self, path: list[MCTSNode], created: int, value: float, terminal: bool) -> None:
         """Backup: adds `value` to the statistics along the whole path; recomputes the bounds
         of the `created` nodes at its end, then upwards while they keep changing (a leaf that
         is not terminal changes nothing, except that a created chance node's weighted sums of
@@ -570,7 +587,7 @@ class BABMCTSTree(BABMCTSTreeBase):
             if k < last:
                 if k >= first_created:  # its parent saw it as an unexplored [vmin, vmax]
                     self._rebound(node)
-                    changed = node.lo != vmin or node.hi != vmax
+                    changed = node.lower != vmin or node.upper != vmax
                 elif changed:
                     changed = self._rebound(node)
 

@@ -63,59 +63,48 @@ ENGINES: Final = (ENGINE_AUTO, ENGINE_PYTHON, ENGINE_COMPILED)
 
 @dataclass(frozen=True, kw_only=True)
 class BABMCTSSettings:
-    """Settings of BABMCTS.
-
-    Attributes:
-        epsilon: Absolute tolerance in utility units (>= 0). The search stops once the root's
-            interval is at most this wide, and prunes children whose window collapses to within
-            it; 0 asks for the exact value.
-        uct_c: Exploration constant c of UCT, `q + c * sqrt(ln N / n)` with q the mean value for
-            the player to move (OpenSpiel's MCTSBot uses the same formula and units), or of PUCT,
-            `q + c * prior * sqrt(N) / (1 + n)`, when priors are used.
-        simulations: Maximum simulations per search call. None: no count when the search is
-            given a node or time limit (it thinks for the time or nodes it is given), else
-            `DEFAULT_SIMULATIONS`; the root being proved or the tree being full stops it too.
-        max_nodes: Memory cap: the tree never holds more nodes. A search stops with
-            `stopped_by == "nodes"` when the tree is full; a reused subtree that is already full
-            is dropped (the search restarts from a fresh tree).
-        prune: Use alpha-beta windows to prune children from selection. False keeps the bounds
-            (score-bounded MCTS / MCTS-Solver) but skips only children whose value is known
-            exactly; for ablations.
-        priors: Use PUCT with the evaluator's priors when the evaluator has a
-            `prior(state) -> [(action, probability), ...]` method (OpenSpiel's evaluator
-            interface). Ignored for evaluators without one; UCT with a random expansion order is
-            used then.
-        engine: Which tree `search.babmcts.make_tree` (and so `babmcts` and the `babmcts` bot)
-            builds: "python" (`BABMCTSTree`, the reference), "compiled" (`CompiledBABMCTSTree`:
-            selection and backup compiled by numba, the same search bit for bit; needs the `fast`
-            extra and a game without chance nodes, and no priors; see `compiled_reasons`), or
-            "auto" (compiled when it can be, else python). The tree classes themselves ignore it.
-    """
+    """Settings of BABMCTS."""
 
     epsilon: float = setting(
         0.0, "tolerance in utility units (0: prove the exact value)", NON_NEGATIVE
     )
+    # The search stops once the root's interval is at most this wide, and prunes children whose
+    # window collapses to within it.
     uct_c: float = setting(2.0, "UCT exploration constant", NON_NEGATIVE)
+    # c of UCT, `q + c * sqrt(ln N / n)` with q the mean value for the player to move (OpenSpiel's
+    # MCTSBot uses the same formula and units), or of PUCT, `q + c * prior * sqrt(N) / (1 + n)`.
     simulations: int | None = setting(
         None,
         "simulations per move (None: no count when seconds or nodes is given, "
         f"else {DEFAULT_SIMULATIONS})",
         OPTIONAL_POSITIVE_INT,
     )
+    # Per search call. None with a node or time limit: the search thinks for the time or nodes it
+    # is given. The root being proved or the tree being full stops it too.
     max_nodes: int = setting(
         1_000_000,
         "memory cap in tree nodes (on connect_four about 190 bytes each in the compiled tree, "
         "300 in the Python one)",
         POSITIVE_INT,
     )
+    # The tree never holds more nodes. A search stops with `stopped_by == "nodes"` when the tree
+    # is full; a reused subtree that is already full is dropped (the search restarts from a fresh
+    # tree).
     prune: bool = setting(True, "prune children from selection with alpha-beta windows", FLAG)
+    # False keeps the bounds (score-bounded MCTS / MCTS-Solver) but skips only children whose
+    # value is known exactly; for ablations.
     priors: bool = setting(True, "PUCT with the evaluator's priors when it has them", FLAG)
+    # Priors come from the evaluator's `prior(state) -> [(action, probability), ...]` method
+    # (OpenSpiel's evaluator interface); without one, UCT with a random expansion order.
     engine: str = setting(
         ENGINE_AUTO,
         "tree engine: compiled (numba, no chance nodes or priors), python (the reference), or "
         "auto (compiled when numba is installed and the game and evaluator allow it)",
         OneOf(ENGINES),
     )
+    # Which tree `search.babmcts.make_tree` (and so `babmcts` and the `babmcts` bot) builds:
+    # `BABMCTSTree` (python) or `CompiledBABMCTSTree` (compiled: the same search bit for bit;
+    # needs the `fast` extra; see `compiled_reasons`). The tree classes themselves ignore it.
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -145,8 +134,9 @@ class MCTSStats(SearchStats):
 
 
 class TreeNode(Protocol):
-    """What the shared tree code reads of a node, whatever stores it (values in player 0's
-    utility; see `search.mcts.Node` for the fields)."""
+    """What the shared tree code reads of a node, whatever stores it. Values (`w`, `lower`,
+    `upper`) are in player 0's utility, whoever moves at the root; see `search.mcts.MCTSNode`
+    for the fields."""
 
     @property
     def player(self) -> int: ...
@@ -158,10 +148,10 @@ class TreeNode(Protocol):
     def w(self) -> float: ...
 
     @property
-    def lo(self) -> float: ...
+    def lower(self) -> float: ...
 
     @property
-    def hi(self) -> float: ...
+    def upper(self) -> float: ...
 
     @property
     def actions(self) -> list[int] | None: ...
@@ -235,7 +225,7 @@ class BABMCTSTreeBase(ABC):
     """What every BABMCTS tree shares, whatever stores its nodes: moving the root down the game,
     the search loop's limits and statistics, the move choice and the `SearchResult`.
 
-    `spiel_bounded.search.mcts.BABMCTSTree` stores `Node` objects and is the reference;
+    `spiel_bounded.search.mcts.BABMCTSTree` stores `MCTSNode` objects and is the reference;
     `spiel_bounded.search.mcts_compiled.CompiledBABMCTSTree` stores arrays and runs selection and
     backup in compiled code. Build one with `spiel_bounded.search.babmcts.make_tree`, which reads
     `settings.engine`.
@@ -407,7 +397,7 @@ class BABMCTSTreeBase(ABC):
     @property
     def proved(self) -> bool:
         """True when the root's interval is at most epsilon wide."""
-        return self.root.hi - self.root.lo <= self.settings.epsilon
+        return self.root.upper - self.root.lower <= self.settings.epsilon
 
     def search(self, limits: Limits | None = None) -> SearchResult:
         """Runs simulations until the root is proved or a limit is reached.
@@ -458,10 +448,10 @@ class BABMCTSTreeBase(ABC):
         )
         return self.result(stats)
 
-    def _to_root_units(self, lo: float, hi: float) -> Interval:
+    def _to_root_units(self, lower: float, upper: float) -> Interval:
         if self.root.player == 0:
-            return Interval(lo, hi)
-        return Interval(0.0 - hi, 0.0 - lo)  # 0.0 - x: no negative zero in results
+            return Interval(lower, upper)
+        return Interval(0.0 - upper, 0.0 - lower)  # 0.0 - x: no negative zero in results
 
     def best_action(self) -> int:
         """The move: the best lower bound when the root is proved, else the most visited child
@@ -474,18 +464,18 @@ class BABMCTSTreeBase(ABC):
         if not made:
             return int(root.actions[0])
         sign = 1.0 if root.player == 0 else -1.0
-        # In the mover's units: the best lower bound of a child is -hi for player 1.
-        lows = {a: (k.lo if sign > 0 else -k.hi) for a, k in made}
-        highs = {a: (k.hi if sign > 0 else -k.lo) for a, k in made}
-        floor = max(lows.values())
+        # In the mover's units: the best lower bound of a child is -upper for player 1.
+        lowers = {a: (k.lower if sign > 0 else -k.upper) for a, k in made}
+        uppers = {a: (k.upper if sign > 0 else -k.lower) for a, k in made}
+        floor = max(lowers.values())
         if self.proved:
-            return min(a for a in lows if lows[a] == floor)
+            return min(a for a in lowers if lowers[a] == floor)
         eps = self.settings.epsilon if self.settings.prune else 0.0
-        root_hi = root.hi if sign > 0 else -root.lo
+        root_upper = root.upper if sign > 0 else -root.lower
         candidates = [
             (a, k)
             for a, k in made
-            if lows[a] >= floor or min(root_hi, highs[a]) > max(floor, lows[a]) + eps
+            if lowers[a] >= floor or min(root_upper, uppers[a]) > max(floor, lowers[a]) + eps
         ]
         best = max(candidates, key=lambda ak: (ak[1].n, sign * ak[1].w / ak[1].n, -ak[0]))
         return int(best[0])
@@ -507,8 +497,8 @@ class BABMCTSTreeBase(ABC):
         """The `SearchResult` for the current tree, in the utility of the player to move at the
         root: root bounds, the bounds of every created root child, and the move."""
         root = self.root
-        bounds = self._to_root_units(root.lo, root.hi)
-        children = {a: self._to_root_units(k.lo, k.hi) for a, k in root.children().items()}
+        bounds = self._to_root_units(root.lower, root.upper)
+        children = {a: self._to_root_units(k.lower, k.upper) for a, k in root.children().items()}
         action = self.best_action()
         return SearchResult(
             action=action,
@@ -527,13 +517,13 @@ class BABMCTSTreeBase(ABC):
 
     def snapshot(self) -> dict[tuple[int, ...], tuple[int, int, float, float, float]]:
         """Every node's statistics and bounds, by its path of actions from the root:
-        `(player, n, w, lo, hi)`, values in player 0's utility. Two trees built the same way
+        `(player, n, w, lower, upper)`, values in player 0's utility. Two trees built the same way
         (same seeds, evaluator values and budget) have equal snapshots whatever their storage."""
         table = {}
         stack: list[tuple[tuple[int, ...], TreeNode]] = [((), self.root)]
         while stack:
             path, node = stack.pop()
-            table[path] = (node.player, node.n, node.w, node.lo, node.hi)
+            table[path] = (node.player, node.n, node.w, node.lower, node.upper)
             stack.extend(((*path, a), kid) for a, kid in node.children().items())
         return table
 

@@ -46,7 +46,8 @@ _NO_LEGAL: Final = np.zeros(0, dtype=np.int64)
 
 
 class RowNode:
-    """A read-only view of one node of a `CompiledBABMCTSTree` (the `TreeNode` protocol).
+    """A read-only view of one node of a `CompiledBABMCTSTree` (the `TreeNode` protocol). Values
+    (`w`, `lower`, `upper`) are in player 0's utility, as in `search.mcts.MCTSNode`.
 
     Attributes:
         row: The node's row in the tree's arrays (valid until the root moves).
@@ -71,12 +72,12 @@ class RowNode:
         return float(self._tree.floats[self.row, kernels.W])
 
     @property
-    def lo(self) -> float:
-        return float(self._tree.floats[self.row, kernels.LO])
+    def lower(self) -> float:
+        return float(self._tree.floats[self.row, kernels.LOWER])
 
     @property
-    def hi(self) -> float:
-        return float(self._tree.floats[self.row, kernels.HI])
+    def upper(self) -> float:
+        return float(self._tree.floats[self.row, kernels.UPPER])
 
     def _edges(self) -> range:
         ints = self._tree.ints
@@ -194,7 +195,8 @@ class CompiledBABMCTSTree(BABMCTSTreeBase):
     def proved(self) -> bool:
         root = self.scratch[kernels.ROOT]
         return bool(
-            self.floats[root, kernels.HI] - self.floats[root, kernels.LO] <= self.settings.epsilon
+            self.floats[root, kernels.UPPER] - self.floats[root, kernels.LOWER]
+            <= self.settings.epsilon
         )
 
     def _move_root(self, action: int, child_state: pyspiel.State) -> bool:

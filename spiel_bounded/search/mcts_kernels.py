@@ -2,20 +2,20 @@
 
 These kernels are the hot loops of `BABMCTSTree.simulate` (its `_select` and `_back_up`,
 `search/mcts.py`, the reference) for games without chance nodes and without priors, over flat
-arrays instead of `Node` objects; `search/mcts_compiled.py` drives them and does the pyspiel
+arrays instead of `MCTSNode` objects; `search/mcts_compiled.py` drives them and does the pyspiel
 calls. Every float operation is the reference's, in the same order, so both give bit-identical
 statistics and bounds (tested).
 
 Layout (rows are nodes, in creation order; the root is `counters[ROOT]`):
 
-- `floats[node]`: `LO`, `HI` (proven bounds, player 0's utility), `W` (sum of backed-up values),
-  `Q` (`W / n`), `RS` (`1 / sqrt(n)`);
+- `floats[node]`: `LOWER`, `UPPER` (proven bounds, player 0's utility), `W` (sum of backed-up
+  values), `Q` (`W / n`), `RS` (`1 / sqrt(n)`);
 - `ints[node]`: `PLAYER` (0, 1 or `TERMINAL_PLAYER`), `N` (visits), `FIRST` and `COUNT` (its
   children are the edges `FIRST .. FIRST + COUNT - 1`; `COUNT` is -1 before expansion), `NEXT`
   (edges `FIRST .. FIRST + NEXT - 1` have their child created: UCT expands in edge order);
 - `edges[edge]`: `CHILD` (the child's row, -1 until created), `ACTION` (its action);
 - `params`: `VMIN`, `VMAX`, `EPS` (the pruning tolerance: 0 without pruning), `UCT_C`,
-  `EPSILON` (the root is proved once `HI - LO <= EPSILON`), `PRUNE` (1.0: windows tightened
+  `EPSILON` (the root is proved once `UPPER - LOWER <= EPSILON`), `PRUNE` (1.0: windows tightened
   by the bounds of the nodes passed; 0.0: the window stays `[VMIN, VMAX]`);
 - `scratch`: the counters `CUTOFFS`, `FALLBACKS`, `DEPTH` (this search's), `USED` (rows in
   use), `EDGES` (edges in use), `ROOT`, `LEAF_EDGE` and `LEAF_DEPTH` (set by `select`), then
@@ -35,8 +35,8 @@ from typing import Final
 import numba
 import numpy as np
 
-LO: Final = 0
-HI: Final = 1
+LOWER: Final = 0
+UPPER: Final = 1
 W: Final = 2
 Q: Final = 3
 RS: Final = 4
@@ -102,11 +102,11 @@ def _widest_open_child(
     best_gap = -math.inf
     for j in range(count):
         kid = edges[first + j, CHILD]
-        k_lo = floats[kid, LO]
-        k_hi = floats[kid, HI]
-        if k_hi <= k_lo:
+        kid_lower = floats[kid, LOWER]
+        kid_upper = floats[kid, UPPER]
+        if kid_upper <= kid_lower:
             continue
-        gap = min(beta, k_hi) - max(alpha, k_lo)
+        gap = min(beta, kid_upper) - max(alpha, kid_lower)
         if gap > best_gap:
             best = j
             best_gap = gap
@@ -142,12 +142,12 @@ def select(
     path_rows[0] = node
     while True:
         if prune:
-            lo = floats[node, LO]
-            hi = floats[node, HI]
-            if lo > alpha:
-                alpha = lo
-            if hi < beta:
-                beta = hi
+            lower = floats[node, LOWER]
+            upper = floats[node, UPPER]
+            if lower > alpha:
+                alpha = lower
+            if upper < beta:
+                beta = upper
         count = ints[node, COUNT]
         if count < 0:
             counters[LEAF_EDGE] = NO_CHILD
@@ -164,10 +164,10 @@ def select(
         chosen = -1
         for j in range(count):
             kid = edges[first + j, CHILD]
-            k_lo = floats[kid, LO]
-            k_hi = floats[kid, HI]
-            top = beta if beta < k_hi else k_hi
-            if top <= (alpha if alpha > k_lo else k_lo) + eps:
+            kid_lower = floats[kid, LOWER]
+            kid_upper = floats[kid, UPPER]
+            top = beta if beta < kid_upper else kid_upper
+            if top <= (alpha if alpha > kid_lower else kid_lower) + eps:
                 cutoffs += 1
                 continue
             score = sign * floats[kid, Q] + explore * floats[kid, RS]
@@ -198,33 +198,33 @@ def _rebound(
     first = ints[node, FIRST]
     count = ints[node, COUNT]
     if ints[node, PLAYER] == 0:
-        lo = vmin
-        hi = vmin
+        lower = vmin
+        upper = vmin
         for j in range(count):
             kid = edges[first + j, CHILD]
             if kid < 0:
-                hi = vmax
+                upper = vmax
             else:
-                if floats[kid, LO] > lo:
-                    lo = floats[kid, LO]
-                if floats[kid, HI] > hi:
-                    hi = floats[kid, HI]
+                if floats[kid, LOWER] > lower:
+                    lower = floats[kid, LOWER]
+                if floats[kid, UPPER] > upper:
+                    upper = floats[kid, UPPER]
     else:
-        lo = vmax
-        hi = vmax
+        lower = vmax
+        upper = vmax
         for j in range(count):
             kid = edges[first + j, CHILD]
             if kid < 0:
-                lo = vmin
+                lower = vmin
             else:
-                if floats[kid, LO] < lo:
-                    lo = floats[kid, LO]
-                if floats[kid, HI] < hi:
-                    hi = floats[kid, HI]
-    if lo == floats[node, LO] and hi == floats[node, HI]:
+                if floats[kid, LOWER] < lower:
+                    lower = floats[kid, LOWER]
+                if floats[kid, UPPER] < upper:
+                    upper = floats[kid, UPPER]
+    if lower == floats[node, LOWER] and upper == floats[node, UPPER]:
         return False
-    floats[node, LO] = lo
-    floats[node, HI] = hi
+    floats[node, LOWER] = lower
+    floats[node, UPPER] = upper
     return True
 
 
@@ -281,11 +281,11 @@ def _add_and_backup(
     counters[USED] = child + 1
     terminal = player < 0
     if terminal:
-        floats[child, LO] = value
-        floats[child, HI] = value
+        floats[child, LOWER] = value
+        floats[child, UPPER] = value
     else:
-        floats[child, LO] = vmin
-        floats[child, HI] = vmax
+        floats[child, LOWER] = vmin
+        floats[child, UPPER] = vmax
     floats[child, W] = 0.0
     floats[child, Q] = 0.0
     floats[child, RS] = 0.0
@@ -346,7 +346,7 @@ def step(
         edge = expand(ints, edges, scratch, path(scratch)[k], legal)
     _add_and_backup(floats, ints, edges, params, scratch, k, edge, player, value)
     root = scratch[ROOT]
-    if floats[root, HI] - floats[root, LO] <= params[EPSILON]:
+    if floats[root, UPPER] - floats[root, LOWER] <= params[EPSILON]:
         return SOLVED
     if select_next == 0:
         return DONE

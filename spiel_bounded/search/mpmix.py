@@ -46,13 +46,6 @@ _EPSILON: Final = declared(AlphaBetaSettings)["epsilon"]
 class MPMixSettings:
     """When MP-Mix leaves max^n, by the evaluator's values of the position to move from:
     `leading edge` is the leader's value minus the runner-up's.
-
-    Attributes:
-        defensive_threshold: The mover leads by at least this: play paranoid.
-        offensive_threshold: Another player leads by at least this: attack it (directed
-            offensive). Otherwise max^n.
-        epsilon: The paranoid search's tolerance (`AlphaBetaSettings.epsilon`, declared once
-            there); its other settings are `AlphaBetaSettings`' defaults.
     """
 
     defensive_threshold: float = setting(
@@ -62,6 +55,8 @@ class MPMixSettings:
         0.2, "another player leads by at least this: directed offensive on it", NON_NEGATIVE
     )
     epsilon: float = setting(_EPSILON.default, _EPSILON.doc, _EPSILON.check)
+    # The paranoid search's (`AlphaBetaSettings.epsilon`, declared once there); its other
+    # settings are `AlphaBetaSettings`' defaults.
 
     def __post_init__(self) -> None:
         check_fields(self)

@@ -22,33 +22,33 @@ The root is called with infinite thresholds, so it returns when the question is 
 node's children keep their numbers in the node's own frame while it is searched; a
 transposition table keeps them between visits.
 
-Proven bounds. Every node also carries an interval [lo, hi] (pess and opti in the bounded-search
-notes; Atzmon, Stern & Saffidine, "Bounded Suboptimal Game Tree Search", SoCS 2018) that
-contains its game value: a terminal's is its value; an unexpanded node's is the whole range; an
-expanded node's comes from its children as in bounded alpha-beta: at a MAX (attacker) node
-lo = max lo(c) and hi = max hi(c), at a MIN node lo = min lo(c) and hi = min hi(c). The question
-"value >= g" is proved at a node exactly when lo >= g and disproved exactly when hi < g, and the
-numbers are tied to the bounds (a node whose bounds settle the question gets (0, INF) or
-(INF, 0)), so a proof found for one question serves every other question it settles. The
-transposition table stores [lo, hi] for good and the numbers together with the question they
-belong to.
+Proven bounds. Every node also carries an interval [lower, upper] (pess and opti in the
+bounded-search notes; Atzmon, Stern & Saffidine, "Bounded Suboptimal Game Tree Search", SoCS
+2018) that contains its game value: a terminal's is its value; an unexpanded node's is the whole
+range; an expanded node's comes from its children as in bounded alpha-beta: at a MAX (attacker)
+node lower = max lower(c) and upper = max upper(c), at a MIN node lower = min lower(c) and upper
+= min upper(c). The question "value >= g" is proved at a node exactly when lower >= g and
+disproved exactly when upper < g, and the numbers are tied to the bounds (a node whose bounds
+settle the question gets (0, INF) or (INF, 0)), so a proof found for one question serves every
+other question it settles. The transposition table stores [lower, upper] for good and the numbers
+together with the question they belong to.
 
 `pns` asks one question: "the player to move wins" (value > 0, the zero-sum draw value; asked as
 value >= the next float above 0) or, with `goal="draw"`, "at least draws" (value >= 0).
 
-`bounded_pns` is multi-outcome proof-number search (Saffidine & Cazenave, "Multiple-Outcome
-Proof Number Search", ECAI 2012) in its bounded form: it keeps the proven [lo, hi] of every node
-over the game's finite set of terminal values and asks the questions "value >= o" for outcome
-values o in (lo, hi] at the root, dichotomically (the outcome nearest the middle of the root
-interval), until `hi - lo <= epsilon` at the root (epsilon = 0: the exact value). All questions
-share one tree (the transposition table), which is the point of MOPNS against a series of
-independent PNS runs: a subtree solved for one threshold is never searched again for another,
-and the [lo, hi] bounds it proved settle other thresholds at once. Unlike MOPNS as published,
-the proof and disproof numbers are kept for the threshold being searched only (one set per node
-instead of one per outcome): the thresholds are searched one after the other, so numbers of
-another threshold would never be read again. When the root interval is at most epsilon wide,
-the root child with the best lower bound (the pessimistic move) is within epsilon of optimal:
-its value is at least lo(root) >= hi(root) - epsilon >= value(root) - epsilon.
+`bounded_pns` is multi-outcome proof-number search (Saffidine & Cazenave, "Multiple-Outcome Proof
+Number Search", ECAI 2012) in its bounded form: it keeps the proven [lower, upper] of every node
+over the game's finite set of terminal values and asks the questions "value >= o" for outcome values
+o in (lower, upper] at the root, dichotomically (the outcome nearest the middle of the root
+interval), until `upper - lower <= epsilon` at the root (epsilon = 0: the exact value). All
+questions share one tree (the transposition table), which is the point of MOPNS against a series of
+independent PNS runs: a subtree solved for one threshold is never searched again for another, and
+the [lower, upper] bounds it proved settle other thresholds at once. Unlike MOPNS as published, the
+proof and disproof numbers are kept for the threshold being searched only (one set per node instead
+of one per outcome): the thresholds are searched one after the other, so numbers of another
+threshold would never be read again. When the root interval is at most epsilon wide, the root child
+with the best lower bound (the pessimistic move) is within epsilon of optimal: its value is at least
+lower(root) >= upper(root) - epsilon >= value(root) - epsilon.
 
 The set of terminal values (`terminal_values`) is known for the games in `TERMINAL_VALUES`
 (win / draw / loss, audited against OpenSpiel 2.0.2) and for `bounded_random_tree` with
@@ -186,25 +186,20 @@ def outcome_reason(game: pyspiel.Game) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class PNSSettings:
-    """Settings of `pns` (df-pn).
-
-    Attributes:
-        goal: The question proved or disproved for the player to move at the root: "win"
-            (its value is above the draw value 0) or "draw" (it at least draws: value >= 0).
-        transpositions: Share table entries between move orders (the game's transposition key
-            from `spiel_bounded.search.keys`, prefixed with the move number). Off keys entries
-            by the history of actions: the table then serves only revisits of the same node.
-        tt_capacity: Maximum number of transposition-table entries; when full, the entries
-            with the least work below them are dropped (see the module docstring).
-    """
+    """Settings of `pns` (df-pn)."""
 
     goal: str = setting("win", "prove the mover wins (win) or at least draws (draw)", OneOf(GOALS))
+    # For the player to move at the root: "win" is value > 0 (the draw value), "draw" value >= 0.
     transpositions: bool = setting(True, "share table entries between move orders", FLAG)
+    # The key: the game's transposition key (`spiel_bounded.search.keys`) prefixed with the move
+    # number. Off keys entries by the history of actions: the table then serves only revisits of
+    # the same node.
     tt_capacity: int = setting(
         DEFAULT_CAPACITY,
         "transposition-table entries at most (about 380 bytes each on connect_four)",
         POSITIVE_INT,
     )
+    # When full, the entries with the least work below them are dropped (module docstring).
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -212,17 +207,12 @@ class PNSSettings:
 
 @dataclass(frozen=True, kw_only=True)
 class BoundedPNSSettings:
-    """Settings of `bounded_pns` (bounded multi-outcome proof-number search).
-
-    Attributes:
-        epsilon: Absolute tolerance in utility units (>= 0): the search stops once the root
-            interval is at most this wide; 0 asks for the exact value.
-        transpositions: As in `PNSSettings`.
-        tt_capacity: As in `PNSSettings`.
-    """
+    """Settings of `bounded_pns` (bounded multi-outcome proof-number search)."""
 
     epsilon: float = setting(0.0, "tolerance in utility units (0: the exact value)", NON_NEGATIVE)
+    # The search stops once the root interval is at most this wide.
     transpositions: bool = setting(True, "share table entries between move orders", FLAG)
+    # Keys and, below, capacity as in `PNSSettings` (see the comments there).
     tt_capacity: int = setting(
         DEFAULT_CAPACITY,
         "transposition-table entries at most (about 380 bytes each on connect_four)",
@@ -234,24 +224,26 @@ class BoundedPNSSettings:
 
 
 class _Children:
-    """A node's children while it is searched: actions, states, keys, bounds and numbers."""
+    """A node's children while it is searched: actions, states, keys, bounds and numbers.
+    `lower` and `upper` are proven bounds for the attacker (the player to move at the root)."""
 
-    __slots__ = ("actions", "dn", "hi", "keys", "lo", "pn", "states")
+    __slots__ = ("actions", "dn", "keys", "lower", "pn", "states", "upper")
 
     def __init__(self) -> None:
         self.actions: list[int] = []
         self.states: list[pyspiel.State | None] = []
         self.keys: list[Hashable] = []
-        self.lo: list[float] = []
-        self.hi: list[float] = []
+        self.lower: list[float] = []
+        self.upper: list[float] = []
         self.pn: list[int] = []
         self.dn: list[int] = []
 
 
-class _Engine:
+class _DFPNSearch:
     """df-pn over the questions "value >= goal" with proven bounds; one search call's state.
+    Every value (goal, bounds, table entries) is the attacker's: the player to move at the root.
 
-    A table entry is a list `[lo, hi, pn, dn, question, work]`: the proven bounds, the numbers
+    A table entry is a list `[lower, upper, pn, dn, question, work]`: the proven bounds, the numbers
     of the question `question` (an integer id; the numbers of any other question are unknown),
     and the nodes searched below the entry so far.
     """
@@ -283,7 +275,7 @@ class _Engine:
         self.collections = 0
         self.max_ply = 0
         self.root_children: _Children | None = None
-        self.stop_width = -1.0  # the root returns once hi - lo <= stop_width
+        self.stop_width = -1.0  # the root returns once upper - lower <= stop_width
 
     def key(self, state: pyspiel.State) -> Hashable:
         return (state.move_number(), self.base_key(state))
@@ -317,30 +309,30 @@ class _Engine:
             child = state.child(action)
             children.actions.append(action)
             if child.is_terminal():
-                lo = hi = self._terminal_value(child)
+                lower = upper = self._terminal_value(child)
                 children.states.append(None)
                 children.keys.append(None)
-                pn, dn = (0, INF) if lo >= goal else (INF, 0)
+                pn, dn = (0, INF) if lower >= goal else (INF, 0)
             else:
                 key = self.key(child)
                 children.states.append(child)
                 children.keys.append(key)
                 entry = table.get(key)
                 if entry is None:
-                    lo, hi, pn, dn = floor, ceiling, 1, 1
+                    lower, upper, pn, dn = floor, ceiling, 1, 1
                 else:
                     self.tt_hits += 1
-                    lo, hi = entry[0], entry[1]
+                    lower, upper = entry[0], entry[1]
                     if entry[4] == question:
                         pn, dn = entry[2], entry[3]
                     else:
                         pn, dn = 1, 1
-                if lo >= goal:
+                if lower >= goal:
                     pn, dn = 0, INF
-                elif hi < goal:
+                elif upper < goal:
                     pn, dn = INF, 0
-            children.lo.append(lo)
-            children.hi.append(hi)
+            children.lower.append(lower)
+            children.upper.append(upper)
             children.pn.append(pn)
             children.dn.append(dn)
         return children
@@ -350,24 +342,29 @@ class _Engine:
         their bounds tightened by the table."""
         table, goal, question = self.table, self.goal, self.question
         for i, key in enumerate(children.keys):
-            lo, hi = children.lo[i], children.hi[i]
+            lower, upper = children.lower[i], children.upper[i]
             pn, dn = 1, 1
             entry = None if key is None else table.get(key)
             if entry is not None:
-                lo, hi = max(lo, entry[0]), min(hi, entry[1])
+                lower, upper = max(lower, entry[0]), min(upper, entry[1])
                 if entry[4] == question:
                     pn, dn = entry[2], entry[3]
-            if lo >= goal:
+            if lower >= goal:
                 pn, dn = 0, INF
-            elif hi < goal:
+            elif upper < goal:
                 pn, dn = INF, 0
-            children.lo[i], children.hi[i], children.pn[i], children.dn[i] = lo, hi, pn, dn
+            children.lower[i], children.upper[i], children.pn[i], children.dn[i] = (
+                lower,
+                upper,
+                pn,
+                dn,
+            )
         return children
 
     def mid(
         self, state: pyspiel.State, key: Hashable, th_pn: int, th_dn: int, ply: int
     ) -> tuple[float, float, int, int]:
-        """Searches `state` until pn >= th_pn or dn >= th_dn; returns (lo, hi, pn, dn)."""
+        """Searches `state` until pn >= th_pn or dn >= th_dn; returns (lower, upper, pn, dn)."""
         start = self.budget.nodes
         if ply > self.max_ply:
             self.max_ply = ply
@@ -380,23 +377,23 @@ class _Engine:
             # The root keeps its children across questions, so that its bounds never regress
             # when the table has dropped their entries (see `_renumber`).
             children = self._renumber(self.root_children)
-        c_lo, c_hi, c_pn, c_dn = children.lo, children.hi, children.pn, children.dn
+        c_lower, c_upper, c_pn, c_dn = children.lower, children.upper, children.pn, children.dn
         goal = self.goal
         count = len(c_pn)
         while True:
             if attacking:
-                lo, hi = max(c_lo), max(c_hi)
+                lower, upper = max(c_lower), max(c_upper)
             else:
-                lo, hi = min(c_lo), min(c_hi)
-            if lo >= goal:
+                lower, upper = min(c_lower), min(c_upper)
+            if lower >= goal:
                 pn, dn = 0, INF
-            elif hi < goal:
+            elif upper < goal:
                 pn, dn = INF, 0
             elif attacking:
                 pn, dn = min(c_pn), min(sum(c_dn), INF)
             else:
                 pn, dn = min(sum(c_pn), INF), min(c_dn)
-            if pn >= th_pn or dn >= th_dn or (ply == 0 and hi - lo <= self.stop_width):
+            if pn >= th_pn or dn >= th_dn or (ply == 0 and upper - lower <= self.stop_width):
                 break
             # The most proving child: smallest pn at an OR node, smallest dn at an AND node.
             numbers = c_pn if attacking else c_dn
@@ -418,36 +415,38 @@ class _Engine:
                 child_th_pn = th_pn - pn + c_pn[best]
             child = children.states[best]
             assert child is not None  # a terminal child is solved, so never the best unsolved
-            r_lo, r_hi, r_pn, r_dn = self.mid(
+            r_lower, r_upper, r_pn, r_dn = self.mid(
                 child, children.keys[best], child_th_pn, child_th_dn, ply + 1
             )
             # Intersected with what this node knew: a child whose table entries were dropped
             # comes back with looser bounds, which must not undo a proof (nor loop forever).
-            if r_lo < c_lo[best]:
-                r_lo = c_lo[best]
-            if r_hi > c_hi[best]:
-                r_hi = c_hi[best]
-            if r_lo >= goal:
+            if r_lower < c_lower[best]:
+                r_lower = c_lower[best]
+            if r_upper > c_upper[best]:
+                r_upper = c_upper[best]
+            if r_lower >= goal:
                 r_pn, r_dn = 0, INF
-            elif r_hi < goal:
+            elif r_upper < goal:
                 r_pn, r_dn = INF, 0
-            c_lo[best], c_hi[best], c_pn[best], c_dn[best] = r_lo, r_hi, r_pn, r_dn
-        self._store(key, lo, hi, pn, dn, self.budget.nodes - start)
-        return lo, hi, pn, dn
+            c_lower[best], c_upper[best], c_pn[best], c_dn[best] = r_lower, r_upper, r_pn, r_dn
+        self._store(key, lower, upper, pn, dn, self.budget.nodes - start)
+        return lower, upper, pn, dn
 
-    def _store(self, key: Hashable, lo: float, hi: float, pn: int, dn: int, work: int) -> None:
+    def _store(
+        self, key: Hashable, lower: float, upper: float, pn: int, dn: int, work: int
+    ) -> None:
         table = self.table
         entry = table.get(key)
         if entry is not None:
             # Both intervals hold the value, so their intersection does too.
-            entry[0] = max(entry[0], lo)
-            entry[1] = min(entry[1], hi)
+            entry[0] = max(entry[0], lower)
+            entry[1] = min(entry[1], upper)
             entry[2], entry[3], entry[4] = pn, dn, self.question
             entry[5] += work
             return
         if len(table) >= self.capacity:
             self._collect()  # makes a new table
-        self.table[key] = [lo, hi, pn, dn, self.question, work]
+        self.table[key] = [lower, upper, pn, dn, self.question, work]
 
     def _collect(self) -> None:
         """Drops the entries with the least work: every entry at or below the median work."""
@@ -469,7 +468,7 @@ def _check_limits(limits: Limits, algorithm: str) -> None:
         )
 
 
-def _stats(engine: _Engine, budget: Budget, stopped_by: StopReason) -> SearchStats:
+def _stats(engine: _DFPNSearch, budget: Budget, stopped_by: StopReason) -> SearchStats:
     return SearchStats(
         nodes=budget.nodes,
         tt_hits=engine.tt_hits,
@@ -481,8 +480,10 @@ def _stats(engine: _Engine, budget: Budget, stopped_by: StopReason) -> SearchSta
 
 def _intervals(children: _Children) -> dict[int, Interval]:
     return {
-        action: Interval(lo, hi)
-        for action, lo, hi in zip(children.actions, children.lo, children.hi, strict=True)
+        action: Interval(lower, upper)
+        for action, lower, upper in zip(
+            children.actions, children.lower, children.upper, strict=True
+        )
     }
 
 
@@ -529,7 +530,7 @@ def pns(
     budget = Budget(limits, clock=clock)
     info = require_decision_state(state, "pns", TWO_PLAYER_ZERO_SUM)
     _check_limits(limits, "pns")
-    engine = _Engine(
+    engine = _DFPNSearch(
         state,
         budget,
         floor=info.min_utility,
@@ -541,10 +542,10 @@ def pns(
     # "value > 0" is "value >= the next float above 0"; "value >= 0" is itself.
     engine.ask(math.nextafter(0.0, math.inf) if settings.goal == "win" else 0.0)
     stopped_by: StopReason = "solved"
-    lo, hi = info.min_utility, info.max_utility
+    lower, upper = info.min_utility, info.max_utility
     try:
         budget.tick()  # the root
-        lo, hi, _, _ = engine.search_root(state)
+        lower, upper, _, _ = engine.search_root(state)
     except SearchStopped as stop:
         stopped_by = stop.reason
     children = engine.root_children
@@ -552,22 +553,23 @@ def pns(
     if children is None:  # stopped before the root was expanded
         action = state.legal_actions()[0]
         return SearchResult(
-            action=action, lower=lo, upper=hi, pv=(action,), stats=stats, bounds_on=GAME_VALUE
+            action=action, lower=lower, upper=upper, pv=(action,), stats=stats, bounds_on=GAME_VALUE
         )
-    lo, hi = max(children.lo), max(children.hi)  # the root is an attacker (MAX) node
+    lower, upper = max(children.lower), max(children.upper)  # the root is an attacker (MAX) node
     actions = children.actions
     if stopped_by == "solved":
         # A proving move when proved; otherwise the best proven bounds.
         index = max(
-            range(len(actions)), key=lambda i: (children.pn[i] == 0, children.lo[i], children.hi[i])
+            range(len(actions)),
+            key=lambda i: (children.pn[i] == 0, children.lower[i], children.upper[i]),
         )
     else:
         index = min(range(len(actions)), key=lambda i: (children.pn[i], -children.dn[i]))
     action = actions[index]
     return SearchResult(
         action=action,
-        lower=lo,
-        upper=hi,
+        lower=lower,
+        upper=upper,
         children=_intervals(children),
         pv=(action,),
         stats=stats,
@@ -584,8 +586,8 @@ def bounded_pns(
 ) -> SearchResult:
     """Bounded multi-outcome proof-number search (Saffidine & Cazenave 2012) from `state`.
 
-    Narrows the proven interval [lo, hi] of the root value, for the player to move, by df-pn
-    on the questions "value >= o" for terminal values o, until `hi - lo <= epsilon`.
+    Narrows the proven interval [lower, upper] of the root value, for the player to move, by df-pn
+    on the questions "value >= o" for terminal values o, until `upper - lower <= epsilon`.
 
     Args:
         state: A non-terminal decision state of a two-player zero-sum deterministic
@@ -619,7 +621,7 @@ def bounded_pns(
         raise ValueError(f"bounded_pns cannot play {info.description}: {outcome_reason(game)}")
     epsilon = float(settings.epsilon)
     check_epsilon(epsilon, info, "bounded_pns")
-    engine = _Engine(
+    engine = _DFPNSearch(
         state,
         budget,
         floor=outcomes[0],
@@ -629,14 +631,14 @@ def bounded_pns(
         capacity=settings.tt_capacity,
     )
     engine.stop_width = epsilon
-    lo, hi = outcomes[0], outcomes[-1]
+    lower, upper = outcomes[0], outcomes[-1]
     stopped_by: StopReason = "solved"
     try:
         budget.tick()  # the root
-        while hi - lo > epsilon:
-            engine.ask(_threshold(outcomes, lo, hi))
-            new_lo, new_hi, _, _ = engine.search_root(state)
-            lo, hi = max(lo, new_lo), min(hi, new_hi)
+        while upper - lower > epsilon:
+            engine.ask(_threshold(outcomes, lower, upper))
+            new_lower, new_upper, _, _ = engine.search_root(state)
+            lower, upper = max(lower, new_lower), min(upper, new_upper)
     except SearchStopped as stop:
         stopped_by = stop.reason
     children = engine.root_children
@@ -644,19 +646,19 @@ def bounded_pns(
     if children is None:
         action = state.legal_actions()[0]
         return SearchResult(
-            action=action, lower=lo, upper=hi, pv=(action,), stats=stats, bounds_on=GAME_VALUE
+            action=action, lower=lower, upper=upper, pv=(action,), stats=stats, bounds_on=GAME_VALUE
         )
-    lo, hi = max(children.lo), max(children.hi)
+    lower, upper = max(children.lower), max(children.upper)
     actions = children.actions
     index = max(
         range(len(actions)),
-        key=lambda i: (children.lo[i], children.hi[i], -children.pn[i], children.dn[i]),
+        key=lambda i: (children.lower[i], children.upper[i], -children.pn[i], children.dn[i]),
     )
     action = actions[index]
     return SearchResult(
         action=action,
-        lower=lo,
-        upper=hi,
+        lower=lower,
+        upper=upper,
         children=_intervals(children),
         pv=(action,),
         stats=stats,
@@ -664,8 +666,9 @@ def bounded_pns(
     )
 
 
-def _threshold(outcomes: tuple[float, ...], lo: float, hi: float) -> float:
-    """The outcome in (lo, hi] nearest the middle of [lo, hi] (the lower one on a tie)."""
-    middle = 0.5 * (lo + hi)
-    candidates = [value for value in outcomes if lo < value <= hi]
+def _threshold(outcomes: tuple[float, ...], lower: float, upper: float) -> float:
+    """The outcome in (lower, upper] nearest the middle of [lower, upper] (the lower one on a
+    tie)."""
+    middle = 0.5 * (lower + upper)
+    candidates = [value for value in outcomes if lower < value <= upper]
     return min(candidates, key=lambda value: (abs(value - middle), value))

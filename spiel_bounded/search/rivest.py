@@ -2,10 +2,10 @@
 Approximation", Artificial Intelligence 34, 1987) for two-player zero-sum deterministic games.
 
 The search grows an explicit partial tree from the root. Values are the root player's, mapped
-to be strictly positive as the generalized mean needs: a utility `u` in `[lo, hi]` becomes
-`v = 1 + (TOP - 1) (u - lo) / (hi - lo)`, so a loss is 1, a win `TOP` = 1023 (Rivest's static
-values lay in [1, 1023]) and any value is at least 1. A tip (a leaf of the partial tree) is
-valued by the evaluator, a terminal by its returns.
+to be strictly positive as the generalized mean needs: a utility `u` in the game's range
+`[umin, umax]` becomes `v = 1 + (TOP - 1) (u - umin) / (umax - umin)`, so a loss is 1, a win
+`TOP` = 1023 (Rivest's static values lay in [1, 1023]) and any value is at least 1. A tip (a
+leaf of the partial tree) is valued by the evaluator, a terminal by its returns.
 
 The generalized p-mean of n values is `M_p(a) = ((1/n) sum a_i^p)^(1/p)`: it tends to max as
 p -> +inf and to min as p -> -inf. A node where the root player moves (a max node) uses `q = p`,
@@ -82,14 +82,7 @@ REVERSE_BASE: Final = 0.05
 
 @dataclass(frozen=True, kw_only=True)
 class RivestSettings:
-    """Settings of min/max approximation.
-
-    Attributes:
-        mode: "reverse" (minimax values, Rivest's edge penalty) or "generalized" (p-mean
-            values and derivative weights).
-        p: The generalized mean's exponent (generalized mode).
-        max_nodes: Memory cap in tree nodes.
-    """
+    """Settings of min/max approximation."""
 
     mode: str = setting(
         "reverse",
@@ -112,8 +105,8 @@ class RivestSettings:
         check_fields(self)
 
 
-class Node:
-    """A node of the partial tree.
+class RivestNode:
+    """A node of the partial tree. `value` is the root player's, mapped to [1, TOP].
 
     Attributes:
         state: The position (dropped once expanded).
@@ -149,7 +142,7 @@ class Node:
         self.penalty = 0.0
         self.weight = 0.0
         self.actions: Sequence[int] = ()
-        self.children: Sequence[Node] = ()
+        self.children: Sequence[RivestNode] = ()
 
 
 def generalized_mean(values: list[float], q: float) -> float:
@@ -195,8 +188,8 @@ class MinMaxTree:
         """The inverse of `mapped`."""
         return self._low + (value - 1.0) / self._scale
 
-    def _leaf(self, state: pyspiel.State, depth: int) -> Node:
-        node = Node(state, state.current_player() == self.player, depth)
+    def _leaf(self, state: pyspiel.State, depth: int) -> RivestNode:
+        node = RivestNode(state, state.current_player() == self.player, depth)
         if state.is_terminal():
             node.value = self.mapped(state.returns()[self.player])
             node.solved = True
@@ -210,7 +203,7 @@ class MinMaxTree:
             node.penalty = math.inf  # at the depth limit: never expanded
         return node
 
-    def weight(self, parent: Node, child: Node) -> float:
+    def weight(self, parent: RivestNode, child: RivestNode) -> float:
         """The weight of the edge parent -> child (see the module docstring)."""
         if not self.generalized:
             return REVERSE_BASE + abs(math.log(parent.value) - math.log(child.value))
@@ -218,7 +211,7 @@ class MinMaxTree:
         count = len(parent.children)
         return math.log(count) - (q - 1.0) * (math.log(child.value) - math.log(parent.value))
 
-    def back_up(self, node: Node) -> None:
+    def back_up(self, node: RivestNode) -> None:
         """Recomputes an expanded node's value, solved flag, children's weights and penalty
         from its children."""
         children = node.children
@@ -242,7 +235,7 @@ class MinMaxTree:
 
     # -- search ----------------------------------------------------------------------------
 
-    def select(self) -> list[Node]:
+    def select(self) -> list[RivestNode]:
         """The path from the root to the tip of least penalty (root first)."""
         path = [self.root]
         node = self.root
@@ -251,7 +244,7 @@ class MinMaxTree:
             path.append(node)
         return path
 
-    def expand(self, tip: Node, budget: Budget) -> None:
+    def expand(self, tip: RivestNode, budget: Budget) -> None:
         """Generates all the tip's children (one budget tick each) and values them; a budget
         that runs out, or children that would overfill the tree, leave the tip as it was."""
         state = tip.state
@@ -284,7 +277,7 @@ class MinMaxTree:
         return values.index(max(values))
 
 
-def recompute(tree: MinMaxTree, node: Node | None = None) -> None:
+def recompute(tree: MinMaxTree, node: RivestNode | None = None) -> None:
     """Recomputes every value, weight and penalty below `node` (the root by default) from the
     tips up: the reference the incremental updates must match."""
     node = node or tree.root
@@ -379,7 +372,7 @@ def _found(tree: MinMaxTree, evaluator: Evaluator, state: pyspiel.State) -> Sear
     )
 
 
-def _principal_variation(root: Node, index: int) -> tuple[int, ...]:
+def _principal_variation(root: RivestNode, index: int) -> tuple[int, ...]:
     moves = [root.actions[index]]
     node = root.children[index]
     while node.children:

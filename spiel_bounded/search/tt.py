@@ -7,6 +7,9 @@ every depth at least `depth`, not only for `depth` itself (`usable`). A chance n
 keeps the bounds of each outcome (`outcomes`), so that a chance node met again with a wider window
 resumes from them instead of starting over (the q-state cache of the expectimax notes).
 
+Values are the maximizing player's (the player to move at the root of the one search call that
+owns the table; `search.alphabeta` makes a table per call).
+
 Entries are plain tuples, `(lower, upper, depth, move, horizon, outcomes)`: the engine unpacks
 them on its hot path, where building a named tuple per lookup would cost more than the lookup.
 """

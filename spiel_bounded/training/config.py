@@ -25,21 +25,7 @@ PROBABILITY: Final = Number(minimum=0.0, maximum=1.0)
 
 @dataclass(frozen=True, kw_only=True)
 class TrainConfig:
-    """Mini-batch training with early stopping.
-
-    Attributes:
-        batch_size: Positions per gradient step.
-        learning_rate: Adam's step size.
-        weight_decay: Decoupled weight decay (AdamW).
-        max_epochs: Passes over the training set at most.
-        patience: Epochs without a better validation loss before stopping.
-        validation_fraction: Share of the games (never of positions) held out for validation.
-        labelling: "outcome" (the game's final returns), "search" (the self-play bot's search
-            value at the position), or "mix" (`outcome_weight` of the first plus the rest of the
-            second; positions without a search value get the outcome).
-        outcome_weight: Weight of the outcome in "mix".
-        seed: Seed of the initialisation, the shuffling and the validation split.
-    """
+    """Mini-batch training with early stopping."""
 
     batch_size: int = setting(256, "positions per gradient step", POSITIVE_INT)
     learning_rate: float = setting(1e-3, "Adam step size", POSITIVE)
@@ -49,7 +35,11 @@ class TrainConfig:
     validation_fraction: float = setting(
         0.1, "share of games held out", Number(minimum=0.0, maximum=1.0, strict=True)
     )
+    # Held out for validation: games, never single positions.
     labelling: str = setting("mix", "outcome, search or mix", OneOf(LABELLINGS))
+    # "outcome": the game's final returns; "search": the self-play bot's search value at the
+    # position; "mix": `outcome_weight` of the first plus the rest of the second (positions
+    # without a search value get the outcome).
     outcome_weight: float = setting(0.5, "weight of the outcome in mix", FRACTION)
     seed: int = setting(0, "seed of initialisation, shuffling and split", SEED)
 
@@ -59,28 +49,20 @@ class TrainConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class DataConfig:
-    """Self-play that generates positions.
-
-    Attributes:
-        game: OpenSpiel game string.
-        games: Self-play games to play.
-        bot: Registered bot playing every seat.
-        bot_params: Its parameters.
-        opening_moves: Plies played uniformly at random at the start of each game.
-        epsilon: Probability that a move after the opening is uniformly random (the bot still
-            searches, so the position keeps its search value).
-        seed: Base seed; game i is seeded from (seed, i) (its chance, exploration and each
-            seat's bot seed), so a resumed run plays the same games when the bot has no time
-            limit. A `seed` in `bot_params` overrides the bots' seeds for every game.
-    """
+    """Self-play that generates positions."""
 
     game: str = setting("connect_four", "OpenSpiel game string", anything)
     games: int = setting(100, "self-play games", POSITIVE_INT)
     bot: str = setting("bounded_ab", "registered bot playing every seat", anything)
     bot_params: Mapping[str, Any] = field(default_factory=dict)
+    # The bot's parameters.
     opening_moves: int = setting(2, "random plies at the start", NON_NEGATIVE_INT)
     epsilon: float = setting(0.05, "probability of a random move", PROBABILITY)
+    # After the opening; the bot still searches, so the position keeps its search value.
     seed: int = setting(0, "base seed", SEED)
+    # Game i is seeded from (seed, i) (its chance, exploration and each seat's bot seed), so a
+    # resumed run plays the same games when the bot has no time limit. A `seed` in `bot_params`
+    # overrides the bots' seeds for every game.
 
     def __post_init__(self) -> None:
         check_fields(self)

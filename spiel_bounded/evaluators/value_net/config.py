@@ -13,18 +13,11 @@ MODEL_KINDS: Final = ("mlp", "conv")
 
 @dataclass(frozen=True, kw_only=True)
 class ModelConfig:
-    """The network's shape.
-
-    Attributes:
-        kind: "mlp" (dense layers over the observation) or "conv" (3x3 convolutions over a board
-            observation of shape (planes, rows, columns), then dense layers).
-        width: Units of each hidden dense layer.
-        depth: Hidden dense layers.
-        channels: Channels of each convolution ("conv" only).
-        conv_layers: Convolutions ("conv" only).
-    """
+    """The network's shape."""
 
     kind: str = setting("mlp", "mlp or conv (3x3 convolutions over a board)", OneOf(MODEL_KINDS))
+    # "mlp": dense layers over the observation; "conv": 3x3 convolutions over a board
+    # observation of shape (planes, rows, columns), then dense layers.
     width: int = setting(128, "units of each hidden dense layer", POSITIVE_INT)
     depth: int = setting(2, "hidden dense layers", NON_NEGATIVE_INT)
     channels: int = setting(32, "channels of each convolution (conv)", POSITIVE_INT)
