@@ -110,6 +110,7 @@ def _run(config: RunConfig, command: str) -> None:
             scheduler=_SCHEDULER.value,
             command=command,
             progress=lambda done, total: _bar(done, total, started, "self-play"),
+            on_wait=None if _QUIET.value else commandline.WaitingLine(sys.stderr),
         )
         print(f"played {played} games into {config.data_directory}")
     if _STAGE.value in ("all", "train"):

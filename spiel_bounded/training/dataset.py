@@ -175,8 +175,11 @@ def generate(
     scheduler: str | None = None,
     command: str = "",
     progress: Progress | None = None,
+    on_wait: Callable[[str], None] | None = None,
 ) -> int:
     """Plays the games of `config` not yet in `directory`; returns how many it played.
+
+    `on_wait` is called with a line to show while the Dask executor waits for a worker.
 
     Raises:
         ValueError: A bad config (unknown game or bot, bad parameters, a game without
@@ -188,7 +191,7 @@ def generate(
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    chosen = make_executor(executor, workers, scheduler)
+    chosen = make_executor(executor, workers, scheduler, on_wait=on_wait)
     check_data_config(config)
     root = Path(directory)
     with sigterm_stops_the_run(), locked(root):
