@@ -118,11 +118,14 @@ def start_cli(
     run: Sequence[Hashable] | None = None,
     marks: Path | None = None,
     cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    stderr: Path | None = None,
 ) -> subprocess.Popen[str]:
     """Starts scripts/SCRIPT with `args` in a new session (its own process group, whose id is
     its pid); with `run`, only the tasks of those keys run, the others block (see the module
-    docstring) and say so in `marks`."""
-    extra = {}
+    docstring) and say so in `marks`. `env` adds to the environment; `stderr` is a file to
+    write stderr into (default: a pipe)."""
+    extra = dict(env or {})
     if run is not None:
         assert marks is not None
         marks.mkdir(parents=True, exist_ok=True)
@@ -139,7 +142,7 @@ def start_cli(
         env=python_env(extra),
         start_new_session=True,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.PIPE if stderr is None else open(stderr, "w"),
         text=True,
     )
 
