@@ -85,7 +85,10 @@ def main(argv: Sequence[str]) -> None:
                 write_positions(config.positions_directory, position_set)
             command = " ".join([program, *(shlex.quote(arg) for arg in sys.argv[1:])])
             result = run_sweep(
-                config, on_progress=None if _QUIET.value else _Display(), command=command
+                config,
+                on_progress=None if _QUIET.value else _Display(),
+                command=command,
+                on_wait=None if _QUIET.value else commandline.WaitingLine(sys.stderr),
             )
             if result.settings_note:
                 sys.stderr.write(f"note: {result.settings_note}; they were run again\n")

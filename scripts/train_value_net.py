@@ -14,6 +14,7 @@ Training needs the jax extra: pip install 'spiel-bounded[jax]'. Exit status: 0 d
 
 from __future__ import annotations
 
+import logging
 import shlex
 import sys
 import time
@@ -51,6 +52,21 @@ def _bar(done: int, total: int, started: float, what: str) -> None:
     sys.stderr.flush()
 
 
+class _NoBackendProbe(logging.Filter):
+    """Drops JAX's INFO line `Unable to initialize backend 'tpu': ...`, which every run on a
+    machine without that accelerator printed: JAX then runs on the backends it found, and
+    `training.json` records which one (`backend`). Its warnings and errors are kept."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or not record.getMessage().startswith(
+            "Unable to initialize backend"
+        )
+
+
+def _quiet_backend_probe() -> None:
+    logging.getLogger("jax._src.xla_bridge").addFilter(_NoBackendProbe())
+
+
 def main(argv: Sequence[str]) -> None:
     if len(argv) > 1:
         raise app.UsageError(
@@ -64,8 +80,10 @@ def main(argv: Sequence[str]) -> None:
     try:
         with commandline.native_errors_said_once():  # OpenSpiel's line about a bad game string
             config = read_run_config(_CONFIG.value)
-    except ValueError as error:
-        raise app.UsageError(str(error), exitcode=commandline.USAGE_ERROR) from None
+    except ValueError as error:  # names the file and the [section] key: one line, no usage
+        sys.stderr.write(f"error: {error}\n")
+        sys.exit(commandline.USAGE_ERROR)
+    _quiet_backend_probe()
     if _GAMES.value is not None:
         config = replace(config, data=replace(config.data, games=_GAMES.value))
     command = "python " + shlex.join(sys.argv)
@@ -92,6 +110,7 @@ def _run(config: RunConfig, command: str) -> None:
             scheduler=_SCHEDULER.value,
             command=command,
             progress=lambda done, total: _bar(done, total, started, "self-play"),
+            on_wait=None if _QUIET.value else commandline.WaitingLine(sys.stderr),
         )
         print(f"played {played} games into {config.data_directory}")
     if _STAGE.value in ("all", "train"):

@@ -12,10 +12,11 @@ import os
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final, NoReturn
+from typing import Any, Final, NoReturn, TextIO
 
 from absl import app, flags
 
@@ -102,6 +103,29 @@ def native_errors_said_once() -> Iterator[None]:
             ]
             sys.stderr.write("".join(kept))
             sys.stderr.flush()
+
+
+class WaitingLine:
+    """Shows what a run is waiting for (e.g. `runs.dask_client`'s `on_wait`: no Dask worker is
+    connected yet) on a stream: redrawn in place on a terminal, else a line at once and then
+    one every `every` seconds."""
+
+    def __init__(self, stream: TextIO, *, every: float = 10.0) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.every = every
+        self.last = -float("inf")
+
+    def __call__(self, text: str) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K" + text)
+        else:
+            now = time.monotonic()
+            if now - self.last < self.every:
+                return
+            self.last = now
+            self.stream.write(text + "\n")
+        self.stream.flush()
 
 
 def exit_stopped(error: KeyboardInterrupt, kept: str) -> NoReturn:

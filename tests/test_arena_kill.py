@@ -22,6 +22,7 @@ import pytest
 from spiel_bounded.arena import GameStore, make_schedule, parse_config
 from spiel_bounded.arena.records import header_line
 from tests.arena_bots import BLOCK_ENV, BLOCKED_DIR_ENV, EXTRA_BOTS
+from tests.stoppable import assert_group_ends
 
 ROOT = Path(__file__).resolve().parents[1]
 DEADLINE = 120.0
@@ -160,6 +161,7 @@ def test_sigterm_and_ctrl_c_end_the_workers_keep_finished_games_and_resume(
         assert process.returncode == 128 + signum, stderr.decode()
         with pytest.raises(ProcessLookupError):
             os.kill(worker, 0)  # the blocked worker was ended, not left running
+        assert_group_ends(process.pid)  # nor any other process (resource tracker, ...)
     finally:
         with suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)

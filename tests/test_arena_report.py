@@ -391,3 +391,30 @@ def test_the_summary_names_the_bots_that_missed_their_time_target(tmp_path: Path
             GameStore(tmp_path).read_records(), ReportSettings(bootstrap=0)
         ).markdown
     )
+
+
+@pytest.mark.parametrize("reorder", ["reversed", "shuffled"])
+def test_the_report_depends_on_the_set_of_games_not_their_order_in_games_csv(
+    tmp_path: Path, reorder: str
+) -> None:
+    # A Dask run writes games.csv in the order games finish; the Elo bootstrap resampled the
+    # pairings in the order they first appeared, so identical games gave other intervals.
+    source = ROOT / "results" / "round_robin_experiments_q4_chance"
+    written = {}
+    for name in ("file_order", reorder):
+        directory = tmp_path / name
+        directory.mkdir()
+        (directory / "run.json").write_bytes((source / "run.json").read_bytes())
+        header, *rows = (source / "games.csv").read_text().splitlines(keepends=True)
+        if name == "reversed":
+            rows.reverse()
+        elif name == "shuffled":
+            np.random.default_rng(7).shuffle(rows)
+        (directory / "games.csv").write_text(header + "".join(rows))
+        report = report_from_directory(
+            directory, ReportSettings(anchor=None, bootstrap=200, seed=0), command="same"
+        )
+        written[name] = {path.name: path.read_bytes() for path in write_report(report, directory)}
+    assert written[reorder].keys() == written["file_order"].keys()
+    for file_name, data in written["file_order"].items():
+        assert written[reorder][file_name] == data, f"{file_name} depends on the row order"

@@ -27,6 +27,7 @@ from spiel_bounded.evaluators.value_net import (
     jax_available,
     load_checkpoint,
 )
+from spiel_bounded.evaluators.value_net.files import encode_json
 from spiel_bounded.evaluators.value_net.layout import layout_for
 from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import game_info
@@ -284,8 +285,24 @@ def test_run_config_errors_name_the_problem(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"unknown key.*widht.*accepted: kind"):
         read_run_config(path)
     path.write_text('[model]\nkind = "rnn"\n[output]\ndirectory = "a"\ndata_directory = "b"\n')
-    with pytest.raises(ValueError, match=r"ModelConfig\.kind"):
+    with pytest.raises(ValueError, match=r"\[model\] kind must be one of mlp, conv; got 'rnn'"):
         read_run_config(path)
+    path.write_text('[data]\nepsilon = 2\n[output]\ndirectory = "a"\ndata_directory = "b"\n')
+    with pytest.raises(ValueError, match=r"\[data\] epsilon must be"):
+        read_run_config(path)
+
+
+def test_a_config_error_is_one_line_naming_the_file_and_the_toml_key(tmp_path: Path) -> None:
+    path = tmp_path / "run.toml"
+    path.write_text('[model]\nkind = "x"\n[output]\ndirectory = "a"\ndata_directory = "b"\n')
+    script = Path(__file__).resolve().parents[1] / "scripts" / "train_value_net.py"
+    done = subprocess.run(
+        [sys.executable, str(script), f"--config={path}"], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"error: {str(path)!r}: [model] kind must be one of mlp, conv; got 'x'"
+    ]
 
 
 def test_dataset_and_config_errors_name_the_problem(tmp_path: Path) -> None:
@@ -416,4 +433,53 @@ def test_training_script_runs_and_resumes(tmp_path: Path) -> None:
     subprocess.run([*command, "--stage=generate", "--games=5"], check=True, capture_output=True)
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     assert "played 3 games" in done.stdout
+    # JAX's INFO line about the accelerators this machine lacks is not shown.
+    assert "Unable to initialize backend" not in done.stderr
     assert (tmp_path / "model" / "model.npz").is_file()
+
+
+def rewrite_game(path: Path, **members: Any) -> None:
+    """Rewrites a game file with its members changed (None: left out)."""
+    with np.load(path) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    for name, value in members.items():
+        if value is None:
+            arrays.pop(name, None)
+        else:
+            arrays[name] = value
+    np.savez(path.with_suffix(""), **arrays)  # savez appends .npz
+
+
+def test_a_game_made_with_other_bot_settings_never_counts_as_done(tmp_path: Path) -> None:
+    config = tiny_data(3)
+    generate(dataclasses.replace(config, games=2), tmp_path, executor="inline")
+    made = dataset_module.teacher(config)
+    assert made["bot_params"]["depth"] == 2 and "evaluator" in made["bot_params"]  # defaults
+    # Game 1 as a bot whose default depth was 3 would have made it (the config says nothing).
+    older = {**made, "bot_params": {**made["bot_params"], "depth": 3}}
+    game = tmp_path / "games" / "game_000001.npz"
+    rewrite_game(game, teacher=encode_json(older))
+    message = (
+        r"1 self-play game\(s\) .* other settings than the config's, so they cannot count as done "
+        r"\(game_000001\.npz\); game_000001\.npz: bot_params\.depth 3 in the game, 2 in the config"
+    )
+    with pytest.raises(ValueError, match=message):
+        generate(config, tmp_path, executor="inline")  # resume: the one check
+    with pytest.raises(ValueError, match=message):
+        assemble(tmp_path)  # the dataset read: the same check
+    game.unlink()
+    assert generate(config, tmp_path, executor="inline") == 2  # game 1 played again
+    assert assemble(tmp_path).meta["games"] == 3
+
+
+def test_games_written_before_they_carried_their_settings_still_count(tmp_path: Path) -> None:
+    # Migration: a game file without `teacher` counts as made with data.json's config, which a
+    # resumed run must equal (less `games`).
+    generate(tiny_data(2), tmp_path, executor="inline")
+    before = assemble(tmp_path)
+    for index in (0, 1):
+        rewrite_game(tmp_path / "games" / f"game_{index:06d}.npz", teacher=None)
+    assert generate(tiny_data(3), tmp_path, executor="inline") == 1
+    assert np.array_equal(assemble(tmp_path, games=2).features, before.features)
+    with pytest.raises(ValueError, match=r"another config .*epsilon"):
+        generate(tiny_data(3, epsilon=0.5), tmp_path, executor="inline")

@@ -334,6 +334,7 @@ def _main(argv: Sequence[str], program: str) -> None:
             retry_errors=_RETRY_ERRORS.value,
             on_progress=display,
             command=played,
+            on_wait=None if _QUIET.value else commandline.WaitingLine(sys.stderr),
         )
     except (ConfigError, StoreError) as error:
         sys.stderr.write(f"error: {error}\n")

@@ -338,8 +338,12 @@ def build_report(
     title: str = "Round-robin tournament",
     command: str | None = None,
     targets: Mapping[tuple[str, str], TimeTarget] | None = None,
+    games: Sequence[str] | None = None,
+    tables: Sequence[Sequence[str]] | None = None,
 ) -> Report:
-    """All tables and summary.md from game records.
+    """All tables and summary.md from game records: a function of the set of records, not of
+    their order in games.csv (a Dask run writes them in the order games finish): they are put in
+    `canonical_order` before anything is counted or resampled.
 
     `command` is a sentence (markdown) saying how the results and report were produced.
 
@@ -352,12 +356,14 @@ def build_report(
         command: How the results were produced, e.g. the commands (markdown), for summary.md.
         targets: The time per move each (game, bot label) was meant to take (`time_targets`);
             summary.md names the bots that missed theirs.
+        games: Game strings in config order (the order of the report's sections; games not
+            listed follow in alphabetical order).
+        tables: The config's explicit tables (`pairing = "tables"`), in config order.
     """
     records = latest(records)
-    seen = list(dict.fromkeys(label for record in records for label in record.seats))
-    order = [label for label in (order or []) if label in seen] + [
-        label for label in seen if label not in (order or [])
-    ]
+    seen = {label for record in records for label in record.seats}
+    order = [label for label in (order or []) if label in seen] + sorted(seen - set(order or []))
+    records = canonical_order(records, order, games, tables)
     pairings = pairing_table(records, order)
     games = list(dict.fromkeys(record.game for record in records))
     scores = {
@@ -374,6 +380,35 @@ def build_report(
     )
     markdown = _markdown(report, records, settings, games, scheduled, title, command)
     return replace(report, markdown=markdown)
+
+
+def canonical_order(
+    records: Sequence[GameRecord],
+    order: Sequence[str],
+    games: Sequence[str] | None = None,
+    tables: Sequence[Sequence[str]] | None = None,
+) -> list[GameRecord]:
+    """`records` (one per game id) sorted by game (in the order of `games`, then alphabetical),
+    table (in the order of `tables`, the config's explicit tables; then by its bots' places in
+    `order`), round and game id: the schedule's order within a game, whatever order the games
+    finished in. Every table, the bootstrap's draws and the sums behind the means follow this
+    order, so the report depends only on the set of records."""
+    game_rank = {game: index for index, game in enumerate(games or ())}
+    table_rank: dict[tuple[str, ...], int] = {}
+    for index, table in enumerate(tables or ()):
+        table_rank.setdefault(tuple(sorted(table)), index)
+    rank = {label: index for index, label in enumerate(order)}
+    return sorted(
+        records,
+        key=lambda record: (
+            game_rank.get(record.game, len(game_rank)),
+            record.game,
+            table_rank.get(tuple(sorted(record.seats)), len(table_rank)),
+            tuple(sorted(rank.get(label, len(rank)) for label in record.seats)),
+            record.round,
+            record.game_id,
+        ),
+    )
 
 
 def write_report(report: Report, directory: str | Path) -> list[Path]:
@@ -446,6 +481,8 @@ def report_from_directory(
         title=title,
         command=command,
         targets=time_targets(manifest.tournament) if manifest is not None else None,
+        games=manifest.tournament.get("games") if manifest is not None else None,
+        tables=manifest.tournament.get("tables") if manifest is not None else None,
     )
 
 

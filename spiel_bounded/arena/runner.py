@@ -100,6 +100,7 @@ def run_tournament(
     on_progress: Callable[[GameRecord, Progress], Any] | None = None,
     clock: Callable[[], float] = time.monotonic,
     command: str | None = None,
+    on_wait: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Plays every game of the config's schedule that games.csv does not hold finished yet.
 
@@ -125,6 +126,8 @@ def run_tournament(
         extra_bots: Factories of bots outside the registry (the same as given to
             `load_config`).
         on_progress: Called after each game is stored, with its record and the progress.
+        on_wait: Called with a line to show while the Dask executor waits for a worker (the
+            default executor only).
         clock: Seconds clock for progress (injectable for tests).
         command: How this run was started (the command line), kept in run.json
             (`Manifest.commands`) when the run has games to play, so that a report rebuilt
@@ -152,6 +155,7 @@ def run_tournament(
             on_progress=on_progress,
             clock=clock,
             command=command,
+            on_wait=on_wait,
         )
     return replace(result, stale_lock=lock.stale)
 
@@ -166,6 +170,7 @@ def _run(
     on_progress: Callable[[GameRecord, Progress], Any] | None,
     clock: Callable[[], float],
     command: str | None,
+    on_wait: Callable[[str], None] | None = None,
 ) -> RunResult:
     schedule = make_schedule(config.tournament, extra_bots)
     store = GameStore(config.run.output)
@@ -254,7 +259,9 @@ def _run(
 
         if pending:
             run = config.run
-            chosen = executor or make_executor(run.executor, run.workers, run.scheduler)
+            chosen = executor or make_executor(
+                run.executor, run.workers, run.scheduler, on_wait=on_wait
+            )
             chosen.run(TournamentJob(), pending, done)
 
     return RunResult(

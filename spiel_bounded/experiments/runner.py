@@ -188,8 +188,11 @@ def run_sweep(
     on_progress: Callable[[TaskRecord, Progress], Any] | None = None,
     command: str | None = None,
     clock: Callable[[], float] = time.monotonic,
+    on_wait: Callable[[str], None] | None = None,
 ) -> SweepResult:
     """Runs every task of `config` that OUTPUT/records.jsonl does not hold finished.
+
+    `on_wait` is called with a line to show while the Dask executor waits for a worker.
 
     Raises:
         ConfigChangedError: The output directory holds records of a config whose sets, runs or
@@ -199,7 +202,7 @@ def run_sweep(
         Terminated, KeyboardInterrupt: SIGTERM or Ctrl-C; every finished task is kept.
     """
     with sigterm_stops_the_run(), locked(config.run.output):
-        return _run(config, executor, on_progress, command, clock)
+        return _run(config, executor, on_progress, command, clock, on_wait)
 
 
 def _run(
@@ -208,6 +211,7 @@ def _run(
     on_progress: Callable[[TaskRecord, Progress], Any] | None,
     command: str | None,
     clock: Callable[[], float],
+    on_wait: Callable[[str], None] | None = None,
 ) -> SweepResult:
     directory = Path(config.run.output)
     manifest = _read_manifest(directory)
@@ -267,7 +271,9 @@ def _run(
 
         if pending:
             run = config.run
-            chosen = executor or make_executor(run.executor, run.workers, run.scheduler)
+            chosen = executor or make_executor(
+                run.executor, run.workers, run.scheduler, on_wait=on_wait
+            )
             chosen.run(SweepJob(), pending, done)
     return SweepResult(
         output=directory,

@@ -320,6 +320,14 @@ class DaskExecutor:
                         done(future.result())
                         future.release()
                         continue
+                    if future.status == "cancelled":
+                        # Not by us: the client lost its scheduler (killed, or the network
+                        # broke) and gave up reconnecting, which cancels every future.
+                        raise ClusterError(
+                            f"lost the Dask scheduler {self.scheduler or '(local)'}: the client "
+                            "could not reach it again and its tasks were cancelled; the tasks "
+                            "not finished run again on resume"
+                        )
                     error = future.exception()
                     future.release()
                     if type(error).__name__ != "KilledWorker":

@@ -67,8 +67,8 @@ class DataConfig:
     def __post_init__(self) -> None:
         check_fields(self)
         if not isinstance(self.game, str) or not self.game:
-            raise ValueError(f"data.game must be a game string, got {self.game!r}")
+            raise ValueError(f"[data] game must be a game string, got {self.game!r}")
         if not isinstance(self.bot, str) or not self.bot:
-            raise ValueError(f"data.bot must be a registered bot name, got {self.bot!r}")
+            raise ValueError(f"[data] bot must be a registered bot name, got {self.bot!r}")
         if not isinstance(self.bot_params, Mapping):
-            raise ValueError(f"data.bot_params must be a table, got {self.bot_params!r}")
+            raise ValueError(f"[data] bot_params must be a table, got {self.bot_params!r}")

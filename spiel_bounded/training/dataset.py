@@ -6,6 +6,15 @@ interrupted run loses no finished game and the next run plays only the missing o
 `assemble` merges the games into a `Dataset`: a position seen several times is kept once, in the
 first game that reached it, with its labels averaged over its occurrences, so that a split by
 game never puts the same position on both sides.
+
+Each game file carries what made it (`teacher`: the game, the bot with every parameter, defaults
+filled in, the opening moves, epsilon and the seed), as the arena's games.csv carries each
+game's parameter hash. `check_games` is the one check, applied by `generate` before it counts a
+game as done and by `assemble` before it reads one: a game made with other settings than the
+config's (a bot default changed since, say) is refused, naming what differs. Game files written
+before the field existed have none: they are taken as made with the config of `data.json`, which
+`generate` only resumes when it equals the current config (less `games`); a bot default changed
+since cannot be seen in them.
 """
 
 from __future__ import annotations
@@ -38,6 +47,8 @@ _GAMES_DIR: Final = "games"
 # The format name predates `training/`: kept, so datasets written before the move still load.
 _DATASET_FORMAT: Final = "spiel_bounded.value_net.dataset/1"
 _GAME_NAME: Final = re.compile(r"game_(\d+)\.npz")
+_TEACHER: Final = "teacher"
+"""The member of a game file that records what made it (`teacher`)."""
 
 Progress = Callable[[int, int], None]
 """Called with (games done, games in the run) after each finished game."""
@@ -75,7 +86,30 @@ def _game_path(directory: Path, index: int) -> Path:
     return directory / _GAMES_DIR / f"game_{index:06d}.npz"
 
 
-def _write_game(directory: Path, positions: GamePositions) -> None:
+def teacher(config: DataConfig) -> dict[str, Any]:
+    """What makes the games of `config` besides their index, as plain JSON values: the game, the
+    bot and all its parameters (defaults filled in; `seed` only when `bot_params` sets it, else
+    each game seeds its seats), opening moves, epsilon and the base seed."""
+    spec = registry.get_spec(config.bot)
+    params = dict(config.bot_params)
+    seeded = "seed" in spec.params and "seed" not in params
+    if seeded:
+        params["seed"] = 0
+    full = registry.check_params(spec, params)
+    if seeded:
+        del full["seed"]
+    made = {
+        "game": config.game,
+        "bot": config.bot,
+        "bot_params": full,
+        "opening_moves": config.opening_moves,
+        "epsilon": config.epsilon,
+        "seed": config.seed,
+    }
+    return json.loads(json.dumps(made, sort_keys=True, default=repr))
+
+
+def _write_game(directory: Path, positions: GamePositions, made_by: Mapping[str, Any]) -> None:
     target = _game_path(directory, positions.index)
     write_npz(
         target,
@@ -84,8 +118,71 @@ def _write_game(directory: Path, positions: GamePositions) -> None:
             "outcome": positions.outcome,
             "search": positions.search,
             "keys": positions.keys,
+            _TEACHER: encode_json(made_by),
         },
     )
+
+
+def _made_by(path: Path) -> dict[str, Any] | None:
+    """The `teacher` a game file carries (None: written before games carried it)."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            if _TEACHER not in archive.files:
+                return None
+            made: dict[str, Any] = decode_json(archive[_TEACHER])
+            return made
+    except Exception as error:
+        raise ValueError(
+            f"self-play game file {str(path)!r} is unreadable ({type(error).__name__}: {error}); "
+            "delete it and run the generation again to replay that game"
+        ) from None
+
+
+def _flat(settings: Mapping[str, Any]) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in settings.items():
+        if isinstance(value, Mapping):
+            flat.update({f"{key}.{inner}": item for inner, item in value.items()})
+        else:
+            flat[key] = value
+    return flat
+
+
+def check_games(directory: str | os.PathLike[str], config: DataConfig, indices: list[int]) -> None:
+    """`ValueError` unless every game `indices` of `directory` was made with `config`'s
+    settings (`teacher`); the message names the games and what differs. Games without the
+    record (older files) pass: see the module docstring."""
+    root = Path(directory)
+    wanted = _flat(teacher(config))
+    wrong: list[tuple[int, list[str]]] = []
+    for index in indices:
+        made = _made_by(_game_path(root, index))
+        if made is None:
+            continue
+        found = _flat(made)
+        keys = sorted(key for key in set(found) | set(wanted) if found.get(key) != wanted.get(key))
+        if keys:
+            wrong.append((index, keys))
+    if not wrong:
+        return
+    index, keys = wrong[0]
+    found = _flat(_made_by(_game_path(root, index)) or {})
+    differs = "; ".join(
+        f"{key} {_shown(found, key)} in the game, {_shown(wanted, key)} in the config"
+        for key in keys
+    )
+    names = ", ".join(_game_path(root, index).name for index, _ in wrong[:3])
+    more = f" and {len(wrong) - 3} more" if len(wrong) > 3 else ""
+    raise ValueError(
+        f"{len(wrong)} self-play game(s) in {str(root)!r} were played with other settings than "
+        f"the config's, so they cannot count as done ({names}{more}); "
+        f"{_game_path(root, index).name}: {differs}. Delete them to play them again with these "
+        "settings, or use another directory"
+    )
+
+
+def _shown(settings: Mapping[str, Any], key: str) -> str:
+    return repr(settings[key]) if key in settings else "(absent)"
 
 
 def _read_game(path: Path) -> dict[str, np.ndarray]:
@@ -175,8 +272,11 @@ def generate(
     scheduler: str | None = None,
     command: str = "",
     progress: Progress | None = None,
+    on_wait: Callable[[str], None] | None = None,
 ) -> int:
     """Plays the games of `config` not yet in `directory`; returns how many it played.
+
+    `on_wait` is called with a line to show while the Dask executor waits for a worker.
 
     Raises:
         ValueError: A bad config (unknown game or bot, bad parameters, a game without
@@ -188,13 +288,15 @@ def generate(
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    chosen = make_executor(executor, workers, scheduler)
+    chosen = make_executor(executor, workers, scheduler, on_wait=on_wait)
     check_data_config(config)
     root = Path(directory)
     with sigterm_stops_the_run(), locked(root):
         _check_config(root, config, command)
         (root / _GAMES_DIR).mkdir(parents=True, exist_ok=True)
         done = set(finished_games(root))
+        check_games(root, config, sorted(done))
+        made_by = teacher(config)
         todo = [index for index in range(config.games) if index not in done]
         finished = config.games - len(todo)
         failures: list[GameFailure] = []
@@ -206,7 +308,7 @@ def generate(
             if isinstance(record, GameFailure):
                 failures.append(record)
                 return
-            _write_game(root, record)
+            _write_game(root, record, made_by)
             finished += 1
             if progress is not None:
                 progress(finished, config.games)
@@ -229,6 +331,7 @@ def assemble(directory: str | os.PathLike[str], *, games: int | None = None) -> 
     indices = [index for index in finished_games(root) if games is None or index < games]
     if not indices:
         raise ValueError(f"no finished self-play game in {str(root)!r}")
+    check_games(root, config, indices)
     game = load_game(config.game)
     first: dict[str, int] = {}
     rows: list[np.ndarray] = []

@@ -6,7 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from spiel_bounded.params import NON_NEGATIVE_INT, POSITIVE_INT, OneOf, check_fields, setting
+from spiel_bounded.params import (
+    NON_NEGATIVE_INT,
+    POSITIVE_INT,
+    OneOf,
+    check_fields,
+    declared,
+    setting,
+)
 
 MODEL_KINDS: Final = ("mlp", "conv")
 
@@ -28,7 +35,9 @@ class ModelConfig:
 
 
 def from_mapping(settings_type: type, values: Mapping[str, Any], section: str) -> Any:
-    """`settings_type(**values)`, refusing unknown keys with the list of accepted ones."""
+    """`settings_type(**values)` for the TOML table `[section]`: an unknown key is refused with
+    the list of accepted ones, a refused value as `[section] key must be ...; got ...` (the
+    table and key the user wrote, not the class and field)."""
     names = [item.name for item in fields(settings_type)]
     unknown = sorted(set(values) - set(names))
     if unknown:
@@ -36,6 +45,13 @@ def from_mapping(settings_type: type, values: Mapping[str, Any], section: str) -
             f"unknown key(s) {', '.join(map(repr, unknown))} in [{section}]; "
             f"accepted: {', '.join(names)}"
         )
+    params = declared(settings_type)
+    for name, value in values.items():
+        if name in params:
+            try:
+                params[name].check(value)
+            except ValueError as error:
+                raise ValueError(f"[{section}] {name} {error}") from None
     return settings_type(**values)
 
 
