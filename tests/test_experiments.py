@@ -147,7 +147,7 @@ def test_realised_error_never_exceeds_epsilon(
         f"bounded_random_tree(branching={branching},depth={depth},"
         f"chance={1.0 if chance else 0.0}{',' + values if values else ''})"
     )
-    params = {"nodes": 200_000} if algorithm in ("babmcts", "bounded_pns") else {"depth": 100}
+    params = {"nodes": 200_000} if algorithm in ("babmcts", "bounded_pns") else {}
     if algorithm == "babmcts":
         params["simulations"] = 1_000_000
     task = tree_task(algorithm, game, fraction, seed, **params)

@@ -226,10 +226,13 @@ class SearchSpec:
         return {**head, **self.limits, **evaluator, **settings, **self.keywords, **SEED_PARAM}
 
     def bind(
-        self, game: pyspiel.Game, params: Mapping[str, Any]
+        self, game: pyspiel.Game, params: Mapping[str, Any], *, limits: Limits | None = None
     ) -> Callable[[pyspiel.State], SearchResult]:
-        """The search with checked `params` applied: a state in, a `SearchResult` out."""
-        arguments: dict[str, Any] = {"limits": self.limits_of(params)}
+        """The search with checked `params` applied: a state in, a `SearchResult` out.
+
+        `limits` replaces the limits of `params` (`limits_of`) when given: a measurement
+        searches with exactly the limits it states, none meaning none."""
+        arguments: dict[str, Any] = {"limits": limits or self.limits_of(params)}
         if self.settings is not None:
             arguments["settings"] = self.settings(**pick(self.settings, params))
         if self.evaluator:

@@ -337,8 +337,7 @@ def parse_sweep_config(
 
 
 def _check_run_on_set(spec: RunSpec, position_set: PositionSet, fail: Any) -> None:
-    """Refuses a game the algorithm cannot search, unknown parameters, invalid values, and a
-    run that would search for the bot's default time (its records would depend on the machine)."""
+    """Refuses a game the algorithm cannot search, unknown parameters and invalid values."""
     where = f"[[runs]] {spec.label}"
     game = load_game(position_set.game_string(0))
     reasons = get_spec(spec.algorithm).reasons_against(game_info(game))
@@ -359,19 +358,10 @@ def _check_run_on_set(spec: RunSpec, position_set: PositionSet, fail: Any) -> No
     search = swept_search(spec.algorithm)
     try:
         settings = task_settings(spec.algorithm, params, 0.0)
-        limits = search.limits_of(settings)
         if search.evaluator:
             evaluator_from(game, settings, auto=search.auto_evaluator)
     except (ValueError, TypeError) as error:
         raise fail(f"{where} on set {position_set.name}", str(error)) from None
-    if limits.seconds is not None and settings.get("seconds") is None:
-        given = ", ".join(name for name in ("depth", "nodes") if name in accepted)
-        raise fail(
-            f"{where} on set {position_set.name}",
-            f"no limit: {spec.algorithm} would think its default {limits.seconds:g} s, and the "
-            f"records would depend on the machine; give {given} or seconds (a depth beyond "
-            "the game's length searches to the end)",
-        )
 
 
 def _run_section(table: Mapping[str, Any], fail: Any) -> RunSettings:

@@ -2,9 +2,10 @@
 
 An algorithm is a registered bot whose search takes an epsilon (`swept_algorithms`). Its search
 is called once, through the bot's own `SearchSpec` (`bots.spec`): the same parameters with the
-same defaults as the bot, without the bot's move choice or kept tree. Seconds are process time
-of the search call (`time.process_time`), so other processes on the machine do not inflate
-them; wall time is recorded too. The realised error is computed by the report, against a
+same defaults as the bot, without the bot's move choice or kept tree, and with the limits the
+run gives (none: to the end; `task_limits`). Seconds are process time of the search call
+(`time.process_time`), so other processes on the machine do not inflate them; wall time is
+recorded too. The realised error is computed by the report, against a
 reference recorded by other tasks: for the fixed-depth searches (`bounded_ab`, `bounded_star1`,
 `bounded_star2`, `paranoid`, `mp_mix`) the epsilon-0 search of the same run and position (the
 exact depth-limited value); for the searches that run to prove the root (`babmcts`,
@@ -84,6 +85,13 @@ def task_settings(algorithm: str, params: Mapping[str, Any], epsilon: float) -> 
     if "epsilon" in params:
         raise ValueError("epsilon is swept ([sweep] epsilon_fractions), not a parameter")
     return checked(search.params, {**params, "epsilon": epsilon}, f"algorithm {algorithm!r}")
+
+
+def task_limits(settings: Mapping[str, Any]) -> Limits:
+    """The limits a task states, a limit it does not give being none: a sweep measures a search
+    to the end where its run gives no limit (the bots' `DEFAULT_SECONDS` per move when none is
+    given is a rule for playing, not for measuring)."""
+    return Limits(**{name: settings.get(name) for name in ("depth", "nodes", "seconds")})
 
 
 def settings_hash(algorithm: str, settings: Mapping[str, Any]) -> str:
@@ -297,7 +305,9 @@ def run_task(task: Task) -> TaskRecord:
         if task.algorithm == EXACT:
             value = exact_value(state)
             return record(**no_search, stopped_by="solved", lower=value, upper=value, proved=True)
-        search = swept_search(task.algorithm).bind(state.get_game(), task.settings)
+        search = swept_search(task.algorithm).bind(
+            state.get_game(), task.settings, limits=task_limits(task.settings)
+        )
         result = search(state)
     except Exception:
         return error_record(
