@@ -444,6 +444,77 @@ def test_the_committed_networks_run_compiled_as_in_numpy(name: str) -> None:
         assert np.abs(np.subtract(compiled.evaluate(state), reference.evaluate(state))).max() < 1e-6
 
 
+@needs_numba
+@pytest.mark.parametrize(
+    ("name", "model", "plies"),
+    [
+        ("connect_four", ModelConfig(width=32, depth=2), 30),
+        ("connect_four", ModelConfig(kind="conv", channels=4, conv_layers=1, width=8), 30),
+        ("connect_four(rows=5,columns=6,x_in_row=3)", ModelConfig(width=16, depth=1), 12),
+        # No line of 4 fits: every full board is a draw.
+        ("connect_four(rows=3,columns=3,x_in_row=4)", ModelConfig(width=8, depth=0), 9),
+    ],
+)
+def test_children_from_the_parent_equal_evaluate_on_the_child(
+    name: str, model: ModelConfig, plies: int, tmp_path: Path
+) -> None:
+    """Every move of many positions, for both players, terminal children (wins, draws on
+    full boards) included."""
+    game = pyspiel.load_game(name)
+    path = write_checkpoint(tmp_path / "n.npz", game, model, seed=4, trained_scale=True)
+    evaluator = ValueNetEvaluator(game, path, engine="compiled")
+    assert evaluator.child_leaves is not None
+    terminal = 0
+    for state in random_positions(game, 150, plies=(0, plies), seed=21):
+        for player in (0, 1):
+            leaves = evaluator.child_leaves(state, player)
+            for move in state.legal_actions():
+                child = state.child(move)
+                if child.is_terminal():
+                    expected = (child.player_return(player), True)
+                    terminal += 1
+                else:
+                    expected = (evaluator.evaluate(child)[player], False)
+                assert leaves(move) == expected, (str(state), move, player)
+    assert terminal > 10
+
+
+@needs_numba
+def test_a_search_is_the_same_with_and_without_children_from_the_parent(tmp_path: Path) -> None:
+    from spiel_bounded import Limits, bounded_ab
+
+    game = pyspiel.load_game("connect_four")
+    path = write_checkpoint(tmp_path / "n.npz", game, ModelConfig(width=16, depth=2), seed=2)
+    evaluator = ValueNetEvaluator(game, path, engine="compiled")
+
+    class WithoutChildren:  # the same network, leaves built and evaluated one by one
+        name = evaluator.name
+        evaluate = evaluator.evaluate
+        leaf_value = evaluator.leaf_value
+
+    for state in random_positions(game, 4, plies=(2, 12), seed=5):
+        fast = bounded_ab(state, evaluator=evaluator, limits=Limits(depth=5))
+        slow = bounded_ab(state, evaluator=WithoutChildren(), limits=Limits(depth=5))
+        assert (fast.lower, fast.upper, fast.action, fast.stats.nodes) == (
+            slow.lower,
+            slow.upper,
+            slow.action,
+            slow.stats.nodes,
+        )
+
+
+def test_only_connect_four_has_children_from_the_parent(tmp_path: Path) -> None:
+    game = pyspiel.load_game("tic_tac_toe")
+    path = write_checkpoint(tmp_path / "n.npz", game, ModelConfig(width=4, depth=1))
+    assert ValueNetEvaluator(game, path).child_leaves is None
+    game = pyspiel.load_game("connect_four")
+    path = write_checkpoint(tmp_path / "c.npz", game, ModelConfig(width=4, depth=1))
+    assert ValueNetEvaluator(game, path, engine="numpy").child_leaves is None
+    game = pyspiel.load_game("connect_four(egocentric_obs_tensor=true)")
+    path = write_checkpoint(tmp_path / "e.npz", game, ModelConfig(width=4, depth=1))
+    assert ValueNetEvaluator(game, path).child_leaves is None
+
+
 def test_an_unknown_engine_is_refused(tmp_path: Path) -> None:
     game = pyspiel.load_game("tic_tac_toe")
     path = write_checkpoint(tmp_path / "n.npz", game, ModelConfig(width=4, depth=1))

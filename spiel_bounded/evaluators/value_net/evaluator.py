@@ -10,12 +10,14 @@ from typing import Final
 import numpy as np
 import pyspiel
 
+from spiel_bounded.evaluators.base import ChildLeaves
 from spiel_bounded.evaluators.value_net.checkpoint import (
     Checkpoint,
     checkpoint_file,
     load_checkpoint,
 )
-from spiel_bounded.evaluators.value_net.compiled import CompiledNetwork, numba_available
+from spiel_bounded.evaluators.value_net.children import connect_four_children
+from spiel_bounded.evaluators.value_net.compiled import CompiledNetwork, forward, numba_available
 from spiel_bounded.evaluators.value_net.extra import jax_available
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.layout import Layout, layout_for
@@ -85,17 +87,27 @@ class ValueNetEvaluator:
         self.engine = "compiled" if compiled else "numpy"
         self.raw: Callable[[pyspiel.State], np.ndarray] = self._numpy_raw
         if compiled:
-            network = CompiledNetwork(self.layout, self.checkpoint.params)
-            observe, observation, forward = (
-                self._features.observe,
-                self._features.observation,
-                network.raw,
-            )
+            packed = CompiledNetwork(self.layout, self.checkpoint.params).packed
+            weights, dims, work, result = packed.weights, packed.dims, packed.work, packed.result
+            observe, observation = self._features.observe, self._features.observation
 
             def compiled_raw(state: pyspiel.State) -> np.ndarray:
-                return forward(observation, observe(state))
+                forward(observation, observe(state), weights, dims, work)
+                return result
 
             self.raw = compiled_raw
+            params = game.get_parameters()
+            if game.get_type().short_name == "connect_four" and not params.get(
+                "egocentric_obs_tensor", False
+            ):  # an egocentric observation is not the parent's with one piece added
+                self.child_leaves = connect_four_children(
+                    game, self._features, weights, dims, work, result, self.form
+                )
+
+    child_leaves: ChildLeaves | None = None
+    """connect_four with the compiled engine (else None): `child_leaves(state, player)(move)`
+    is `(value, terminal)` of the child for `player`, without building it
+    (`children.connect_four_children`); searches use it at their depth limit."""
 
     def _numpy_raw(self, state: pyspiel.State) -> np.ndarray:
         self._write(state)
