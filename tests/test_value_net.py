@@ -453,6 +453,8 @@ def test_the_committed_networks_run_compiled_as_in_numpy(name: str) -> None:
         ("connect_four(rows=5,columns=6,x_in_row=3)", ModelConfig(width=16, depth=1), 12),
         # No line of 4 fits: every full board is a draw.
         ("connect_four(rows=3,columns=3,x_in_row=4)", ModelConfig(width=8, depth=0), 9),
+        ("tic_tac_toe", ModelConfig(kind="conv", channels=3, conv_layers=2, width=8), 9),
+        ("tic_tac_toe", ModelConfig(width=16, depth=2), 9),
     ],
 )
 def test_children_from_the_parent_equal_evaluate_on_the_child(
@@ -503,16 +505,15 @@ def test_a_search_is_the_same_with_and_without_children_from_the_parent(tmp_path
         )
 
 
-def test_only_connect_four_has_children_from_the_parent(tmp_path: Path) -> None:
-    game = pyspiel.load_game("tic_tac_toe")
-    path = write_checkpoint(tmp_path / "n.npz", game, ModelConfig(width=4, depth=1))
-    assert ValueNetEvaluator(game, path).child_leaves is None
+def test_children_from_the_parent_only_where_a_move_places_one_piece(tmp_path: Path) -> None:
+    model = ModelConfig(width=4, depth=1)
+    for name in ("breakthrough(rows=5,columns=5)", "connect_four(egocentric_obs_tensor=true)"):
+        game = pyspiel.load_game(name)
+        path = write_checkpoint(tmp_path / "n.npz", game, model)
+        assert ValueNetEvaluator(game, path).child_leaves is None, name
     game = pyspiel.load_game("connect_four")
-    path = write_checkpoint(tmp_path / "c.npz", game, ModelConfig(width=4, depth=1))
+    path = write_checkpoint(tmp_path / "c.npz", game, model)
     assert ValueNetEvaluator(game, path, engine="numpy").child_leaves is None
-    game = pyspiel.load_game("connect_four(egocentric_obs_tensor=true)")
-    path = write_checkpoint(tmp_path / "e.npz", game, ModelConfig(width=4, depth=1))
-    assert ValueNetEvaluator(game, path).child_leaves is None
 
 
 def test_an_unknown_engine_is_refused(tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ no observation written by pyspiel. The child's input is exactly what `Features.o
 for the child, and the forward pass is the same compiled function, so a value equals
 `evaluate(child)[player]` to the last bit (the tests check every move of many positions).
 
-Games: connect_four (any rows, columns and x_in_row); the others have no such path (None).
+Games: connect_four (any rows, columns and x_in_row, absolute observation) and tic_tac_toe;
+the others have no such path (None).
 """
 
 from __future__ import annotations
@@ -24,40 +25,43 @@ from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.outputs import OutputForm
 
 NOT_TERMINAL, MOVER_WINS, DRAW = 0, 1, 2
+# The fields of a game's `shape` array for `_placement_child`.
+ROWS, COLUMNS, IN_ROW, GRAVITY, EMPTY_PLANE, PLANE_OF_0, PLANE_OF_1 = range(7)
 
 
-def _connect_four_child(
+def _placement_child(
     observation: np.ndarray,
     mover: int,
-    column: int,
-    rows: int,
-    columns: int,
-    x_in_row: int,
+    move: int,
+    shape: np.ndarray,
     weights: np.ndarray,
     dims: np.ndarray,
     work: np.ndarray,
 ) -> int:
-    """Drops `mover`'s piece in `column` of the board `observation` (planes: player 0, player 1,
-    empty; row 0 at the bottom): `MOVER_WINS` or `DRAW` when the child is terminal, else
-    `NOT_TERMINAL` with the network's raw outputs for the child in `work` (`observation` is
-    restored before returning)."""
+    """Places `mover`'s piece for `move` on the board `observation` (one plane per player and
+    one of empty cells, row 0 first; with `GRAVITY`, `move` is a column and the piece drops to
+    its lowest empty cell, else `move` is the cell): `MOVER_WINS` (`IN_ROW` in a line) or
+    `DRAW` (the board full) when the child is terminal, else `NOT_TERMINAL` with the network's
+    raw outputs for the child in `work` (`observation` is restored before returning)."""
+    rows, columns, in_row = shape[ROWS], shape[COLUMNS], shape[IN_ROW]
     cells = rows * columns
-    empty = 2 * cells
-    row = 0
-    while observation[empty + row * columns + column] == 0.0:
-        row += 1
-    pieces = mover * cells
+    empty = shape[EMPTY_PLANE] * cells
+    pieces = (shape[PLANE_OF_0] if mover == 0 else shape[PLANE_OF_1]) * cells
+    if shape[GRAVITY]:
+        row, column = 0, move
+        while observation[empty + row * columns + column] == 0.0:
+            row += 1
+    else:
+        row, column = move // columns, move % columns
     for step_row, step_column in ((0, 1), (1, 0), (1, 1), (1, -1)):
         count = 1
         for sign in (1, -1):
             r, c = row + sign * step_row, column + sign * step_column
-            while (
-                0 <= r < rows and 0 <= c < columns and observation[pieces + r * columns + c] != 0.0
-            ):
+            while 0 <= r < rows and 0 <= c < columns and observation[pieces + r * columns + c]:
                 count += 1
                 r += sign * step_row
                 c += sign * step_column
-        if count >= x_in_row:
+        if count >= in_row:
             return MOVER_WINS
     free = 0
     for cell in range(cells):
@@ -74,11 +78,24 @@ def _connect_four_child(
 
 
 if numba is not None:
-    _connect_four_child = numba.njit(cache=True, nogil=True)(_connect_four_child)
+    _placement_child = numba.njit(cache=True, nogil=True)(_placement_child)
 
 
-def connect_four_children(
+def placement_shape(game: pyspiel.Game) -> np.ndarray | None:
+    """The `shape` of a game whose moves place one piece (connect_four, tic_tac_toe) and whose
+    observation is absolute (the same planes whoever observes), else None."""
+    name, params = game.get_type().short_name, game.get_parameters()
+    if name == "connect_four" and not params.get("egocentric_obs_tensor", False):
+        rows, columns, in_row = params["rows"], params["columns"], params["x_in_row"]
+        return np.asarray([rows, columns, in_row, 1, 2, 0, 1], np.int64)
+    if name == "tic_tac_toe":
+        return np.asarray([3, 3, 3, 0, 0, 2, 1], np.int64)
+    return None
+
+
+def placement_children(
     game: pyspiel.Game,
+    shape: np.ndarray,
     features: Features,
     weights: np.ndarray,
     dims: np.ndarray,
@@ -86,10 +103,8 @@ def connect_four_children(
     result: np.ndarray,
     form: OutputForm,
 ) -> Callable[[pyspiel.State, int], Callable[[int], tuple[float, bool]]]:
-    """The `child_leaves` of a compiled network on connect_four (`form` "mirror")."""
-    params = game.get_parameters()
-    rows, columns = int(params["rows"]), int(params["columns"])
-    x_in_row = int(params["x_in_row"])
+    """The `child_leaves` of a compiled network on a game of `placement_shape` (two players,
+    zero-sum: `form` "mirror")."""
     high, low = float(game.max_utility()), float(game.min_utility())
     mid = 0.5 * form.total
     half = min(form.high - mid, mid - form.low)
@@ -104,12 +119,10 @@ def connect_four_children(
         win = high if player == mover else low
 
         def leaf(move: int) -> tuple[float, bool]:
-            code = _connect_four_child(
-                parent, mover, move, rows, columns, x_in_row, weights, dims, work
-            )
+            code = _placement_child(parent, mover, move, shape, weights, dims, work)
             if code == NOT_TERMINAL:
                 return mid + sign * (half * tanh(float(result[0]))), False
-            return (win if code == MOVER_WINS else 0.0), True
+            return (win if code == MOVER_WINS else mid), True
 
         return leaf
 
