@@ -23,7 +23,7 @@ from spiel_bounded.evaluators.value_net import ValueNetEvaluator
 from spiel_bounded.evaluators.value_net.compiled import numba_available
 from spiel_bounded.testing import random_positions
 
-_POSITIONS = flags.DEFINE_integer("value_net_positions", 6, "connect_four search positions.")
+_POSITIONS = flags.DEFINE_integer("value_net_positions", 24, "connect_four search positions.")
 _DEPTH = flags.DEFINE_integer("value_net_depth", 7, "connect_four search depth.")
 _LEAVES = flags.DEFINE_integer("value_net_leaves", 300, "Positions timed per game in (a).")
 _SEED = flags.DEFINE_integer("value_net_seed", 2026, "Seed of the positions.")
@@ -40,20 +40,24 @@ def _evaluators(game: pyspiel.Game) -> dict[str, Evaluator]:
     return chosen
 
 
-def _median(run: Callable[[], object], repeats: int) -> float:
-    times = []
+def _interleaved(runs: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
+    """Median process seconds of each run, the runs taking turns `repeats` times (so a change
+    of the machine's speed during the measurement falls on all of them alike)."""
+    times: dict[str, list[float]] = {label: [] for label in runs}
     for _ in range(repeats):
-        started = time.process_time()
-        run()
-        times.append(time.process_time() - started)
-    return statistics.median(times)
+        for label, run in runs.items():
+            started = time.process_time()
+            run()
+            times[label].append(time.process_time() - started)
+    return {label: statistics.median(values) for label, values in times.items()}
 
 
 def _leaves(repeats: int) -> list[str]:
     lines = [
         "### (a) One leaf: microseconds per `evaluate` (process time)",
         "",
-        f"{_LEAVES.value} positions per game (seed {_SEED.value}); median of {repeats} passes.",
+        f"{_LEAVES.value} positions per game (seed {_SEED.value}); median of {repeats} passes, "
+        "the evaluators taking turns.",
         "",
         "| game | evaluator | us per leaf | x heuristic |",
         "|---|---|---:|---:|",
@@ -61,15 +65,19 @@ def _leaves(repeats: int) -> list[str]:
     for name in GAMES:
         game = pyspiel.load_game(name)
         states = random_positions(game, _LEAVES.value, plies=(0, 40), seed=_SEED.value)
-        costs = {}
-        for label, evaluator in _evaluators(game).items():
-            evaluator.evaluate(states[0])  # compiles, fills no memo that matters
+        evaluators = _evaluators(game)
+        for evaluator in evaluators.values():
+            evaluator.evaluate(states[0])  # compiles
 
-            def run(evaluator: Evaluator = evaluator) -> None:
+        def timed(evaluator: Evaluator, states: list = states) -> Callable[[], None]:
+            def run() -> None:
                 for state in states:
                     evaluator.evaluate(state)
 
-            costs[label] = _median(run, repeats) / len(states) * 1e6
+            return run
+
+        seconds = _interleaved({label: timed(e) for label, e in evaluators.items()}, repeats)
+        costs = {label: value / len(states) * 1e6 for label, value in seconds.items()}
         for label, cost in costs.items():
             ratio = cost / costs["heuristic"]
             lines.append(f"| {name} | {label} | {cost:.2f} | {ratio:.2f} |")
@@ -84,29 +92,33 @@ def _search(repeats: int) -> list[str]:
         f"### (b) `bounded_ab` at depth {_DEPTH.value} on connect_four",
         "",
         f"{_POSITIONS.value} positions (4 to 12 plies, seed {_SEED.value}), epsilon 0, default "
-        f"settings; process seconds, median of {repeats} runs of the whole set.",
+        f"settings; process seconds, median of {repeats} runs of the whole set, the evaluators "
+        "taking turns.",
         "",
         "| evaluator | nodes | seconds | nodes/s | x heuristic's rate |",
         "|---|---:|---:|---:|---:|",
     ]
-    rates = {}
-    for label, evaluator in _evaluators(game).items():
-        nodes = 0
+    nodes: dict[str, int] = {}
 
-        def run(evaluator: Evaluator = evaluator) -> None:
-            nonlocal nodes
-            nodes = sum(
+    def timed(label: str, evaluator: Evaluator) -> Callable[[], None]:
+        def run() -> None:
+            nodes[label] = sum(
                 bounded_ab(
                     state, evaluator=evaluator, limits=limits, settings=AlphaBetaSettings()
                 ).stats.nodes
                 for state in states
             )
 
-        seconds = _median(run, repeats)
-        rates[label] = nodes / seconds
+        return run
+
+    evaluators = _evaluators(game)
+    seconds = _interleaved({label: timed(label, e) for label, e in evaluators.items()}, repeats)
+    rates = {label: nodes[label] / seconds[label] for label in evaluators}
+    for label in evaluators:
         ratio = rates[label] / rates["heuristic"]
         lines.append(
-            f"| {label} | {nodes:,} | {seconds:.2f} | {rates[label]:,.0f} | {ratio:.2f} |"
+            f"| {label} | {nodes[label]:,} | {seconds[label]:.2f} | {rates[label]:,.0f} | "
+            f"{ratio:.2f} |"
         )
     return [*lines, ""]
 
