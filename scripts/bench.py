@@ -5,6 +5,7 @@
         --output=results/bench_overshoot.md
     python scripts/bench.py --suites=pns --repeats=1 --output=results/bench_pns.md
     python scripts/bench.py --suites=memory --repeats=1 --output=results/bench_memory.md
+    python scripts/bench.py --suites=value_net --output=results/bench_value_net.md
 
 Each suite is a module of `scripts/benchmarks` with `run(repeats) -> list[str]` returning its
 Markdown section, listed in `SUITES`; the file written starts with the command and the machine.
@@ -34,6 +35,7 @@ from benchmarks import (
     nplayer,
     overshoot,
     pns,
+    value_net,
 )  # after the path set-up
 
 SUITES = {
@@ -45,6 +47,7 @@ SUITES = {
     "nplayer": nplayer.run,
     "overshoot": overshoot.run,
     "pns": pns.run,
+    "value_net": value_net.run,
 }
 
 # Suite flags start with these prefixes (ab_, chance_, equivalence_, mcts_, nplayer_, ...).
@@ -57,6 +60,7 @@ SUITES_FLAG_PREFIXES = (
     "nplayer",
     "overshoot",
     "pns",
+    "value",
 )
 
 _SUITES = flags.DEFINE_list(

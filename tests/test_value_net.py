@@ -30,6 +30,7 @@ from spiel_bounded.evaluators.value_net import (
     load_checkpoint,
     save_checkpoint,
 )
+from spiel_bounded.evaluators.value_net.compiled import numba_available
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.layout import Layout, layout_for
 from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
@@ -62,16 +63,34 @@ def random_params(layout: Layout, seed: int, scale: float = 0.5) -> dict[str, np
     }
 
 
-def write_checkpoint(path: Path, game: pyspiel.Game, model: ModelConfig, seed: int = 0) -> Path:
+def trained_scale_params(layout: Layout, seed: int) -> dict[str, np.ndarray]:
+    """Random parameters of the scale training gives (weights ~ 1 / sqrt(fan in)), so raw
+    outputs are of order 1, as a trained network's are."""
+    rng = np.random.default_rng(seed)
+    return {
+        name: (rng.standard_normal(shape) / np.sqrt(np.prod(shape[:-1]) or 1)).astype(np.float32)
+        for name, shape in layout.shapes().items()
+    }
+
+
+def write_checkpoint(
+    path: Path,
+    game: pyspiel.Game,
+    model: ModelConfig,
+    seed: int = 0,
+    *,
+    trained_scale: bool = False,
+) -> Path:
     layout = layout_for(game, model)
     features = Features(game)
+    make = trained_scale_params if trained_scale else random_params
     return save_checkpoint(
         path,
         Checkpoint(
             game=game_info(game).description,
             observation_shape=features.observation_shape,
             model=model,
-            params=random_params(layout, seed),
+            params=make(layout, seed),
         ),
     )
 
@@ -362,6 +381,146 @@ def test_committed_tournament_configs_are_valid() -> None:
     for name in ("value_net_connect_four", "value_net_connect_four_nodes", "value_net_backgammon"):
         config = load_config(Path("configs") / f"{name}.toml")
         assert any("net:" in str(entry.params.get("evaluator")) for entry in config.tournament.bots)
+
+
+# -- the compiled forward pass ------------------------------------------------------------------
+
+needs_numba = pytest.mark.skipif(
+    not numba_available(), reason="numba is not installed: pip install '.[fast]'"
+)
+COMPILED_CASES = [
+    ("connect_four", ModelConfig(kind="conv", channels=6, conv_layers=2, width=12, depth=2)),
+    ("breakthrough(rows=5,columns=5)", ModelConfig(kind="conv", channels=4, conv_layers=1)),
+    ("tic_tac_toe", ModelConfig(kind="conv", channels=3, conv_layers=3, width=8, depth=0)),
+    ("connect_four", ModelConfig(width=32, depth=3)),
+    ("backgammon", ModelConfig(width=24, depth=2)),
+    ("pig(players=4)", ModelConfig(width=16, depth=1)),
+    ("chinese_checkers(players=3)", ModelConfig(width=16, depth=1)),
+    ("yacht(players=3)", ModelConfig(width=16, depth=0)),
+]
+
+
+@needs_numba
+@pytest.mark.parametrize(("name", "model"), COMPILED_CASES)
+def test_compiled_and_numpy_inference_agree(name: str, model: ModelConfig, tmp_path: Path) -> None:
+    game = pyspiel.load_game(name)
+    path = write_checkpoint(tmp_path / "net.npz", game, model, seed=3, trained_scale=True)
+    compiled = ValueNetEvaluator(game, path, engine="compiled")
+    reference = ValueNetEvaluator(game, path, engine="numpy")
+    assert (compiled.engine, reference.engine) == ("compiled", "numpy")
+    states = random_positions(game, 40, plies=(0, 40), seed=6, decisions_only=False)
+    for state in states:
+        # float32 sums in another order: a few ulps of the raw output
+        np.testing.assert_allclose(compiled.raw(state), reference.raw(state), rtol=1e-6, atol=1e-6)
+        assert np.abs(np.subtract(compiled.evaluate(state), reference.evaluate(state))).max() < 1e-6
+
+
+@pytest.mark.parametrize("engine", ["compiled", "numpy"])
+@pytest.mark.parametrize(("name", "model"), COMPILED_CASES[:1] + COMPILED_CASES[4:6])
+def test_leaf_value_is_evaluate_to_the_last_bit(
+    engine: str, name: str, model: ModelConfig, tmp_path: Path
+) -> None:
+    if engine == "compiled" and not numba_available():
+        pytest.skip("numba is not installed")
+    game = pyspiel.load_game(name)
+    evaluator = ValueNetEvaluator(
+        game, write_checkpoint(tmp_path / "n.npz", game, model), engine=engine
+    )
+    leaf_values = [evaluator.leaf_value(player) for player in range(game.num_players())]
+    for state in random_positions(game, 30, plies=(0, 30), seed=8):
+        values = evaluator.evaluate(state)
+        assert [leaf_value(state) for leaf_value in leaf_values] == list(values)
+
+
+@needs_numba
+@pytest.mark.parametrize("name", ["connect_four", "backgammon"])
+def test_the_committed_networks_run_compiled_as_in_numpy(name: str) -> None:
+    game = pyspiel.load_game(name)
+    path = Path("results/models") / name
+    compiled = ValueNetEvaluator(game, path)
+    reference = ValueNetEvaluator(game, path, engine="numpy")
+    assert compiled.engine == "compiled"  # "auto" with numba installed
+    for state in random_positions(game, 100, plies=(0, 40), seed=12):
+        assert np.abs(np.subtract(compiled.evaluate(state), reference.evaluate(state))).max() < 1e-6
+
+
+@needs_numba
+@pytest.mark.parametrize(
+    ("name", "model", "plies"),
+    [
+        ("connect_four", ModelConfig(width=32, depth=2), 30),
+        ("connect_four", ModelConfig(kind="conv", channels=4, conv_layers=1, width=8), 30),
+        ("connect_four(rows=5,columns=6,x_in_row=3)", ModelConfig(width=16, depth=1), 12),
+        # No line of 4 fits: every full board is a draw.
+        ("connect_four(rows=3,columns=3,x_in_row=4)", ModelConfig(width=8, depth=0), 9),
+        ("tic_tac_toe", ModelConfig(kind="conv", channels=3, conv_layers=2, width=8), 9),
+        ("tic_tac_toe", ModelConfig(width=16, depth=2), 9),
+    ],
+)
+def test_children_from_the_parent_equal_evaluate_on_the_child(
+    name: str, model: ModelConfig, plies: int, tmp_path: Path
+) -> None:
+    """Every move of many positions, for both players, terminal children (wins, draws on
+    full boards) included."""
+    game = pyspiel.load_game(name)
+    path = write_checkpoint(tmp_path / "n.npz", game, model, seed=4, trained_scale=True)
+    evaluator = ValueNetEvaluator(game, path, engine="compiled")
+    assert evaluator.child_leaves is not None
+    terminal = 0
+    for state in random_positions(game, 150, plies=(0, plies), seed=21):
+        for player in (0, 1):
+            leaves = evaluator.child_leaves(state, player)
+            for move in state.legal_actions():
+                child = state.child(move)
+                if child.is_terminal():
+                    expected = (child.player_return(player), True)
+                    terminal += 1
+                else:
+                    expected = (evaluator.evaluate(child)[player], False)
+                assert leaves(move) == expected, (str(state), move, player)
+    assert terminal > 10
+
+
+@needs_numba
+def test_a_search_is_the_same_with_and_without_children_from_the_parent(tmp_path: Path) -> None:
+    from spiel_bounded import Limits, bounded_ab
+
+    game = pyspiel.load_game("connect_four")
+    path = write_checkpoint(tmp_path / "n.npz", game, ModelConfig(width=16, depth=2), seed=2)
+    evaluator = ValueNetEvaluator(game, path, engine="compiled")
+
+    class WithoutChildren:  # the same network, leaves built and evaluated one by one
+        name = evaluator.name
+        evaluate = evaluator.evaluate
+        leaf_value = evaluator.leaf_value
+
+    for state in random_positions(game, 4, plies=(2, 12), seed=5):
+        fast = bounded_ab(state, evaluator=evaluator, limits=Limits(depth=5))
+        slow = bounded_ab(state, evaluator=WithoutChildren(), limits=Limits(depth=5))
+        assert (fast.lower, fast.upper, fast.action, fast.stats.nodes) == (
+            slow.lower,
+            slow.upper,
+            slow.action,
+            slow.stats.nodes,
+        )
+
+
+def test_children_from_the_parent_only_where_a_move_places_one_piece(tmp_path: Path) -> None:
+    model = ModelConfig(width=4, depth=1)
+    for name in ("breakthrough(rows=5,columns=5)", "connect_four(egocentric_obs_tensor=true)"):
+        game = pyspiel.load_game(name)
+        path = write_checkpoint(tmp_path / "n.npz", game, model)
+        assert ValueNetEvaluator(game, path).child_leaves is None, name
+    game = pyspiel.load_game("connect_four")
+    path = write_checkpoint(tmp_path / "c.npz", game, model)
+    assert ValueNetEvaluator(game, path, engine="numpy").child_leaves is None
+
+
+def test_an_unknown_engine_is_refused(tmp_path: Path) -> None:
+    game = pyspiel.load_game("tic_tac_toe")
+    path = write_checkpoint(tmp_path / "n.npz", game, ModelConfig(width=4, depth=1))
+    with pytest.raises(ValueError, match="unknown engine 'gpu'; accepted: auto, compiled, numpy"):
+        ValueNetEvaluator(game, path, engine="gpu")
 
 
 # -- JAX: batched inference ---------------------------------------------------------------------
