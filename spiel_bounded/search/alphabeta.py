@@ -138,27 +138,17 @@ def _weighted(outcomes: list[tuple[int, float]], values: list[float]) -> float:
     return total
 
 
+@dataclass(slots=True)
 class _Iteration:
     """The outcome of one completed root iteration: `lower`, `upper` and `children` are bounds
     for `max_player`, the player to move at the root."""
 
-    __slots__ = ("children", "depth", "horizon", "lower", "order", "upper")
-
-    def __init__(
-        self,
-        depth: int,
-        lower: float,
-        upper: float,
-        children: dict[int, Interval],
-        order: list[int],
-        horizon: bool,
-    ) -> None:
-        self.depth = depth
-        self.lower = lower
-        self.upper = upper
-        self.children = children
-        self.order = order
-        self.horizon = horizon
+    depth: int
+    lower: float
+    upper: float
+    children: dict[int, Interval]
+    order: list[int]
+    horizon: bool
 
 
 class _AlphaBeta:
