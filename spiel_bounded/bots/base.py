@@ -75,7 +75,7 @@ class Search(Protocol):
     player_id, action)` and `restart()`; `SearchBot` calls them when present.
     """
 
-    def __call__(self, state: pyspiel.State) -> SearchResult: ...
+    def __call__(self, state: pyspiel.State, /) -> SearchResult: ...
 
 
 class SearchBot(pyspiel.Bot):

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from spiel_bounded.evaluators.value_net.layout import KERNEL_SIZE, Layout
 from spiel_bounded.evaluators.value_net.numpy_net import patch_indices
 
+numba: Any
 try:
     import numba
 except ImportError:  # pragma: no cover - only without the `fast` extra
