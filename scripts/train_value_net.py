@@ -3,13 +3,18 @@
     python scripts/train_value_net.py --config=configs/train_value_net_connect_four.toml
     python scripts/train_value_net.py --config=... --stage=generate --workers=2
     python scripts/train_value_net.py --config=... --executor=dask --scheduler=tcp://host:8786
+    python scripts/train_value_net.py --config=configs/generations_connect_four.toml \
+        --stage=generations
 
 Stages: `generate` plays the self-play games not yet on disk (an interrupted run resumes where
-it stopped), `train` assembles the deduplicated dataset and trains, `all` does both. Writes the
-checkpoint (`model.npz`), `loss_curve.png` and `training.json` into the config's
-[output] directory. Use the checkpoint with any bot: `evaluator="net:<directory>/model.npz"`.
-Training needs the jax extra: pip install 'spiel-bounded[jax]'. Exit status: 0 done (and after
---help); 2 a command-line or config error.
+it stopped), `train` assembles the deduplicated dataset and trains, `all` does both;
+`generations` runs the config's [generations]: self-play with the best network so far,
+training, and a gate match per generation (`spiel_bounded.training.generations`), resumable at
+any point. The other stages write the checkpoint (`model.npz`), `loss_curve.png` and
+`training.json` into the config's [output] directory. Use the checkpoint with any bot:
+`evaluator="net:<directory>/model.npz"`. Training needs the jax extra: pip install
+'spiel-bounded[jax]'. Exit status: 0 done (and after --help); 2 a command-line or config error;
+1 a run that could not finish (a lost Dask cluster, games that failed).
 """
 
 from __future__ import annotations
@@ -26,11 +31,14 @@ from absl import app, flags
 from spiel_bounded import commandline
 from spiel_bounded.runs import EXECUTORS, ClusterError, StoreError
 from spiel_bounded.training.dataset import assemble, generate, save_dataset
+from spiel_bounded.training.generations import Stage, run_generations
 from spiel_bounded.training.losses import EpochLosses
 from spiel_bounded.training.pipeline import DATASET_FILE, RunConfig, fit_and_save, read_run_config
 
 _CONFIG = flags.DEFINE_string("config", None, "TOML config ([data], [model], [train], [output]).")
-_STAGE = flags.DEFINE_enum("stage", "all", ["all", "generate", "train"], "What to run.")
+_STAGE = flags.DEFINE_enum(
+    "stage", "all", ["all", "generate", "train", "generations"], "What to run."
+)
 _EXECUTOR = flags.DEFINE_enum("executor", "process", list(EXECUTORS), "Where games are played.")
 _WORKERS = flags.DEFINE_integer("workers", 2, "Worker processes (local executors).")
 _SCHEDULER = flags.DEFINE_string("scheduler", None, "Dask scheduler address (executor=dask).")
@@ -99,7 +107,44 @@ def main(argv: Sequence[str]) -> None:
         commandline.exit_stopped(error, f"every finished game is kept in {config.data_directory}")
 
 
+def _generations(config: RunConfig, command: str) -> None:
+    if config.generations is None:
+        raise ValueError(f"--stage=generations needs a [generations] section in {_CONFIG.value}")
+    started = time.monotonic()
+
+    def on_stage(stage: Stage) -> None:
+        if _QUIET.value:
+            return
+        elapsed = time.monotonic() - started
+        record = stage.record
+        if record is None:
+            sys.stderr.write(f"generation {stage.generation}: {stage.stage} ({elapsed:.0f} s)\n")
+            return
+        verdict = "accepted" if record.accepted else "rejected"
+        sys.stderr.write(
+            f"generation {record.generation}: {record.games} games, {record.positions} "
+            f"positions, validation loss {record.validation_loss:.5f}, gate score "
+            f"{record.score:.1%} [{record.low:.1%}, {record.high:.1%}] over "
+            f"{record.match_games} games: {verdict}; best is generation {record.best} "
+            f"({elapsed:.0f} s)\n"
+        )
+
+    records = run_generations(
+        config,
+        executor=_EXECUTOR.value,
+        workers=_WORKERS.value,
+        scheduler=_SCHEDULER.value,
+        command=command,
+        on_stage=on_stage,
+    )
+    best = records[-1].best if records else 0
+    print(f"{len(records)} generations in {config.directory}; the best is generation {best}")
+
+
 def _run(config: RunConfig, command: str) -> None:
+    if _STAGE.value == "generations":
+        _generations(config, command)
+        return
     if _STAGE.value in ("all", "generate"):
         started = time.monotonic()
         played = generate(

@@ -28,12 +28,13 @@ from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import load_game
 from spiel_bounded.training.config import DataConfig, TrainConfig
 from spiel_bounded.training.dataset import Dataset
+from spiel_bounded.training.generations import GenerationSettings
 from spiel_bounded.training.losses import EpochDone
 
 CURVE_FILE: Final = "loss_curve.png"
 RECORD_FILE: Final = "training.json"
 DATASET_FILE: Final = "dataset.npz"
-_SECTIONS: Final = ("data", "model", "train", "output")
+_SECTIONS: Final = ("data", "model", "train", "output", "generations")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,8 +45,10 @@ class RunConfig:
         data: Self-play settings.
         model: Network settings.
         train: Training settings.
-        directory: Where the checkpoint, loss curve and record are written.
+        directory: Where the checkpoint, loss curve and record are written (with
+            [generations]: the generations, `generations.run_generations`).
         data_directory: Where the self-play games and the dataset are written.
+        generations: The [generations] section, None when the config has none.
     """
 
     data: DataConfig
@@ -53,6 +56,7 @@ class RunConfig:
     train: TrainConfig
     directory: Path
     data_directory: Path
+    generations: GenerationSettings | None = None
 
 
 def read_run_config(path: str | os.PathLike[str]) -> RunConfig:
@@ -82,6 +86,11 @@ def read_run_config(path: str | os.PathLike[str]) -> RunConfig:
             train=from_mapping(TrainConfig, raw.get("train", {}), "train"),
             directory=Path(output["directory"]),
             data_directory=Path(output["data_directory"]),
+            generations=(
+                from_mapping(GenerationSettings, raw["generations"], "generations")
+                if "generations" in raw
+                else None
+            ),
         )
     except (TypeError, ValueError) as error:
         raise ValueError(f"{str(source)!r}: {error}") from None

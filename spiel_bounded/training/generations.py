@@ -1,0 +1,335 @@
+"""Generations of value networks, each trained on self-play with the best one so far and kept
+only if it beats it (AlphaGo Zero's evaluator: a new network replaces the best when it scores at
+least `gate_score` in a match against it).
+
+Generation g (1, 2, ...): the self-play bot of `[data]`, its evaluator the best network so far
+(generation 0: `start`, the heuristic or a checkpoint), plays `[data] games` games; a network
+(`[model]`, `[train]`) is trained on the games of the newest `window` generations; then it plays
+`gate_games` games against the best network (the same bot with `gate_params`, seats swapped,
+on the arena) and replaces it when it scores at least `gate_score`. Everything stays:
+
+    OUTPUT/generations.json      the config and one record per generation (`GenerationRecord`)
+    OUTPUT/gen_NN/games/          its self-play games (`dataset.generate`)
+    OUTPUT/gen_NN/model.npz       its network, with loss_curve.png and training.json
+    OUTPUT/gen_NN/match/          its gate match (a tournament directory)
+
+Every stage resumes: self-play and the match from their own records, training is skipped when
+the generation's checkpoint exists, and a finished generation is read back from
+generations.json. A directory holding generations of another config is refused (only `count`
+may grow, to add generations).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from spiel_bounded.arena.config import parse_config
+from spiel_bounded.arena.runner import run_tournament
+from spiel_bounded.arena.stats import wilson
+from spiel_bounded.arena.store import GameStore
+from spiel_bounded.evaluators.value_net.checkpoint import CHECKPOINT_FILE
+from spiel_bounded.evaluators.value_net.config import as_mapping
+from spiel_bounded.params import POSITIVE_INT, Number, anything, check_fields, setting
+from spiel_bounded.runs.journal import write_atomic
+from spiel_bounded.runs.lock import locked
+from spiel_bounded.training.dataset import Dataset, assemble, generate
+
+if TYPE_CHECKING:
+    from spiel_bounded.training.pipeline import RunConfig
+
+RECORD_FILE: Final = "generations.json"
+NEW, BEST = "new", "best"
+"""The labels of the two bots of a gate match."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class GenerationSettings:
+    """The `[generations]` section of a training config."""
+
+    count: int = setting(3, "generations to train", POSITIVE_INT)
+    start: str = setting(
+        "heuristic", "generation 0's evaluator: heuristic, or a checkpoint path", anything
+    )
+    window: int = setting(2, "newest generations whose games are trained on", POSITIVE_INT)
+    gate_games: int = setting(100, "games of a gate match (an even number)", POSITIVE_INT)
+    gate_score: float = setting(
+        0.55, "score a new network needs against the best", Number(minimum=0.0, maximum=1.0)
+    )
+    gate_params: Mapping[str, Any] = field(default_factory=dict)
+    # The match bot's parameters (the [data] bot, each side with its own network as evaluator).
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.gate_games % 2:
+            raise ValueError(
+                f"[generations] gate_games must be even (seats swapped), got {self.gate_games}"
+            )
+        if not isinstance(self.gate_params, Mapping) or "evaluator" in self.gate_params:
+            raise ValueError(
+                "[generations] gate_params must be a table of the bot's parameters without "
+                f"evaluator (each side plays with its own network), got {self.gate_params!r}"
+            )
+
+
+@dataclass(frozen=True, kw_only=True)
+class GenerationRecord:
+    """What one generation did.
+
+    Attributes:
+        generation: Its number (1, 2, ...).
+        teacher: The evaluator its self-play used (the best network before it).
+        games: Self-play games it played.
+        positions: Distinct positions it trained on (its window).
+        validation_loss: Its network's best validation loss.
+        score: Its network's score against the best in the gate match (wins + draws / 2).
+        low: The score's 95% Wilson interval, lower end.
+        high: Upper end.
+        match_games: Gate games played.
+        accepted: It scored at least `gate_score` and became the best.
+        best: The best generation after it (0: `start`).
+    """
+
+    generation: int
+    teacher: str
+    games: int
+    positions: int
+    validation_loss: float
+    score: float
+    low: float
+    high: float
+    match_games: int
+    accepted: bool
+    best: int
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A progress event: `generation`, the stage (`self-play`, `train`, `match`, `done`), and
+    for `done` its record."""
+
+    generation: int
+    stage: str
+    record: GenerationRecord | None = None
+
+
+def evaluator_of(generation: int, directory: Path, start: str) -> str:
+    """The evaluator parameter of generation `generation`'s network (0: `start`)."""
+    if generation == 0:
+        return start if start == "heuristic" else f"net:{start}"
+    return f"net:{generation_directory(directory, generation) / CHECKPOINT_FILE}"
+
+
+def generation_directory(directory: Path, generation: int) -> Path:
+    return directory / f"gen_{generation:02d}"
+
+
+def _inline_table(values: Mapping[str, Any]) -> str:
+    items = [f"{key} = {json.dumps(value)}" for key, value in values.items() if value is not None]
+    return "{ " + ", ".join(items) + " }"
+
+
+def match_config_text(
+    config: RunConfig,
+    settings: GenerationSettings,
+    generation: int,
+    best: int,
+    output: Path,
+    *,
+    executor: str = "process",
+    workers: int = 1,
+    scheduler: str | None = None,
+) -> str:
+    """The tournament config of generation `generation`'s gate match against `best`."""
+    data = config.data
+    bots = []
+    for label, which in ((NEW, generation), (BEST, best)):
+        params = {
+            **settings.gate_params,
+            "evaluator": evaluator_of(which, config.directory, settings.start),
+        }
+        bots.append(
+            f'[[bots]]\nlabel = "{label}"\nbot = {json.dumps(data.bot)}\n'
+            f"params = {_inline_table(params)}\n"
+        )
+    return (
+        "[tournament]\n"
+        f"games = [{json.dumps(data.game)}]\n"
+        f"games_per_pairing = {settings.gate_games}\n"
+        'pairing = "tables"\n'
+        f'tables = [["{NEW}", "{BEST}"]]\n'
+        f"opening_moves = {data.opening_moves}\n"
+        f"seed = {data.seed + 1000 * generation}\n\n"
+        f"[run]\noutput = {json.dumps(str(output))}\nexecutor = {json.dumps(executor)}\n"
+        f"workers = {workers}\nscheduler = {json.dumps(scheduler or '')}\n\n" + "\n".join(bots)
+    )
+
+
+def match_score(output: Path) -> tuple[float, float, float, int]:
+    """The new network's score in a finished gate match (score, Wilson interval, games)."""
+    points, played = 0.0, 0
+    for record in GameStore(output).read_records():
+        if record.error or not record.returns:
+            continue
+        mine = record.returns[record.seats.index(NEW)]
+        theirs = record.returns[record.seats.index(BEST)]
+        points += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+        played += 1
+    if played == 0:
+        raise RuntimeError(f"the gate match in {output} finished no game")
+    low, high = wilson(points, played)
+    return points / played, low, high, played
+
+
+def _window(directory: Path, generation: int, window: int) -> Dataset:
+    """The positions of the newest `window` generations' games, up to `generation`; a game of
+    generation g is numbered g * 10**6 + its index, so validation holds out whole games."""
+    parts = [
+        assemble(generation_directory(directory, g) / "games")
+        for g in range(max(1, generation - window + 1), generation + 1)
+    ]
+    first = parts[0]
+    offsets = range(max(1, generation - window + 1), generation + 1)
+    return replace(
+        first,
+        features=np.concatenate([part.features for part in parts]),
+        outcome=np.concatenate([part.outcome for part in parts]),
+        search=np.concatenate([part.search for part in parts]),
+        games=np.concatenate(
+            [part.games + g * 1_000_000 for part, g in zip(parts, offsets, strict=True)]
+        ),
+        occurrences=np.concatenate([part.occurrences for part in parts]),
+        meta={**first.meta, "games": sum(int(part.meta["games"]) for part in parts)},
+    )
+
+
+def _fingerprint(config: RunConfig) -> dict[str, Any]:
+    """What a directory's generations were made with; `count` may grow."""
+    assert config.generations is not None
+    settings = asdict(config.generations)
+    settings.pop("count")
+    return {
+        "data": as_mapping(config.data),
+        "model": as_mapping(config.model),
+        "train": as_mapping(config.train),
+        "generations": {key: value for key, value in settings.items()},
+    }
+
+
+def run_generations(
+    config: RunConfig,
+    *,
+    executor: str = "process",
+    workers: int = 1,
+    scheduler: str | None = None,
+    command: str = "",
+    on_stage: Callable[[Stage], None] | None = None,
+) -> list[GenerationRecord]:
+    """Runs (or resumes) the generations of `config` (a `pipeline.RunConfig` with a
+    `[generations]` section); returns every generation's record. Needs JAX.
+
+    Raises:
+        ValueError: The directory holds generations of another config.
+        RunLockedError: Another run uses the directory.
+        Terminated, KeyboardInterrupt: SIGTERM or Ctrl-C; everything finished is kept.
+    """
+    from spiel_bounded.training.pipeline import fit_and_save
+
+    settings = config.generations
+    if settings is None:
+        raise ValueError("the config has no [generations] section")
+    directory = Path(config.directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / RECORD_FILE
+    fingerprint = _fingerprint(config)
+    with locked(directory):
+        stored = json.loads(path.read_text()) if path.exists() else None
+        if stored is not None and stored["config"] != json.loads(json.dumps(fingerprint)):
+            raise ValueError(
+                f"{directory} holds generations of another config (only [generations] count may "
+                "change); use another [output] directory"
+            )
+        records = [GenerationRecord(**entry) for entry in (stored or {}).get("records", [])]
+
+        def save() -> None:
+            text = json.dumps(
+                {
+                    "config": fingerprint,
+                    "commands": sorted({*((stored or {}).get("commands", [])), command} - {""}),
+                    "records": [asdict(record) for record in records],
+                },
+                indent=1,
+            )
+            write_atomic(path, text + "\n")
+
+        def said(generation: int, stage: str, record: GenerationRecord | None = None) -> None:
+            if on_stage is not None:
+                on_stage(Stage(generation, stage, record))
+
+        best = records[-1].best if records else 0
+        for generation in range(len(records) + 1, settings.count + 1):
+            home = generation_directory(directory, generation)
+            teacher = evaluator_of(best, directory, settings.start)
+            data = replace(
+                config.data,
+                bot_params={**config.data.bot_params, "evaluator": teacher},
+                seed=config.data.seed + generation,
+            )
+            said(generation, "self-play")
+            generate(
+                data,
+                home / "games",
+                executor=executor,
+                workers=workers,
+                scheduler=scheduler,
+                command=command,
+            )
+            said(generation, "train")
+            dataset = _window(directory, generation, settings.window)
+            if (home / CHECKPOINT_FILE).exists():
+                trained = json.loads((home / "training.json").read_text())
+            else:
+                trained = fit_and_save(dataset, replace(config, directory=home), command=command)
+            said(generation, "match")
+            match = home / "match"
+            match_config = parse_config(
+                match_config_text(
+                    config,
+                    settings,
+                    generation,
+                    best,
+                    match,
+                    executor=executor,
+                    workers=workers,
+                    scheduler=scheduler,
+                ),
+                source=f"{home} gate match",
+            )
+            run_tournament(match_config, command=command)
+            score, low, high, played = match_score(match)
+            accepted = score >= settings.gate_score
+            best = generation if accepted else best
+            records.append(
+                GenerationRecord(
+                    generation=generation,
+                    teacher=teacher,
+                    games=data.games,
+                    positions=len(dataset),
+                    validation_loss=float(trained["validation_loss"]),
+                    score=score,
+                    low=low,
+                    high=high,
+                    match_games=played,
+                    accepted=accepted,
+                    best=best,
+                )
+            )
+            save()
+            said(generation, "done", records[-1])
+        save()
+    return records

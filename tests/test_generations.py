@@ -1,0 +1,101 @@
+"""Generations of value networks: self-play with the best network, training, a gate match."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from spiel_bounded.evaluators.value_net import jax_available
+from spiel_bounded.evaluators.value_net.config import ModelConfig
+from spiel_bounded.training import pipeline
+from spiel_bounded.training.config import DataConfig, TrainConfig
+from spiel_bounded.training.generations import (
+    GenerationSettings,
+    evaluator_of,
+    generation_directory,
+    match_score,
+    run_generations,
+)
+from spiel_bounded.training.pipeline import RunConfig, read_run_config
+
+pytestmark = pytest.mark.skipif(not jax_available(), reason="training needs the jax extra")
+
+
+def tiny(directory: Path, **generations: object) -> RunConfig:
+    settings = {"count": 2, "window": 2, "gate_games": 2, "gate_params": {"depth": 1}}
+    return RunConfig(
+        data=DataConfig(
+            game="tic_tac_toe",
+            games=6,
+            bot="bounded_ab",
+            bot_params={"depth": 2},
+            opening_moves=2,
+            epsilon=0.1,
+            seed=5,
+        ),
+        model=ModelConfig(kind="mlp", width=8, depth=1),
+        train=TrainConfig(batch_size=16, max_epochs=2, patience=1, seed=5),
+        directory=directory,
+        data_directory=directory / "unused",
+        generations=GenerationSettings(**{**settings, **generations}),
+    )
+
+
+def test_each_generation_learns_from_the_best_so_far_and_is_gated(tmp_path: Path) -> None:
+    config = tiny(tmp_path, gate_score=0.0)  # every new network is accepted
+    records = run_generations(config, executor="inline")
+    assert [record.generation for record in records] == [1, 2]
+    assert records[0].teacher == "heuristic"
+    assert records[1].teacher == evaluator_of(1, tmp_path, "heuristic")
+    assert [record.best for record in records] == [1, 2]
+    for record in records:
+        home = generation_directory(tmp_path, record.generation)
+        assert (home / "model.npz").exists() and (home / "training.json").exists()
+        assert record.match_games == 2 and record.low <= record.score <= record.high
+        assert match_score(home / "match")[0] == record.score
+    assert records[1].positions > records[0].positions  # a window of two generations
+
+
+def test_a_network_below_the_gate_score_is_not_kept(tmp_path: Path) -> None:
+    records = run_generations(tiny(tmp_path, count=1, gate_score=1.0), executor="inline")
+    (record,) = records
+    assert record.accepted == (record.score >= 1.0)
+    assert record.best == (1 if record.accepted else 0)
+
+
+def test_generations_resume_and_grow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = run_generations(tiny(tmp_path, count=1), executor="inline")
+
+    def no_training(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a finished generation was trained again")
+
+    monkeypatch.setattr(pipeline, "fit_and_save", no_training)
+    assert run_generations(tiny(tmp_path, count=1), executor="inline") == first
+    monkeypatch.undo()
+    grown = run_generations(tiny(tmp_path, count=2), executor="inline")
+    assert grown[:1] == first and len(grown) == 2
+    changed = tiny(tmp_path, count=2)
+    changed = replace(changed, data=replace(changed.data, games=7))
+    with pytest.raises(ValueError, match="holds generations of another config"):
+        run_generations(changed, executor="inline")
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ("gate_games = 3", r"\[generations\] gate_games must be even"),
+        ('gate_params = { evaluator = "heuristic" }', r"gate_params .* without evaluator"),
+        ("gate_score = 1.5", r"\[generations\] gate_score must be"),
+        ("rounds = 2", r"unknown key\(s\) 'rounds' in \[generations\]"),
+    ],
+)
+def test_a_bad_generations_section_is_refused(tmp_path: Path, section: str, message: str) -> None:
+    path = tmp_path / "run.toml"
+    path.write_text(
+        '[data]\ngame = "tic_tac_toe"\n[output]\ndirectory = "a"\ndata_directory = "b"\n'
+        f"[generations]\n{section}\n"
+    )
+    with pytest.raises(ValueError, match=message):
+        read_run_config(path)
