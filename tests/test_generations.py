@@ -12,15 +12,19 @@ from spiel_bounded.evaluators.value_net.config import ModelConfig
 from spiel_bounded.training import pipeline
 from spiel_bounded.training.config import DataConfig, TrainConfig
 from spiel_bounded.training.generations import (
+    GenerationRecord,
     GenerationSettings,
+    elo_difference,
     evaluator_of,
     generation_directory,
     match_score,
+    plot_generations,
     run_generations,
+    strengths,
 )
 from spiel_bounded.training.pipeline import RunConfig, read_run_config
 
-pytestmark = pytest.mark.skipif(not jax_available(), reason="training needs the jax extra")
+needs_jax = pytest.mark.skipif(not jax_available(), reason="training needs the jax extra")
 
 
 def tiny(directory: Path, **generations: object) -> RunConfig:
@@ -43,6 +47,7 @@ def tiny(directory: Path, **generations: object) -> RunConfig:
     )
 
 
+@needs_jax
 def test_each_generation_learns_from_the_best_so_far_and_is_gated(tmp_path: Path) -> None:
     config = tiny(tmp_path, gate_score=0.0)  # every new network is accepted
     records = run_generations(config, executor="inline")
@@ -58,6 +63,7 @@ def test_each_generation_learns_from_the_best_so_far_and_is_gated(tmp_path: Path
     assert records[1].positions > records[0].positions  # a window of two generations
 
 
+@needs_jax
 def test_a_network_below_the_gate_score_is_not_kept(tmp_path: Path) -> None:
     records = run_generations(tiny(tmp_path, count=1, gate_score=1.0), executor="inline")
     (record,) = records
@@ -65,6 +71,7 @@ def test_a_network_below_the_gate_score_is_not_kept(tmp_path: Path) -> None:
     assert record.best == (1 if record.accepted else 0)
 
 
+@needs_jax
 def test_generations_resume_and_grow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = run_generations(tiny(tmp_path, count=1), executor="inline")
 
@@ -99,3 +106,36 @@ def test_a_bad_generations_section_is_refused(tmp_path: Path, section: str, mess
     )
     with pytest.raises(ValueError, match=message):
         read_run_config(path)
+
+
+def _record(generation: int, score: float, accepted: bool, best: int) -> GenerationRecord:
+    return GenerationRecord(
+        generation=generation,
+        teacher="",
+        games=10,
+        positions=100,
+        validation_loss=0.1,
+        score=score,
+        low=score - 0.1,
+        high=score + 0.1,
+        match_games=100,
+        accepted=accepted,
+        best=best,
+    )
+
+
+def test_strength_chains_through_the_accepted_generations(tmp_path: Path) -> None:
+    assert elo_difference(0.5) == 0.0
+    assert elo_difference(0.75) == pytest.approx(190.85, abs=0.01)
+    assert elo_difference(1.0) == pytest.approx(-elo_difference(0.0))
+    records = [
+        _record(1, 0.75, True, 1),  # +191 over generation 0
+        _record(2, 0.40, False, 1),  # -70 against generation 1: 120 over generation 0
+        _record(3, 0.60, True, 3),  # +70 against generation 1
+    ]
+    elos = [round(strength.elo) for strength in strengths(records)]
+    assert elos == [191, 120, 261]
+    first = strengths(records)[0]
+    assert first.low < first.elo < first.high
+    plot_generations(records, tmp_path / "g.png", "test")
+    assert (tmp_path / "g.png").stat().st_size > 1000

@@ -9,6 +9,7 @@ Generation g (1, 2, ...): the self-play bot of `[data]`, its evaluator the best 
 on the arena) and replaces it when it scores at least `gate_score`. Everything stays:
 
     OUTPUT/generations.json      the config and one record per generation (`GenerationRecord`)
+    OUTPUT/generations.png       strength (Elo against generation 0) and validation loss
     OUTPUT/gen_NN/games/          its self-play games (`dataset.generate`)
     OUTPUT/gen_NN/model.npz       its network, with loss_curve.png and training.json
     OUTPUT/gen_NN/match/          its gate match (a tournament directory)
@@ -22,12 +23,14 @@ may grow, to add generations).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from spiel_bounded.arena.config import parse_config
 from spiel_bounded.arena.runner import run_tournament
@@ -44,6 +47,7 @@ if TYPE_CHECKING:
     from spiel_bounded.training.pipeline import RunConfig
 
 RECORD_FILE: Final = "generations.json"
+PLOT_FILE: Final = "generations.png"
 NEW, BEST = "new", "best"
 """The labels of the two bots of a gate match."""
 
@@ -186,6 +190,80 @@ def match_score(output: Path) -> tuple[float, float, float, int]:
     return points / played, low, high, played
 
 
+def elo_difference(score: float) -> float:
+    """The Elo difference a score stands for (a score of 0 or 1 is clipped to 0.001 / 0.999)."""
+    clipped = min(max(score, 0.001), 0.999)
+    return -400.0 * math.log10(1.0 / clipped - 1.0)
+
+
+@dataclass(frozen=True)
+class Strength:
+    """A generation's Elo against generation 0 and its 95% interval: the Elo of the best it
+    played (chained through the accepted generations' gate matches) plus its own gate match's
+    difference, the interval from the Wilson interval of its score (the best's own uncertainty
+    is not added)."""
+
+    generation: int
+    elo: float
+    low: float
+    high: float
+
+
+def strengths(records: list[GenerationRecord]) -> list[Strength]:
+    """Every generation's `Strength`, in order."""
+    elo_of_best = {0: 0.0}
+    out = []
+    best = 0
+    for record in records:
+        base = elo_of_best[best]
+        strength = Strength(
+            record.generation,
+            base + elo_difference(record.score),
+            base + elo_difference(record.low),
+            base + elo_difference(record.high),
+        )
+        out.append(strength)
+        if record.accepted:
+            elo_of_best[record.generation] = strength.elo
+        best = record.best
+    return out
+
+
+def plot_generations(records: list[GenerationRecord], path: Path, title: str) -> None:
+    """Strength against generation 0 (accepted filled, rejected hollow) beside the validation
+    loss of each generation, as a PNG."""
+    figure = Figure(figsize=(9.0, 3.6), layout="constrained")
+    strength_axes, loss_axes = figure.subplots(1, 2)
+    points = strengths(records)
+    for point, record in zip(points, records, strict=True):
+        strength_axes.errorbar(
+            point.generation,
+            point.elo,
+            yerr=[[point.elo - point.low], [point.high - point.elo]],
+            fmt="o",
+            color="C0",
+            markerfacecolor="C0" if record.accepted else "white",
+            capsize=3,
+        )
+    strength_axes.axhline(0.0, color="grey", linewidth=0.8)
+    strength_axes.set_xlabel("generation")
+    strength_axes.set_ylabel("Elo against generation 0 (95% interval)")
+    strength_axes.set_title("gate matches (hollow: rejected)")
+    loss_axes.plot(
+        [record.generation for record in records],
+        [record.validation_loss for record in records],
+        marker="o",
+    )
+    loss_axes.set_xlabel("generation")
+    loss_axes.set_ylabel("best validation loss")
+    loss_axes.set_title("training")
+    for axes in (strength_axes, loss_axes):
+        axes.grid(alpha=0.3)
+        axes.set_xticks([record.generation for record in records])
+    figure.suptitle(title)
+    figure.savefig(path, dpi=110)
+
+
 def _window(directory: Path, generation: int, window: int) -> Dataset:
     """The positions of the newest `window` generations' games, up to `generation`; a game of
     generation g is numbered g * 10**6 + its index, so validation holds out whole games."""
@@ -266,6 +344,8 @@ def run_generations(
                 indent=1,
             )
             write_atomic(path, text + "\n")
+            if records:
+                plot_generations(records, directory / PLOT_FILE, f"{config.data.game}: generations")
 
         def said(generation: int, stage: str, record: GenerationRecord | None = None) -> None:
             if on_stage is not None:
