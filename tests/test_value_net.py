@@ -455,6 +455,9 @@ def test_the_committed_networks_run_compiled_as_in_numpy(name: str) -> None:
         ("connect_four(rows=3,columns=3,x_in_row=4)", ModelConfig(width=8, depth=0), 9),
         ("tic_tac_toe", ModelConfig(kind="conv", channels=3, conv_layers=2, width=8), 9),
         ("tic_tac_toe", ModelConfig(width=16, depth=2), 9),
+        ("breakthrough", ModelConfig(width=16, depth=2), 60),
+        ("breakthrough(rows=5,columns=4)", ModelConfig(kind="conv", channels=3, width=8), 30),
+        ("breakthrough(rows=4,columns=3)", ModelConfig(width=8, depth=1), 20),
     ],
 )
 def test_children_from_the_parent_equal_evaluate_on_the_child(
@@ -505,9 +508,9 @@ def test_a_search_is_the_same_with_and_without_children_from_the_parent(tmp_path
         )
 
 
-def test_children_from_the_parent_only_where_a_move_places_one_piece(tmp_path: Path) -> None:
+def test_children_from_the_parent_only_where_a_kernel_knows_the_game(tmp_path: Path) -> None:
     model = ModelConfig(width=4, depth=1)
-    for name in ("breakthrough(rows=5,columns=5)", "connect_four(egocentric_obs_tensor=true)"):
+    for name in ("othello", "connect_four(egocentric_obs_tensor=true)"):
         game = pyspiel.load_game(name)
         path = write_checkpoint(tmp_path / "n.npz", game, model)
         assert ValueNetEvaluator(game, path).child_leaves is None, name

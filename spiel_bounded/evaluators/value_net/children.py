@@ -8,8 +8,8 @@ no observation written by pyspiel. The child's input is exactly what `Features.o
 for the child, and the forward pass is the same compiled function, so a value equals
 `evaluate(child)[player]` to the last bit (the tests check every move of many positions).
 
-Games: connect_four (any rows, columns and x_in_row, absolute observation) and tic_tac_toe;
-the others have no such path (None).
+Games: connect_four (any rows, columns and x_in_row, absolute observation), tic_tac_toe and
+breakthrough (any board); the others have no such path (None).
 """
 
 from __future__ import annotations
@@ -81,20 +81,82 @@ if numba is not None:
     _placement_child = numba.njit(cache=True, nogil=True)(_placement_child)
 
 
-def placement_shape(game: pyspiel.Game) -> np.ndarray | None:
-    """The `shape` of a game whose moves place one piece (connect_four, tic_tac_toe) and whose
-    observation is absolute (the same planes whoever observes), else None."""
+def _breakthrough_child(
+    observation: np.ndarray,
+    mover: int,
+    move: int,
+    shape: np.ndarray,
+    weights: np.ndarray,
+    dims: np.ndarray,
+    work: np.ndarray,
+) -> int:
+    """Plays breakthrough's `move` by `mover` on the board `observation` (planes: player 0,
+    player 1, empty; player 0 moves towards the last row): `MOVER_WINS` when the piece reaches
+    the far row or takes the last opposing piece, else `NOT_TERMINAL` with the network's raw
+    outputs for the child in `work` (`observation` restored). OpenSpiel's encoding of a move:
+    ((row * columns + column) * 6 + direction) * 2 + capture, directions 0-2 player 0's
+    (forward left, forward, forward right), 3-5 player 1's."""
+    rows, columns = shape[ROWS], shape[COLUMNS]
+    cells = rows * columns
+    square, rest = divmod(move, 12)
+    direction, capture = divmod(rest, 2)
+    row, column = divmod(square, columns)
+    to_row = row + (1 if direction < 3 else -1)
+    to_column = column + direction % 3 - 1
+    if to_row == (rows - 1 if mover == 0 else 0):
+        return MOVER_WINS
+    other = 1 - mover
+    source, target = row * columns + column, to_row * columns + to_column
+    if capture:
+        left = 0
+        for cell in range(cells):
+            left += observation[other * cells + cell] != 0.0
+        if left == 1:
+            return MOVER_WINS
+        observation[other * cells + target] = 0.0
+    else:
+        observation[2 * cells + target] = 0.0
+    observation[mover * cells + source] = 0.0
+    observation[2 * cells + source] = 1.0
+    observation[mover * cells + target] = 1.0
+    forward(observation, other, weights, dims, work)
+    observation[mover * cells + target] = 0.0
+    observation[2 * cells + source] = 0.0
+    observation[mover * cells + source] = 1.0
+    if capture:
+        observation[other * cells + target] = 1.0
+    else:
+        observation[2 * cells + target] = 1.0
+    return NOT_TERMINAL
+
+
+if numba is not None:
+    _breakthrough_child = numba.njit(cache=True, nogil=True)(_breakthrough_child)
+
+
+Kernel = Callable[..., int]
+"""A child kernel: (observation, mover, move, shape, weights, dims, work) -> a terminal code."""
+
+
+def child_kernel(game: pyspiel.Game) -> tuple[Kernel, np.ndarray] | None:
+    """The child kernel and `shape` of a game whose children it can value from the parent's
+    observation (connect_four and tic_tac_toe: a move places one piece; breakthrough: a move
+    moves one, taking one at most), the observation being absolute (the same planes whoever
+    observes), else None."""
     name, params = game.get_type().short_name, game.get_parameters()
     if name == "connect_four" and not params.get("egocentric_obs_tensor", False):
         rows, columns, in_row = params["rows"], params["columns"], params["x_in_row"]
-        return np.asarray([rows, columns, in_row, 1, 2, 0, 1], np.int64)
+        return _placement_child, np.asarray([rows, columns, in_row, 1, 2, 0, 1], np.int64)
     if name == "tic_tac_toe":
-        return np.asarray([3, 3, 3, 0, 0, 2, 1], np.int64)
+        return _placement_child, np.asarray([3, 3, 3, 0, 0, 2, 1], np.int64)
+    if name == "breakthrough":
+        return _breakthrough_child, np.asarray([params["rows"], params["columns"]], np.int64)
     return None
 
 
-def placement_children(
+def kernel_children(
     game: pyspiel.Game,
+    kernel: Kernel,
     shape: np.ndarray,
     features: Features,
     weights: np.ndarray,
@@ -103,7 +165,7 @@ def placement_children(
     result: np.ndarray,
     form: OutputForm,
 ) -> Callable[[pyspiel.State, int], Callable[[int], tuple[float, bool]]]:
-    """The `child_leaves` of a compiled network on a game of `placement_shape` (two players,
+    """The `child_leaves` of a compiled network on a game of `child_kernel` (two players,
     zero-sum: `form` "mirror")."""
     high, low = float(game.max_utility()), float(game.min_utility())
     mid = 0.5 * form.total
@@ -119,7 +181,7 @@ def placement_children(
         win = high if player == mover else low
 
         def leaf(move: int) -> tuple[float, bool]:
-            code = _placement_child(parent, mover, move, shape, weights, dims, work)
+            code = kernel(parent, mover, move, shape, weights, dims, work)
             if code == NOT_TERMINAL:
                 return mid + sign * (half * tanh(float(result[0]))), False
             return (win if code == MOVER_WINS else mid), True

@@ -16,7 +16,7 @@ from spiel_bounded.evaluators.value_net.checkpoint import (
     checkpoint_file,
     load_checkpoint,
 )
-from spiel_bounded.evaluators.value_net.children import placement_children, placement_shape
+from spiel_bounded.evaluators.value_net.children import child_kernel, kernel_children
 from spiel_bounded.evaluators.value_net.compiled import CompiledNetwork, forward, numba_available
 from spiel_bounded.evaluators.value_net.extra import jax_available
 from spiel_bounded.evaluators.value_net.features import Features
@@ -96,16 +96,17 @@ class ValueNetEvaluator:
                 return result
 
             self.raw = compiled_raw
-            shape = placement_shape(game)
-            if shape is not None:
-                self.child_leaves = placement_children(
-                    game, shape, self._features, weights, dims, work, result, self.form
+            children = child_kernel(game)
+            if children is not None:
+                kernel, shape = children
+                self.child_leaves = kernel_children(
+                    game, kernel, shape, self._features, weights, dims, work, result, self.form
                 )
 
     child_leaves: ChildLeaves | None = None
-    """connect_four and tic_tac_toe with the compiled engine (else None):
+    """connect_four, tic_tac_toe and breakthrough with the compiled engine (else None):
     `child_leaves(state, player)(move)` is `(value, terminal)` of the child for `player`,
-    without building it (`children.placement_children`); searches use it at their depth
+    without building it (`children.kernel_children`); searches use it at their depth
     limit."""
 
     def _numpy_raw(self, state: pyspiel.State) -> np.ndarray:
