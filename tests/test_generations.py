@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -61,6 +62,11 @@ def test_each_generation_learns_from_the_best_so_far_and_is_gated(tmp_path: Path
         assert record.match_games == 2 and record.low <= record.score <= record.high
         assert match_score(home / "match")[0] == record.score
     assert records[1].positions > records[0].positions  # a window of two generations
+    trained = [
+        json.loads((generation_directory(tmp_path, g) / "training.json").read_text())
+        for g in (1, 2)
+    ]
+    assert [entry["warm_start"] for entry in trained] == [False, True]  # from gen 1's network
 
 
 @needs_jax

@@ -6,7 +6,9 @@ Generation g (1, 2, ...): the self-play bot of `[data]`, its evaluator the best 
 (generation 0: `start`, the heuristic or a checkpoint), plays `[data] games` games; a network
 (`[model]`, `[train]`) is trained on the games of the newest `window` generations; then it plays
 `gate_games` games against the best network (the same bot with `gate_params`, seats swapped,
-on the arena) and replaces it when it scores at least `gate_score`. Everything stays:
+on the arena) and replaces it when it scores at least `gate_score`. With `warm_start` a new
+network's training starts from the best network's parameters (continued training, as
+AlphaZero's), else from scratch. Everything stays:
 
     OUTPUT/generations.json      the config and one record per generation (`GenerationRecord`)
     OUTPUT/generations.png       strength (Elo against generation 0) and validation loss
@@ -36,9 +38,14 @@ from spiel_bounded.arena.config import parse_config
 from spiel_bounded.arena.runner import run_tournament
 from spiel_bounded.arena.stats import wilson
 from spiel_bounded.arena.store import GameStore
-from spiel_bounded.evaluators.value_net.checkpoint import CHECKPOINT_FILE
+from spiel_bounded.evaluators.value_net.checkpoint import (
+    CHECKPOINT_FILE,
+    checkpoint_file,
+    load_checkpoint,
+)
 from spiel_bounded.evaluators.value_net.config import as_mapping
-from spiel_bounded.params import POSITIVE_INT, Number, anything, check_fields, setting
+from spiel_bounded.games import load_game
+from spiel_bounded.params import FLAG, POSITIVE_INT, Number, anything, check_fields, setting
 from spiel_bounded.runs.journal import write_atomic
 from spiel_bounded.runs.lock import locked
 from spiel_bounded.training.dataset import Dataset, assemble, generate
@@ -67,6 +74,11 @@ class GenerationSettings:
     )
     gate_params: Mapping[str, Any] = field(default_factory=dict)
     # The match bot's parameters (the [data] bot, each side with its own network as evaluator).
+    warm_start: bool = setting(
+        True, "train each new network from the best one's parameters (same [model] only)", FLAG
+    )
+    # Otherwise, and when the best is the heuristic or a network of another model, a new
+    # network starts from [train] seed's initialisation.
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -286,6 +298,16 @@ def _window(directory: Path, generation: int, window: int) -> Dataset:
     )
 
 
+def warm_start_params(config: RunConfig, evaluator: str) -> Mapping[str, np.ndarray] | None:
+    """The parameters a new network starts from: the best network's (`evaluator`, "net:PATH")
+    when `warm_start` is on and it has the config's [model]; else None."""
+    settings = config.generations
+    if settings is None or not settings.warm_start or not evaluator.startswith("net:"):
+        return None
+    checkpoint = load_checkpoint(checkpoint_file(evaluator[4:]), load_game(config.data.game))
+    return checkpoint.params if checkpoint.model == config.model else None
+
+
 def _fingerprint(config: RunConfig) -> dict[str, Any]:
     """What a directory's generations were made with; `count` may grow."""
     assert config.generations is not None
@@ -374,7 +396,12 @@ def run_generations(
             if (home / CHECKPOINT_FILE).exists():
                 trained = json.loads((home / "training.json").read_text())
             else:
-                trained = fit_and_save(dataset, replace(config, directory=home), command=command)
+                trained = fit_and_save(
+                    dataset,
+                    replace(config, directory=home),
+                    command=command,
+                    initial=warm_start_params(config, teacher),
+                )
             said(generation, "match")
             match = home / "match"
             match_config = parse_config(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import numpy as np
 from matplotlib.figure import Figure
 
 from spiel_bounded.evaluators.value_net.checkpoint import (
@@ -117,14 +118,18 @@ def fit_and_save(
     *,
     command: str = "",
     on_epoch: EpochDone | None = None,
+    initial: Mapping[str, np.ndarray] | None = None,
 ) -> dict[str, Any]:
-    """Trains on `dataset` and writes the checkpoint, loss curve and record into
-    `config.directory`; returns the record (also stored in the checkpoint). Needs JAX."""
+    """Trains on `dataset` (from `initial` parameters when given) and writes the checkpoint,
+    loss curve and record into `config.directory`; returns the record (also stored in the
+    checkpoint). Needs JAX."""
     from spiel_bounded.training.train import train_network
 
     game = load_game(dataset.game)
     layout = layout_for(game, config.model)
-    result = train_network(dataset, layout, output_form(game), config.train, on_epoch=on_epoch)
+    result = train_network(
+        dataset, layout, output_form(game), config.train, on_epoch=on_epoch, initial=initial
+    )
     history = [
         {"epoch": entry.epoch, "train": entry.train, "validation": entry.validation}
         for entry in result.history
@@ -142,6 +147,7 @@ def fit_and_save(
         "validation_loss": result.best_validation,
         "initial_validation_loss": result.history[0].validation,
         "backend": result.backend,
+        "warm_start": initial is not None,
         "history": history,
     }
     directory = config.directory

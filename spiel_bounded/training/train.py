@@ -12,6 +12,7 @@ a better one. Everything random (initialisation, shuffling, the split) comes fro
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,11 @@ try:
     import optax
     from flax import nnx
 
-    from spiel_bounded.evaluators.value_net.model import ValueNetwork, export_params
+    from spiel_bounded.evaluators.value_net.model import (
+        ValueNetwork,
+        export_params,
+        network_from,
+    )
 except ImportError as error:  # pragma: no cover - only without the extra
     raise missing_jax(error) from error
 
@@ -66,8 +71,10 @@ def train_network(
     config: TrainConfig,
     *,
     on_epoch: EpochDone | None = None,
+    initial: Mapping[str, np.ndarray] | None = None,
 ) -> TrainResult:
-    """Trains a network of `layout` on `dataset`; see the module docstring."""
+    """Trains a network of `layout` on `dataset`, from `initial` parameters when given (else
+    from a seeded initialisation); see the module docstring."""
     values = targets(dataset, config)
     split = split_by_game(dataset, config.validation_fraction, config.seed)
     usable = ~np.isnan(values).any(axis=1)
@@ -82,7 +89,10 @@ def train_network(
     features = jnp.asarray(dataset.features)
     labels = jnp.asarray(values)
 
-    network = ValueNetwork(layout, rngs=nnx.Rngs(config.seed))
+    if initial is not None:
+        network = network_from(layout, initial)
+    else:
+        network = ValueNetwork(layout, rngs=nnx.Rngs(config.seed))
     optimizer = nnx.Optimizer(
         network,
         optax.adamw(config.learning_rate, weight_decay=config.weight_decay),
