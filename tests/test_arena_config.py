@@ -310,6 +310,19 @@ def test_bots_selection_drops_focus_and_anchor_bots_left_out() -> None:
     assert config.report.anchor == "rand"
 
 
+def test_bots_selection_drops_the_tables_of_bots_left_out() -> None:
+    text = config_text(
+        tournament='games = ["tic_tac_toe"]\ngames_per_pairing = 2\npairing = "tables"\n'
+        'tables = [["ab", "rand"], ["ab", "rand2"], ["rand", "rand2"]]',
+        bots=BOTS + '[[bots]]\nlabel = "rand2"\nbot = "random"\n',
+    )
+    assert parse_config(text, bots=["ab", "rand2"]).tournament.tables == (("ab", "rand2"),)
+    with pytest.raises(ConfigError, match="of the bots kept by --bots"):
+        parse_config(text.replace(', ["ab", "rand2"]', ""), bots=["ab", "rand2"])
+    with pytest.raises(ConfigError, match=r"unknown bot\(s\) 'nope'"):
+        parse_config(text.replace('["rand", "rand2"]', '["rand", "nope"]'), bots=["ab"])
+
+
 def test_a_bot_that_cannot_be_built_for_a_game_is_refused_naming_label_game_and_error() -> None:
     # Each parameter is valid alone; hex has no heuristic evaluator, so the bot cannot be built.
     tournament = 'games = ["tic_tac_toe", "hex(board_size=5)"]\ngames_per_pairing = 2'

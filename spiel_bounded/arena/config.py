@@ -318,10 +318,18 @@ def _tournament(
         )
     if pairing == "baseline" and baseline is None:
         raise reader.fail("tournament", "baseline", 'must name a bot for pairing "baseline"')
-    listed = _listed_tables(reader, labels)
+    # Tables with a bot left out by --bots are dropped, as focus bots are; unknown ones are errors.
+    listed = tuple(
+        table
+        for table in _listed_tables(reader, all_labels)
+        if all(label in labels for label in table)
+    )
     if pairing == "tables" and not listed:
         raise reader.fail(
-            "tournament", "tables", 'must list at least one table for pairing "tables"'
+            "tournament",
+            "tables",
+            'must list at least one table for pairing "tables"'
+            + (" of the bots kept by --bots" if keep is not None else ""),
         )
     seating = reader.checked("tournament", "seating", "rotate", OneOf(SEATINGS))
     skip = reader.checked("tournament", "skip_unsupported", False, FLAG)
