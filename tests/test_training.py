@@ -483,3 +483,44 @@ def test_games_written_before_they_carried_their_settings_still_count(tmp_path: 
     assert np.array_equal(assemble(tmp_path, games=2).features, before.features)
     with pytest.raises(ValueError, match=r"another config .*epsilon"):
         generate(tiny_data(3, epsilon=0.5), tmp_path, executor="inline")
+
+
+# -- proofs as labels -----------------------------------------------------------------------------
+
+
+def test_a_proved_position_is_labelled_with_its_game_value(tmp_path: Path) -> None:
+    """tic_tac_toe at depth 9 proves every searched position: each is marked exact, its value
+    is a game value (win, draw or loss: -1, 0 or 1, where a heuristic estimate is fractional),
+    and the outcome does not dilute its label."""
+    from spiel_bounded.training.selfplay import play_selfplay_game
+
+    config = tiny_data(2, bot_params={"depth": 9})
+    positions = play_selfplay_game(config, 0)
+    searched = ~np.isnan(positions.search).any(axis=1)
+    assert searched.any() and (positions.exact == searched).all()
+    assert set(np.unique(positions.search[searched])) <= {-1.0, 0.0, 1.0}
+    generate(config, tmp_path, executor="inline")
+    dataset = assemble(tmp_path)
+    assert dataset.exact is not None and dataset.exact.any()
+    labels = targets(dataset, TrainConfig(labelling="mix", outcome_weight=0.9))
+    assert np.array_equal(labels[dataset.exact], dataset.search[dataset.exact])
+    mixed = ~dataset.exact & ~np.isnan(dataset.search).any(axis=1)
+    expected = 0.9 * dataset.outcome[mixed] + 0.1 * dataset.search[mixed]
+    assert np.allclose(labels[mixed], expected)
+
+
+def test_a_depth_limited_value_is_not_exact() -> None:
+    from spiel_bounded.training.selfplay import play_selfplay_game
+
+    positions = play_selfplay_game(tiny_data(1, opening_moves=0, epsilon=0.0), 0)
+    assert not np.isnan(positions.search[0]).any() and not positions.exact[0]  # depth 2, ply 0
+
+
+def test_game_files_written_before_proofs_were_recorded_read_as_not_exact(tmp_path: Path) -> None:
+    generate(tiny_data(2), tmp_path, executor="inline")
+    for path in (tmp_path / "games").glob("game_*.npz"):
+        with np.load(path) as archive:
+            kept = {name: archive[name] for name in archive.files if name != "exact"}
+        np.savez(path, **kept)
+    dataset = assemble(tmp_path)
+    assert dataset.exact is not None and not dataset.exact.any()

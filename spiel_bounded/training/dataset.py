@@ -67,6 +67,8 @@ class Dataset:
         games: `[positions]` the first game that reached the position (the split unit).
         occurrences: `[positions]` how often the position was reached.
         meta: What produced it (data config, command).
+        exact: `[positions]` a search proved the position's game value (its `search` is then
+            the value of a proved occurrence, not an average of estimates).
     """
 
     game: str
@@ -77,6 +79,7 @@ class Dataset:
     games: np.ndarray
     occurrences: np.ndarray
     meta: Mapping[str, Any]
+    exact: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.features.shape[0])
@@ -118,6 +121,7 @@ def _write_game(directory: Path, positions: GamePositions, made_by: Mapping[str,
             "outcome": positions.outcome,
             "search": positions.search,
             "keys": positions.keys,
+            "exact": positions.exact,
             _TEACHER: encode_json(made_by),
         },
     )
@@ -188,12 +192,16 @@ def _shown(settings: Mapping[str, Any], key: str) -> str:
 def _read_game(path: Path) -> dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as archive:
-            return {name: archive[name] for name in ("features", "outcome", "search", "keys")}
+            arrays = {name: archive[name] for name in ("features", "outcome", "search", "keys")}
+            # Games written before proofs were recorded: none is marked exact.
+            exact = archive["exact"] if "exact" in archive.files else None
     except Exception as error:
         raise ValueError(
             f"self-play game file {str(path)!r} is unreadable ({type(error).__name__}: {error}); "
             "delete it and run the generation again to replay that game"
         ) from None
+    arrays["exact"] = exact if exact is not None else np.zeros(len(arrays["keys"]), dtype=bool)
+    return arrays
 
 
 def finished_games(directory: str | os.PathLike[str]) -> list[int]:
@@ -340,6 +348,7 @@ def assemble(directory: str | os.PathLike[str], *, games: int | None = None) -> 
     search_count: list[np.ndarray] = []
     owner: list[int] = []
     seen: list[int] = []
+    proved: dict[int, np.ndarray] = {}  # slot -> the value a search proved
     for index in indices:
         arrays = _read_game(_game_path(root, index))
         for row, key in enumerate(arrays["keys"].tolist()):
@@ -359,10 +368,16 @@ def assemble(directory: str | os.PathLike[str], *, games: int | None = None) -> 
                 search_sum[slot] += search
                 search_count[slot] += searched
                 seen[slot] += 1
+            if arrays["exact"][row]:
+                proved.setdefault(first[key], arrays["search"][row])
     occurrences = np.asarray(seen)
     counts = np.asarray(search_count)
     with np.errstate(invalid="ignore", divide="ignore"):
         search_mean = np.where(counts > 0, np.asarray(search_sum) / counts, np.nan)
+    exact = np.zeros(len(rows), dtype=bool)
+    for slot, value in proved.items():
+        search_mean[slot] = value
+        exact[slot] = True
     return Dataset(
         game=game_description(game),
         observation_shape=tuple(game.observation_tensor_shape()),
@@ -376,6 +391,7 @@ def assemble(directory: str | os.PathLike[str], *, games: int | None = None) -> 
             "command": recorded.get("command", ""),
             "games": len(indices),
         },
+        exact=exact,
     )
 
 
@@ -398,6 +414,7 @@ def save_dataset(path: str | os.PathLike[str], dataset: Dataset) -> Path:
             "search": dataset.search,
             "games": dataset.games,
             "occurrences": dataset.occurrences,
+            **({} if dataset.exact is None else {"exact": dataset.exact}),
             "meta": encode_json(meta),
         },
     )
@@ -421,6 +438,7 @@ def load_dataset(path: str | os.PathLike[str]) -> Dataset:
             games=arrays["games"],
             occurrences=arrays["occurrences"],
             meta=meta,
+            exact=arrays.get("exact"),
         )
     except Exception as error:
         raise ValueError(
@@ -452,7 +470,9 @@ def split_by_game(dataset: Dataset, fraction: float, seed: int) -> Split:
 def targets(dataset: Dataset, config: TrainConfig) -> np.ndarray:
     """Target values `[positions, players]` for the config's labelling: "outcome", "search"
     (NaN rows where a position was never searched: those are left out), or "mix" (the outcome
-    where a position was never searched)."""
+    where a position was never searched). With "search" and "mix", a position whose game value
+    a search proved (`Dataset.exact`) is labelled with that value alone: a proof teaches
+    exactly, an outcome only what one game did."""
     searched = ~np.isnan(dataset.search).any(axis=1)
     if config.labelling == "outcome":
         return dataset.outcome
@@ -467,4 +487,6 @@ def targets(dataset: Dataset, config: TrainConfig) -> np.ndarray:
     mixed = np.where(
         searched[:, None], weight * dataset.outcome + (1 - weight) * dataset.search, dataset.outcome
     )
+    if dataset.exact is not None:
+        mixed = np.where(dataset.exact[:, None], dataset.search, mixed)
     return mixed.astype(np.float32)

@@ -294,6 +294,12 @@ def _window(directory: Path, generation: int, window: int) -> Dataset:
             [part.games + g * 1_000_000 for part, g in zip(parts, offsets, strict=True)]
         ),
         occurrences=np.concatenate([part.occurrences for part in parts]),
+        exact=np.concatenate(
+            [
+                part.exact if part.exact is not None else np.zeros(len(part), dtype=bool)
+                for part in parts
+            ]
+        ),
         meta={**first.meta, "games": sum(int(part.meta["games"]) for part in parts)},
     )
 

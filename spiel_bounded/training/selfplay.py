@@ -27,6 +27,9 @@ class GamePositions:
         search: `[positions, players]` the searching bot's value of the position for every
             player; NaN where no search was run (random opening moves, chance nodes).
         keys: `[positions]` the position's identity (mover and `str(state)`), for deduplication.
+        exact: `[positions]` the search proved its value to be the game value (it bounds the
+            game value, `SearchResult.bounds_game_value`, within `SEARCH_LABEL_WIDTH`): `search`
+            then is the position's value, not an estimate.
     """
 
     index: int
@@ -34,6 +37,7 @@ class GamePositions:
     outcome: np.ndarray
     search: np.ndarray
     keys: np.ndarray
+    exact: np.ndarray
 
 
 SEARCH_LABEL_WIDTH: Final = 0.1
@@ -85,6 +89,7 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
     features = Features(game)
     rows: list[np.ndarray] = []
     search: list[list[float]] = []
+    exact: list[bool] = []
     keys: list[str] = []
     state = game.new_initial_state()
     plies = 0
@@ -96,6 +101,7 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
             outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
             action = int(rng.choice(outcomes, p=probabilities))
             search.append(search_values(None, mover, game))
+            exact.append(False)
             for bot in bots:
                 bot.inform_action(state, mover, action)
         else:
@@ -111,6 +117,9 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
             if action != chosen:
                 bots[mover].restart()  # a bot that keeps a tree must not think it chose this
             search.append(search_values(result, mover, game))
+            exact.append(
+                result is not None and result.bounds_game_value and not np.isnan(search[-1]).any()
+            )
             for player, bot in enumerate(bots):
                 if player != mover:
                     bot.inform_action(state, mover, action)
@@ -124,4 +133,5 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
         outcome=np.tile(returns, (count, 1)),
         search=np.asarray(search, dtype=np.float32).reshape(count, game.num_players()),
         keys=np.asarray(keys, dtype=str),
+        exact=np.asarray(exact, dtype=bool),
     )
