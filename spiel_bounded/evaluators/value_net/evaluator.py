@@ -102,12 +102,24 @@ class ValueNetEvaluator:
                 self.child_leaves = kernel_children(
                     game, kernel, shape, self._features, weights, dims, work, result, self.form
                 )
+            self._warm_up(game)
 
     child_leaves: ChildLeaves | None = None
     """connect_four, tic_tac_toe and breakthrough with the compiled engine (else None):
     `child_leaves(state, player)(move)` is `(value, terminal)` of the child for `player`,
     without building it (`children.kernel_children`); searches use it at their depth
     limit."""
+
+    def _warm_up(self, game: pyspiel.Game) -> None:
+        """Loads (or compiles) the compiled kernels now, not in a search's first timed move."""
+        state = game.new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        if state.is_terminal():
+            return
+        self.raw(state)
+        if self.child_leaves is not None:
+            self.child_leaves(state, 0)(state.legal_actions()[0])
 
     def _numpy_raw(self, state: pyspiel.State) -> np.ndarray:
         self._write(state)
