@@ -11,10 +11,9 @@ import pytest
 from spiel_bounded.evaluators.value_net import jax_available
 from spiel_bounded.evaluators.value_net.config import ModelConfig
 from spiel_bounded.training import pipeline
-from spiel_bounded.training.config import DataConfig, TrainConfig
+from spiel_bounded.training.config import DataConfig, GenerationSettings, TrainConfig
 from spiel_bounded.training.generations import (
     GenerationRecord,
-    GenerationSettings,
     elo_difference,
     evaluator_of,
     generation_directory,

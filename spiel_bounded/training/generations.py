@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -45,9 +45,9 @@ from spiel_bounded.evaluators.value_net.checkpoint import (
 )
 from spiel_bounded.evaluators.value_net.config import as_mapping
 from spiel_bounded.games import load_game
-from spiel_bounded.params import FLAG, POSITIVE_INT, Number, anything, check_fields, setting
 from spiel_bounded.runs.journal import write_atomic
 from spiel_bounded.runs.lock import locked
+from spiel_bounded.training.config import GenerationSettings
 from spiel_bounded.training.dataset import Dataset, assemble, generate
 
 if TYPE_CHECKING:
@@ -57,40 +57,6 @@ RECORD_FILE: Final = "generations.json"
 PLOT_FILE: Final = "generations.png"
 NEW, BEST = "new", "best"
 """The labels of the two bots of a gate match."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class GenerationSettings:
-    """The `[generations]` section of a training config."""
-
-    count: int = setting(3, "generations to train", POSITIVE_INT)
-    start: str = setting(
-        "heuristic", "generation 0's evaluator: heuristic, or a checkpoint path", anything
-    )
-    window: int = setting(2, "newest generations whose games are trained on", POSITIVE_INT)
-    gate_games: int = setting(100, "games of a gate match (an even number)", POSITIVE_INT)
-    gate_score: float = setting(
-        0.55, "score a new network needs against the best", Number(minimum=0.0, maximum=1.0)
-    )
-    gate_params: Mapping[str, Any] = field(default_factory=dict)
-    # The match bot's parameters (the [data] bot, each side with its own network as evaluator).
-    warm_start: bool = setting(
-        True, "train each new network from the best one's parameters (same [model] only)", FLAG
-    )
-    # Otherwise, and when the best is the heuristic or a network of another model, a new
-    # network starts from [train] seed's initialisation.
-
-    def __post_init__(self) -> None:
-        check_fields(self)
-        if self.gate_games % 2:
-            raise ValueError(
-                f"[generations] gate_games must be even (seats swapped), got {self.gate_games}"
-            )
-        if not isinstance(self.gate_params, Mapping) or "evaluator" in self.gate_params:
-            raise ValueError(
-                "[generations] gate_params must be a table of the bot's parameters without "
-                f"evaluator (each side plays with its own network), got {self.gate_params!r}"
-            )
 
 
 @dataclass(frozen=True, kw_only=True)

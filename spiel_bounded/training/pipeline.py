@@ -27,9 +27,8 @@ from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping, f
 from spiel_bounded.evaluators.value_net.layout import layout_for
 from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import load_game
-from spiel_bounded.training.config import DataConfig, TrainConfig
+from spiel_bounded.training.config import DataConfig, GenerationSettings, TrainConfig
 from spiel_bounded.training.dataset import Dataset
-from spiel_bounded.training.generations import GenerationSettings
 from spiel_bounded.training.losses import EpochDone
 
 CURVE_FILE: Final = "loss_curve.png"
