@@ -104,7 +104,12 @@ def main(argv: Sequence[str]) -> None:
         sys.stderr.write(f"\nerror: {error}\n")
         sys.exit(1)
     except KeyboardInterrupt as error:
-        commandline.exit_stopped(error, f"every finished game is kept in {config.data_directory}")
+        kept = (
+            f"everything finished is kept in {config.directory}"
+            if _STAGE.value == "generations"
+            else f"every finished game is kept in {config.data_directory}"
+        )
+        commandline.exit_stopped(error, kept)
 
 
 def _generations(config: RunConfig, command: str) -> None:

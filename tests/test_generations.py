@@ -85,6 +85,13 @@ def test_generations_resume_and_grow(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(pipeline, "fit_and_save", no_training)
     assert run_generations(tiny(tmp_path, count=1), executor="inline") == first
+    # Killed after the checkpoint was written, before training.json and the generation's record:
+    # the checkpoint's own record counts, and the finished match is read back.
+    (generation_directory(tmp_path, 1) / "training.json").unlink()
+    record_file = tmp_path / "generations.json"
+    stored = json.loads(record_file.read_text())
+    record_file.write_text(json.dumps({**stored, "records": []}))
+    assert run_generations(tiny(tmp_path, count=1), executor="inline") == first
     monkeypatch.undo()
     grown = run_generations(tiny(tmp_path, count=2), executor="inline")
     assert grown[:1] == first and len(grown) == 2

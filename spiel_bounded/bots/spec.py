@@ -232,7 +232,9 @@ class SearchSpec:
 
         `limits` replaces the limits of `params` (`limits_of`) when given: a measurement
         searches with exactly the limits it states, none meaning none."""
-        arguments: dict[str, Any] = {"limits": limits or self.limits_of(params)}
+        arguments: dict[str, Any] = {
+            "limits": limits if limits is not None else self.limits_of(params)
+        }
         if self.settings is not None:
             arguments["settings"] = self.settings(**pick(self.settings, params))
         if self.evaluator:

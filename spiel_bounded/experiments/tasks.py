@@ -3,15 +3,15 @@
 An algorithm is a registered bot whose search takes an epsilon (`swept_algorithms`). Its search
 is called once, through the bot's own `SearchSpec` (`bots.spec`): the same parameters with the
 same defaults as the bot, without the bot's move choice or kept tree, and with the limits the
-run gives (none: to the end; `task_limits`). Seconds are process time of the search call
-(`time.process_time`), so other processes on the machine do not inflate them; wall time is
-recorded too. The realised error is computed by the report, against a
-reference recorded by other tasks: for the fixed-depth searches (`bounded_ab`, `bounded_star1`,
-`bounded_star2`, `paranoid`, `mp_mix`) the epsilon-0 search of the same run and position (the
-exact depth-limited value); for the searches that run to prove the root (`babmcts`,
-`bounded_pns`) the position's exact game value from an `exact` task
-(`spiel_bounded.oracles.solve` on synthetic trees and games with chance, proof-number search or
-`bounded_ab` to the end on deterministic games; see `exact_value`).
+run gives (none: to the end; `task_limits`). Seconds are process time of the task
+(`time.process_time`: making the search's evaluator and settings, then the search), so other
+processes on the machine do not inflate them; wall time is recorded too. The realised error is
+computed by the report, against a reference recorded by other tasks: for the fixed-depth
+searches (`bounded_ab`, `bounded_star1`, `bounded_star2`, `paranoid`, `mp_mix`) the epsilon-0
+search of the same run and position (the exact depth-limited value); for the searches that run
+to prove the root (`babmcts`, `bounded_pns`) the position's exact game value from an `exact`
+task (`spiel_bounded.oracles.solve` on synthetic trees and games with chance, proof-number search
+or `bounded_ab` to the end on deterministic games; see `exact_value`).
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ class Task:
 
     Attributes:
         run: The run's label (a config's `[[runs]] label`).
-        algorithm: A name of `ALGORITHMS`, or `EXACT` for a reference task.
+        algorithm: One of `swept_algorithms()`, or `EXACT` for a reference task.
         set: The position set's name.
         index: The position's index in its set.
         position: The position.
@@ -305,10 +305,10 @@ def run_task(task: Task) -> TaskRecord:
         if task.algorithm == EXACT:
             value = exact_value(state)
             return record(**no_search, stopped_by="solved", lower=value, upper=value, proved=True)
-        search = swept_search(task.algorithm).bind(
-            state.get_game(), task.settings, limits=task_limits(task.settings)
+        spec = swept_search(task.algorithm)
+        result = spec.bind(state.get_game(), task.settings, limits=task_limits(task.settings))(
+            state
         )
-        result = search(state)
     except Exception:
         return error_record(
             task,
@@ -317,7 +317,7 @@ def run_task(task: Task) -> TaskRecord:
             wall_seconds=time.perf_counter() - wall,
         )
     stats = result.stats
-    if swept_search(task.algorithm).proves:
+    if spec.proves:
         proved = stats.stopped_by == "solved"
     else:
         proved = stats.stopped_by in ("depth", "solved") and stats.depth > 0

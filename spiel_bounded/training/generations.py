@@ -67,7 +67,9 @@ class GenerationRecord:
         generation: Its number (1, 2, ...).
         teacher: The evaluator its self-play used (the best network before it).
         games: Self-play games it played.
-        positions: Distinct positions it trained on (its window).
+        positions: Positions it trained on: its window's generations, each deduplicated on its
+            own (a position reached in two generations counts twice, and its copies may fall on
+            both sides of the split by game).
         validation_loss: Its network's best validation loss.
         score: Its network's score against the best in the gate match (wins + draws / 2).
         low: The score's 95% Wilson interval, lower end.
@@ -366,7 +368,8 @@ def run_generations(
             said(generation, "train")
             dataset = _window(directory, generation, settings.window)
             if (home / CHECKPOINT_FILE).exists():
-                trained = json.loads((home / "training.json").read_text())
+                # The checkpoint (written atomically, checksummed) holds the training record.
+                trained = load_checkpoint(home / CHECKPOINT_FILE).record
             else:
                 trained = fit_and_save(
                     dataset,

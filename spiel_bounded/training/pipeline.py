@@ -27,6 +27,7 @@ from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping, f
 from spiel_bounded.evaluators.value_net.layout import layout_for
 from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import load_game
+from spiel_bounded.runs.journal import write_atomic
 from spiel_bounded.training.config import DataConfig, GenerationSettings, TrainConfig
 from spiel_bounded.training.dataset import Dataset
 from spiel_bounded.training.losses import EpochDone
@@ -162,7 +163,8 @@ def fit_and_save(
         ),
     )
     loss_curve(history, f"{dataset.game}: value network", directory / CURVE_FILE)
-    (directory / RECORD_FILE).write_text(
-        json.dumps({**record, "model": as_mapping(config.model)}, indent=2) + "\n"
+    write_atomic(
+        directory / RECORD_FILE,
+        json.dumps({**record, "model": as_mapping(config.model)}, indent=2) + "\n",
     )
     return record

@@ -27,9 +27,9 @@ class GamePositions:
         search: `[positions, players]` the searching bot's value of the position for every
             player; NaN where no search was run (random opening moves, chance nodes).
         keys: `[positions]` the position's identity (mover and `str(state)`), for deduplication.
-        exact: `[positions]` the search proved its value to be the game value (it bounds the
-            game value, `SearchResult.bounds_game_value`, within `SEARCH_LABEL_WIDTH`): `search`
-            then is the position's value, not an estimate.
+        exact: `[positions]` the search proved the position's game value (its bounds hold for
+            the game value, `SearchResult.bounds_game_value`, and meet, `EXACT_WIDTH`): `search`
+            then is that value, not an estimate.
     """
 
     index: int
@@ -39,6 +39,10 @@ class GamePositions:
     keys: np.ndarray
     exact: np.ndarray
 
+
+EXACT_WIDTH: Final = 1e-9
+"""A position is labelled exact when its search proved bounds on the game value at most this
+share of the value range apart: the value itself (epsilon 0), not an interval."""
 
 SEARCH_LABEL_WIDTH: Final = 0.1
 """A two-player search's bounds give a label only when they are at most this share of the value
@@ -77,6 +81,7 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
     and an `epsilon` share of later moves uniformly at random (the bot still searches those, so
     they keep a search value); chance outcomes drawn from their probabilities."""
     game = load_game(config.game)
+    value_range = game.max_utility() - game.min_utility()
     seeds = np.random.SeedSequence([config.seed, index]).generate_state(game.num_players() + 1)
     rng = np.random.default_rng(seeds[0])
     spec = registry.get_spec(config.bot)
@@ -118,7 +123,9 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
                 bots[mover].restart()  # a bot that keeps a tree must not think it chose this
             search.append(search_values(result, mover, game))
             exact.append(
-                result is not None and result.bounds_game_value and not np.isnan(search[-1]).any()
+                result is not None
+                and result.bounds_game_value
+                and result.upper - result.lower <= EXACT_WIDTH * value_range
             )
             for player, bot in enumerate(bots):
                 if player != mover:

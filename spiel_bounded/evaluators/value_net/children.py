@@ -78,7 +78,8 @@ def _placement_child(
 
 
 if numba is not None:
-    _placement_child = numba.njit(cache=True, nogil=True)(_placement_child)
+    # Not cached: numba would not see a change of `forward`, which lives in another module.
+    _placement_child = numba.njit(nogil=True)(_placement_child)
 
 
 def _breakthrough_child(
@@ -131,7 +132,7 @@ def _breakthrough_child(
 
 
 if numba is not None:
-    _breakthrough_child = numba.njit(cache=True, nogil=True)(_breakthrough_child)
+    _breakthrough_child = numba.njit(nogil=True)(_breakthrough_child)
 
 
 Kernel = Callable[..., int]
