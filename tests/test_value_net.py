@@ -519,6 +519,19 @@ def test_children_from_the_parent_only_where_a_kernel_knows_the_game(tmp_path: P
     assert ValueNetEvaluator(game, path, engine="numpy").child_leaves is None
 
 
+def test_the_compiled_engine_without_numba_says_which_extra_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from spiel_bounded.evaluators.value_net import evaluator as evaluator_module
+
+    game = pyspiel.load_game("tic_tac_toe")
+    path = write_checkpoint(tmp_path / "n.npz", game, ModelConfig(width=4, depth=1))
+    monkeypatch.setattr(evaluator_module, "numba_available", lambda: False)
+    with pytest.raises(ImportError, match=r"needs numba: pip install 'spiel-bounded\[fast\]'"):
+        ValueNetEvaluator(game, path, engine="compiled")
+    assert ValueNetEvaluator(game, path).engine == "numpy"  # auto falls back
+
+
 def test_an_unknown_engine_is_refused(tmp_path: Path) -> None:
     game = pyspiel.load_game("tic_tac_toe")
     path = write_checkpoint(tmp_path / "n.npz", game, ModelConfig(width=4, depth=1))

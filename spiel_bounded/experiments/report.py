@@ -85,7 +85,8 @@ def records_frame(
         base = zero[column].reindex(keys).to_numpy(dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
             frame[f"{column}_ratio"] = frame[column].to_numpy(dtype=float) / base
-    proves = frame["algorithm"].map(lambda name: swept_search(name).proves).to_numpy(dtype=bool)
+    proving = {name: swept_search(name).proves for name in frame["algorithm"].unique()}
+    proves = frame["algorithm"].map(proving).to_numpy(dtype=bool)
     zero_ok = zero["proved"].reindex(keys).to_numpy(dtype=object)
     own = np.where(zero_ok == True, zero["lower"].reindex(keys).to_numpy(dtype=float), np.nan)  # noqa: E712
     game_value = exact.reindex(list(zip(frame["set"], frame["index"], strict=True)))

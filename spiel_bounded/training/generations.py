@@ -291,7 +291,7 @@ def _fingerprint(config: RunConfig) -> dict[str, Any]:
         "data": as_mapping(config.data),
         "model": as_mapping(config.model),
         "train": as_mapping(config.train),
-        "generations": {key: value for key, value in settings.items()},
+        "generations": settings,
     }
 
 

@@ -169,8 +169,7 @@ def kernel_children(
     """The `child_leaves` of a compiled network on a game of `child_kernel` (two players,
     zero-sum: `form` "mirror")."""
     high, low = float(game.max_utility()), float(game.min_utility())
-    mid = 0.5 * form.total
-    half = min(form.high - mid, mid - form.low)
+    mid, half = form.mirror
     tanh = math.tanh
     parent = np.zeros_like(features.observation)
     observe, observed = features.observe, features.observation

@@ -264,31 +264,3 @@ def pack(layout: Layout, params: Mapping[str, np.ndarray]) -> Packed:
     board_size = cells * max(planes, channels) + 1 if conv_layers else 0
     work = np.zeros(2 * width + layout.outputs + 2 * board_size, np.float32)
     return Packed(np.concatenate(blocks), dims, work)
-
-
-class CompiledNetwork:
-    """Raw outputs of one position from its observation tensor and its mover, compiled.
-
-    Args:
-        layout: The architecture.
-        params: Parameter name -> array, with the shapes `layout.shapes()` gives.
-
-    Raises:
-        ImportError: numba is not installed (install the `fast` extra).
-    """
-
-    def __init__(self, layout: Layout, params: Mapping[str, np.ndarray]) -> None:
-        if numba is None:
-            raise ImportError(
-                "the compiled forward pass needs numba: pip install 'spiel-bounded[fast]'"
-            )
-        self.layout = layout
-        self.packed = pack(layout, params)
-
-    def raw(self, observation: np.ndarray, extra_row: int) -> np.ndarray:
-        """Raw outputs (a reused float32 array: copy it to keep it) of the position whose
-        observation tensor is `observation` (float32, flat) and whose one-hot input is set at
-        `extra_row` (the mover; the number of players at a chance node)."""
-        packed = self.packed
-        forward(observation, extra_row, packed.weights, packed.dims, packed.work)
-        return packed.result

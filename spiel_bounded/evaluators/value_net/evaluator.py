@@ -17,7 +17,7 @@ from spiel_bounded.evaluators.value_net.checkpoint import (
     load_checkpoint,
 )
 from spiel_bounded.evaluators.value_net.children import child_kernel, kernel_children
-from spiel_bounded.evaluators.value_net.compiled import CompiledNetwork, forward, numba_available
+from spiel_bounded.evaluators.value_net.compiled import forward, numba_available, pack
 from spiel_bounded.evaluators.value_net.extra import jax_available
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.layout import Layout, layout_for
@@ -50,7 +50,7 @@ class ValueNetEvaluator:
     """Per-player values from a trained network, computed one position at a time.
 
     The observation is written by OpenSpiel into a reused array (`Features.observe`) and the
-    forward pass runs compiled with numba when it is installed (`CompiledNetwork`), else in
+    forward pass runs compiled with numba when it is installed (`compiled.forward`), else in
     numpy (`NumpyNetwork`, the reference: the two agree to 1e-6). The raw outputs go through
     the game's `OutputForm`, so every value lies in the utility range (and n-player values keep
     the constant sum). `leaf_value(player)` gives searches one player's value in one call.
@@ -83,11 +83,15 @@ class ValueNetEvaluator:
         self._buffer = np.zeros((1, self._features.size), dtype=np.float32)
         self._write = self._features.writer(self._buffer[0])
         self._batch: Callable[[np.ndarray], np.ndarray] | None = None
+        if engine == "compiled" and not numba_available():
+            raise ImportError(
+                "the compiled forward pass needs numba: pip install 'spiel-bounded[fast]'"
+            )
         compiled = engine == "compiled" or (engine == "auto" and numba_available())
         self.engine = "compiled" if compiled else "numpy"
         self.raw: Callable[[pyspiel.State], np.ndarray] = self._numpy_raw
         if compiled:
-            packed = CompiledNetwork(self.layout, self.checkpoint.params).packed
+            packed = pack(self.layout, self.checkpoint.params)
             weights, dims, work, result = packed.weights, packed.dims, packed.work, packed.result
             observe, observation = self._features.observe, self._features.observation
 
@@ -133,8 +137,7 @@ class ValueNetEvaluator:
         raw, form = self.raw, self.form
         if form.form != "mirror":
             return lambda state: form.values_of_one(raw(state))[player]
-        mid = 0.5 * form.total
-        half = min(form.high - mid, mid - form.low)
+        mid, half = form.mirror
         tanh = math.tanh
         if player == 0:
             return lambda state: mid + half * tanh(float(raw(state)[0]))

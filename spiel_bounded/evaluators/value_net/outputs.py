@@ -51,11 +51,17 @@ class OutputForm:
         """Raw outputs of the network."""
         return 1 if self.form == "mirror" else self.players
 
+    @property
+    def mirror(self) -> tuple[float, float]:
+        """ "mirror": the middle of the range (half the constant sum) and the largest distance
+        from it that stays inside `[low, high]` for both players."""
+        mid = 0.5 * self.total
+        return mid, min(self.high - mid, mid - self.low)
+
     def values(self, raw: Any, xp: Any) -> Any:
         """Per-player values `[..., players]` of raw outputs `[..., outputs]`."""
         if self.form == "mirror":
-            mid = 0.5 * self.total
-            half = min(self.high - mid, mid - self.low)
+            mid, half = self.mirror
             value = half * xp.tanh(raw[..., 0])
             return xp.stack([mid + value, mid - value], axis=-1)
         if self.form == "shares":
@@ -68,8 +74,8 @@ class OutputForm:
     def values_of_one(self, raw: np.ndarray) -> list[float]:
         """`values` of one position's raw outputs, as floats (the per-leaf path)."""
         if self.form == "mirror":
-            mid = 0.5 * self.total
-            value = min(self.high - mid, mid - self.low) * math.tanh(float(raw[0]))
+            mid, half = self.mirror
+            value = half * math.tanh(float(raw[0]))
             return [mid + value, mid - value]
         # float64: float32 shares can miss the constant sum by 1e-7, more than searches allow.
         return [float(value) for value in self.values(np.asarray(raw, dtype=np.float64), np)]
