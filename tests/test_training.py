@@ -122,7 +122,8 @@ def test_generation_is_deterministic_across_executors(tmp_path: Path) -> None:
     generate(tiny_data(4), tmp_path / "process", executor="process", workers=2)
     inline, process = assemble(tmp_path / "inline"), assemble(tmp_path / "process")
     assert np.array_equal(inline.features, process.features)
-    assert np.array_equal(inline.outcome, process.outcome)
+    for name in ("outcome", "search", "lower", "upper"):
+        assert np.array_equal(getattr(inline, name), getattr(process, name), equal_nan=True)
 
 
 def test_generation_on_a_dask_cluster(tmp_path: Path) -> None:
@@ -233,20 +234,18 @@ def test_bad_data_configs_are_refused(tmp_path: Path) -> None:
 def test_dataset_is_deduplicated_and_split_by_game(tmp_path: Path) -> None:
     generate(tiny_data(12), tmp_path, executor="inline")
     dataset = assemble(tmp_path)
-    keys = set()
+    first_game: dict[str, int] = {}
     total = 0
     for index in finished_games(tmp_path):
         with np.load(tmp_path / "games" / f"game_{index:06d}.npz") as archive:
-            keys.update(archive["keys"].tolist())
             total += len(archive["keys"])
-    assert len(dataset) == len(keys) < total  # the empty board alone repeats in every game
-    first_game: dict[str, int] = {}
-    for index in finished_games(tmp_path):
-        with np.load(tmp_path / "games" / f"game_{index:06d}.npz") as archive:
-            for key in archive["keys"].tolist():
+            for key in archive["keys"].tolist() + archive["child_keys"].tolist():
                 first_game.setdefault(key, index)
+    assert len(dataset) == len(first_game)  # the empty board alone repeats in every game
     assert sorted(dataset.games.tolist()) == sorted(first_game.values())
     assert dataset.occurrences.sum() == total
+    only_children = dataset.occurrences == 0
+    assert only_children.any() and np.isnan(dataset.outcome[only_children]).all()
     rows = {row.tobytes() for row in dataset.features}
     assert len(rows) == len(dataset)
     split = split_by_game(dataset, 0.25, seed=0)
@@ -254,12 +253,13 @@ def test_dataset_is_deduplicated_and_split_by_game(tmp_path: Path) -> None:
     assert len(split.train) + len(split.validation) == len(dataset)
     mixed = targets(dataset, TrainConfig(labelling="mix", outcome_weight=0.5))
     searched = ~np.isnan(dataset.search).any(axis=1)
+    assert np.array_equal(mixed.lower, mixed.upper, equal_nan=True)
     assert np.allclose(
-        mixed[searched], 0.5 * dataset.outcome[searched] + 0.5 * dataset.search[searched]
+        mixed.lower[searched], 0.5 * dataset.outcome[searched] + 0.5 * dataset.search[searched]
     )
-    assert np.array_equal(mixed[~searched], dataset.outcome[~searched])
+    assert np.array_equal(mixed.lower[~searched], dataset.outcome[~searched], equal_nan=True)
     only_search = targets(dataset, TrainConfig(labelling="search"))
-    assert np.isnan(only_search[~searched]).all()
+    assert np.isnan(only_search.lower[~searched]).all()
 
 
 def test_dataset_file_round_trip_and_corruption(tmp_path: Path) -> None:
@@ -502,7 +502,7 @@ def test_a_proved_position_is_labelled_with_its_game_value(tmp_path: Path) -> No
     generate(config, tmp_path, executor="inline")
     dataset = assemble(tmp_path)
     assert dataset.exact is not None and dataset.exact.any()
-    labels = targets(dataset, TrainConfig(labelling="mix", outcome_weight=0.9))
+    labels = targets(dataset, TrainConfig(labelling="mix", outcome_weight=0.9)).lower
     assert np.array_equal(labels[dataset.exact], dataset.search[dataset.exact])
     mixed = ~dataset.exact & ~np.isnan(dataset.search).any(axis=1)
     expected = 0.9 * dataset.outcome[mixed] + 0.1 * dataset.search[mixed]

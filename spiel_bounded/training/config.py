@@ -19,7 +19,7 @@ from spiel_bounded.params import (
     setting,
 )
 
-LABELLINGS: Final = ("outcome", "search", "mix")
+LABELLINGS: Final = ("outcome", "search", "mix", "interval")
 FRACTION: Final = Number(minimum=0.0, maximum=1.0)
 PROBABILITY: Final = Number(minimum=0.0, maximum=1.0)
 
@@ -37,11 +37,15 @@ class TrainConfig:
         0.1, "share of games held out", Number(minimum=0.0, maximum=1.0, strict=True)
     )
     # Held out for validation: games, never single positions.
-    labelling: str = setting("mix", "outcome, search or mix", OneOf(LABELLINGS))
+    labelling: str = setting("mix", "outcome, search, mix or interval", OneOf(LABELLINGS))
     # "outcome": the game's final returns; "search": the self-play bot's search value at the
     # position; "mix": `outcome_weight` of the first plus the rest of the second (positions
-    # without a search value get the outcome).
-    outcome_weight: float = setting(0.5, "weight of the outcome in mix", FRACTION)
+    # without a search value get the outcome); "interval": the bounds the search proved on the
+    # position and on its root children, mixed with the outcome likewise (`dataset.targets`).
+    outcome_weight: float = setting(0.5, "weight of the outcome in mix and interval", FRACTION)
+    mirror: bool = setting(
+        False, "train on every position's mirror image too (`symmetry.MIRRORS` games)", FLAG
+    )
     seed: int = setting(0, "seed of initialisation, shuffling and split", SEED)
 
     def __post_init__(self) -> None:

@@ -3,9 +3,11 @@
 `generate` plays the games of a `DataConfig` in worker processes (or on a Dask cluster) and writes
 each finished game at once to `<directory>/games/game_<index>.npz` (atomically), so an
 interrupted run loses no finished game and the next run plays only the missing ones.
-`assemble` merges the games into a `Dataset`: a position seen several times is kept once, in the
-first game that reached it, with its labels averaged over its occurrences, so that a split by
-game never puts the same position on both sides.
+`assemble` merges the games (of one directory, or of several: the generations' window) into a
+`Dataset`: a position seen several times is kept once, in the first game that reached it, with
+its labels averaged over its occurrences and the narrowest interval a search proved on it, so
+that a split by game never puts the same position on both sides. The root children a game
+keeps (`selfplay.ChildBounds`) join as positions with an interval and no outcome.
 
 Each game file carries what made it (`teacher`: the game, the bot with every parameter, defaults
 filled in, the opening moves, epsilon and the seed), as the arena's games.csv carries each
@@ -23,12 +25,13 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
+import pyspiel
 
 from spiel_bounded import registry
 from spiel_bounded.evaluators.value_net.config import as_mapping
@@ -47,6 +50,8 @@ _GAMES_DIR: Final = "games"
 # The format name predates `training/`: kept, so datasets written before the move still load.
 _DATASET_FORMAT: Final = "spiel_bounded.value_net.dataset/1"
 _GAME_NAME: Final = re.compile(r"game_(\d+)\.npz")
+_GAMES_PER_DIRECTORY: Final = 1_000_000
+"""Game numbers of the d-th directory of a merged dataset start at d times this."""
 _TEACHER: Final = "teacher"
 """The member of a game file that records what made it (`teacher`)."""
 
@@ -69,6 +74,11 @@ class Dataset:
         meta: What produced it (data config, command).
         exact: `[positions]` a search proved the position's game value (its `search` is then
             the value of a proved occurrence, not an average of estimates).
+        lower: `[positions, players]` the narrowest bounds a search proved on each player's
+            value of the position (the position searched, or a root child); NaN: none.
+        upper: `[positions, players]` likewise.
+
+    A position only ever seen as a root child has no outcome (NaN) and 0 occurrences.
     """
 
     game: str
@@ -80,6 +90,8 @@ class Dataset:
     occurrences: np.ndarray
     meta: Mapping[str, Any]
     exact: np.ndarray | None = None
+    lower: np.ndarray | None = None
+    upper: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.features.shape[0])
@@ -122,6 +134,12 @@ def _write_game(directory: Path, positions: GamePositions, made_by: Mapping[str,
             "search": positions.search,
             "keys": positions.keys,
             "exact": positions.exact,
+            "lower": positions.lower,
+            "upper": positions.upper,
+            "child_features": positions.children.features,
+            "child_lower": positions.children.lower,
+            "child_upper": positions.children.upper,
+            "child_keys": positions.children.keys,
             _TEACHER: encode_json(made_by),
         },
     )
@@ -192,15 +210,25 @@ def _shown(settings: Mapping[str, Any], key: str) -> str:
 def _read_game(path: Path) -> dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in ("features", "outcome", "search", "keys")}
-            # Games written before proofs were recorded: none is marked exact.
-            exact = archive["exact"] if "exact" in archive.files else None
+            arrays = {name: archive[name] for name in archive.files if name != _TEACHER}
+        missing = {"features", "outcome", "search", "keys"} - set(arrays)
+        if missing:
+            raise KeyError(f"no {', '.join(sorted(missing))}")
     except Exception as error:
         raise ValueError(
             f"self-play game file {str(path)!r} is unreadable ({type(error).__name__}: {error}); "
             "delete it and run the generation again to replay that game"
         ) from None
-    arrays["exact"] = exact if exact is not None else np.zeros(len(arrays["keys"]), dtype=bool)
+    count, players = arrays["outcome"].shape
+    # Games written before proofs were recorded: none is marked exact. Before intervals were:
+    # the search value (the middle of a narrow interval) stands for its interval, no child.
+    arrays.setdefault("exact", np.zeros(count, dtype=bool))
+    arrays.setdefault("lower", arrays["search"])
+    arrays.setdefault("upper", arrays["search"])
+    arrays.setdefault("child_features", np.zeros((0, arrays["features"].shape[1]), np.float32))
+    arrays.setdefault("child_lower", np.zeros((0, players), dtype=np.float32))
+    arrays.setdefault("child_upper", np.zeros((0, players), dtype=np.float32))
+    arrays.setdefault("child_keys", np.zeros(0, dtype=str))
     return arrays
 
 
@@ -331,68 +359,127 @@ def generate(
     return len(todo)
 
 
-def assemble(directory: str | os.PathLike[str], *, games: int | None = None) -> Dataset:
-    """The deduplicated dataset of the games in `directory` (the first `games` of them)."""
-    root = Path(directory)
-    recorded = json.loads((root / _CONFIG_FILE).read_text())
-    config = DataConfig(**recorded["data"])
-    indices = [index for index in finished_games(root) if games is None or index < games]
-    if not indices:
-        raise ValueError(f"no finished self-play game in {str(root)!r}")
-    check_games(root, config, indices)
-    game = load_game(config.game)
-    first: dict[str, int] = {}
-    rows: list[np.ndarray] = []
-    outcome_sum: list[np.ndarray] = []
-    search_sum: list[np.ndarray] = []
-    search_count: list[np.ndarray] = []
-    owner: list[int] = []
-    seen: list[int] = []
-    proved: dict[int, np.ndarray] = {}  # slot -> the value a search proved
-    for index in indices:
-        arrays = _read_game(_game_path(root, index))
+class _Merge:
+    """Positions merged by key over games: the first game to reach one owns it."""
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.first: dict[str, int] = {}
+        self.rows: list[np.ndarray] = []
+        self.outcome_sum: list[np.ndarray] = []
+        self.search_sum: list[np.ndarray] = []
+        self.search_count: list[np.ndarray] = []
+        self.lower: list[np.ndarray] = []
+        self.upper: list[np.ndarray] = []
+        self.owner: list[int] = []
+        self.seen: list[int] = []
+        self.proved: dict[int, np.ndarray] = {}  # slot -> the value a search proved
+
+    def _slot(self, key: str, features: np.ndarray, game: int) -> int:
+        slot = self.first.get(key)
+        if slot is None:
+            slot = self.first[key] = len(self.rows)
+            nothing = np.full(self.players, np.nan)
+            self.rows.append(features)
+            self.outcome_sum.append(np.zeros(self.players))
+            self.search_sum.append(np.zeros(self.players))
+            self.search_count.append(np.zeros(self.players, dtype=np.int64))
+            self.lower.append(nothing)
+            self.upper.append(nothing.copy())
+            self.owner.append(game)
+            self.seen.append(0)
+        return slot
+
+    def _bound(self, slot: int, lower: np.ndarray, upper: np.ndarray) -> None:
+        """Keeps the narrower of the slot's interval and (`lower`, `upper`)."""
+        if np.isnan(lower).any() or np.isnan(upper).any():
+            return
+        old = np.nansum(self.upper[slot] - self.lower[slot])
+        if np.isnan(self.lower[slot]).any() or np.sum(upper - lower) < old:
+            self.lower[slot], self.upper[slot] = lower.astype(np.float64), upper.astype(np.float64)
+
+    def add_game(self, game: int, arrays: Mapping[str, np.ndarray]) -> None:
         for row, key in enumerate(arrays["keys"].tolist()):
-            slot = first.get(key)
+            slot = self._slot(key, arrays["features"][row], game)
             searched = ~np.isnan(arrays["search"][row])
-            search = np.where(searched, arrays["search"][row], 0.0)
-            if slot is None:
-                first[key] = len(rows)
-                rows.append(arrays["features"][row])
-                outcome_sum.append(arrays["outcome"][row].astype(np.float64))
-                search_sum.append(search.astype(np.float64))
-                search_count.append(searched.astype(np.int64))
-                owner.append(index)
-                seen.append(1)
-            else:
-                outcome_sum[slot] += arrays["outcome"][row]
-                search_sum[slot] += search
-                search_count[slot] += searched
-                seen[slot] += 1
+            self.outcome_sum[slot] += arrays["outcome"][row]
+            self.search_sum[slot] += np.where(searched, arrays["search"][row], 0.0)
+            self.search_count[slot] += searched
+            self.seen[slot] += 1
+            self._bound(slot, arrays["lower"][row], arrays["upper"][row])
             if arrays["exact"][row]:
-                proved.setdefault(first[key], arrays["search"][row])
-    occurrences = np.asarray(seen)
-    counts = np.asarray(search_count)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        search_mean = np.where(counts > 0, np.asarray(search_sum) / counts, np.nan)
-    exact = np.zeros(len(rows), dtype=bool)
-    for slot, value in proved.items():
-        search_mean[slot] = value
-        exact[slot] = True
-    return Dataset(
-        game=game_description(game),
-        observation_shape=tuple(game.observation_tensor_shape()),
-        features=np.asarray(rows, dtype=np.float32),
-        outcome=(np.asarray(outcome_sum) / occurrences[:, None]).astype(np.float32),
-        search=search_mean.astype(np.float32),
-        games=np.asarray(owner, dtype=np.int64),
-        occurrences=occurrences,
-        meta={
-            "data": as_mapping(config),
-            "command": recorded.get("command", ""),
-            "games": len(indices),
-        },
-        exact=exact,
-    )
+                self.proved.setdefault(slot, arrays["search"][row])
+        for row, key in enumerate(arrays["child_keys"].tolist()):
+            slot = self._slot(key, arrays["child_features"][row], game)
+            self._bound(slot, arrays["child_lower"][row], arrays["child_upper"][row])
+
+    def dataset(self, game: pyspiel.Game, meta: Mapping[str, Any]) -> Dataset:
+        occurrences = np.asarray(self.seen)
+        counts = np.asarray(self.search_count)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            search = np.where(counts > 0, np.asarray(self.search_sum) / counts, np.nan)
+            outcome = np.asarray(self.outcome_sum) / occurrences[:, None]
+        exact = np.zeros(len(self.rows), dtype=bool)
+        for slot, value in self.proved.items():
+            search[slot] = value
+            exact[slot] = True
+        return Dataset(
+            game=game_description(game),
+            observation_shape=tuple(game.observation_tensor_shape()),
+            features=np.asarray(self.rows, dtype=np.float32),
+            outcome=outcome.astype(np.float32),
+            search=search.astype(np.float32),
+            games=np.asarray(self.owner, dtype=np.int64),
+            occurrences=occurrences,
+            meta=meta,
+            exact=exact,
+            lower=np.asarray(self.lower, dtype=np.float32),
+            upper=np.asarray(self.upper, dtype=np.float32),
+        )
+
+
+def assemble(
+    directory: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    games: int | None = None,
+) -> Dataset:
+    """The deduplicated dataset of the games in `directory` (the first `games` of them), or of
+    every directory of a sequence (deduplicated across them; game `i` of the `d`-th directory
+    is numbered `d * 10**6 + i`, so that a split by game holds out whole games). The
+    directories must hold the same game; the first one's data config is the dataset's."""
+    if isinstance(directory, (str, os.PathLike)):
+        roots = [Path(directory)]
+    else:
+        roots = [Path(root) for root in directory]
+    if not roots:
+        raise ValueError("assemble needs at least one self-play directory")
+    merged: _Merge | None = None
+    first_game: pyspiel.Game | None = None
+    metas: list[dict[str, Any]] = []
+    total = 0
+    for number, root in enumerate(roots):
+        recorded = json.loads((root / _CONFIG_FILE).read_text())
+        config = DataConfig(**recorded["data"])
+        indices = [index for index in finished_games(root) if games is None or index < games]
+        if not indices:
+            raise ValueError(f"no finished self-play game in {str(root)!r}")
+        check_games(root, config, indices)
+        game = load_game(config.game)
+        if first_game is None:
+            first_game, merged = game, _Merge(game.num_players())
+        elif game_description(game) != game_description(first_game):
+            raise ValueError(
+                f"{str(root)!r} holds games of {game_description(game)}, not of "
+                f"{game_description(first_game)} like {str(roots[0])!r}"
+            )
+        assert merged is not None
+        for index in indices:
+            arrays = _read_game(_game_path(root, index))
+            merged.add_game(number * _GAMES_PER_DIRECTORY + index, arrays)
+        metas.append({"data": as_mapping(config), "command": recorded.get("command", "")})
+        total += len(indices)
+    assert merged is not None and first_game is not None
+    return merged.dataset(first_game, {**metas[0], "games": total})
 
 
 def save_dataset(path: str | os.PathLike[str], dataset: Dataset) -> Path:
@@ -415,6 +502,8 @@ def save_dataset(path: str | os.PathLike[str], dataset: Dataset) -> Path:
             "games": dataset.games,
             "occurrences": dataset.occurrences,
             **({} if dataset.exact is None else {"exact": dataset.exact}),
+            **({} if dataset.lower is None else {"lower": dataset.lower}),
+            **({} if dataset.upper is None else {"upper": dataset.upper}),
             "meta": encode_json(meta),
         },
     )
@@ -439,6 +528,8 @@ def load_dataset(path: str | os.PathLike[str]) -> Dataset:
             occurrences=arrays["occurrences"],
             meta=meta,
             exact=arrays.get("exact"),
+            lower=arrays.get("lower"),
+            upper=arrays.get("upper"),
         )
     except Exception as error:
         raise ValueError(
@@ -467,26 +558,74 @@ def split_by_game(dataset: Dataset, fraction: float, seed: int) -> Split:
     return Split(train=np.flatnonzero(~in_validation), validation=np.flatnonzero(in_validation))
 
 
-def targets(dataset: Dataset, config: TrainConfig) -> np.ndarray:
-    """Target values `[positions, players]` for the config's labelling: "outcome", "search"
-    (NaN rows where a position was never searched: those are left out), or "mix" (the outcome
-    where a position was never searched). With "search" and "mix", a position whose game value
-    a search proved (`Dataset.exact`) is labelled with that value alone: a proof teaches
-    exactly, an outcome only what one game did."""
+@dataclass(frozen=True)
+class Targets:
+    """What a network is trained towards: every player's value of each position lies in
+    `[lower, upper]` (`[positions, players]`; equal for a point label; NaN rows are left out).
+    The loss is the squared distance to the interval: zero inside it, so a wide interval
+    teaches little and a point teaches exactly."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+
+    @classmethod
+    def point(cls, values: np.ndarray) -> Targets:
+        values = values.astype(np.float32)
+        return cls(values, values)
+
+    @property
+    def usable(self) -> np.ndarray:
+        """`[positions]` rows with a label."""
+        return ~(np.isnan(self.lower).any(axis=1) | np.isnan(self.upper).any(axis=1))
+
+
+def targets(dataset: Dataset, config: TrainConfig) -> Targets:
+    """The training targets of the config's labelling.
+
+    - "outcome": the game's returns.
+    - "search": the search value (positions never searched are left out).
+    - "mix": `outcome_weight` of the outcome plus the rest of the search value (the outcome
+      alone where a position was never searched).
+    - "interval": the search's interval (at the positions searched and at their root
+      children, `Dataset.lower` / `upper`) mixed with the outcome the same way, as an
+      interval: `[(1 - w) lower + w outcome, (1 - w) upper + w outcome]`; the interval alone
+      at a root child (it has no outcome), the outcome alone where nothing was searched.
+
+    With "search", "mix" and "interval", a position whose game value a search proved
+    (`Dataset.exact`) is labelled with that value alone: a proof teaches exactly, an outcome
+    only what one game did."""
     searched = ~np.isnan(dataset.search).any(axis=1)
     if config.labelling == "outcome":
-        return dataset.outcome
+        return Targets.point(dataset.outcome)
     if config.labelling == "search":
         if not searched.any():
             raise ValueError(
                 "labelling 'search' needs search values, but the self-play bot reported none "
                 "(use a search bot, or labelling = outcome)"
             )
-        return dataset.search
+        return Targets.point(dataset.search)
     weight = config.outcome_weight
-    mixed = np.where(
-        searched[:, None], weight * dataset.outcome + (1 - weight) * dataset.search, dataset.outcome
-    )
-    if dataset.exact is not None:
-        mixed = np.where(dataset.exact[:, None], dataset.search, mixed)
-    return mixed.astype(np.float32)
+    proved = dataset.exact if dataset.exact is not None else np.zeros(len(dataset), dtype=bool)
+    exact = proved[:, None]
+    if config.labelling == "mix":
+        mixed = np.where(
+            searched[:, None],
+            weight * dataset.outcome + (1 - weight) * dataset.search,
+            dataset.outcome,
+        )
+        return Targets.point(np.where(exact, dataset.search, mixed))
+    if dataset.lower is None or dataset.upper is None:
+        raise ValueError(
+            "labelling 'interval' needs the searches' intervals, which this dataset does not "
+            "carry (made before they were recorded): generate it again, or use labelling mix"
+        )
+    bounded = ~(np.isnan(dataset.lower).any(axis=1) | np.isnan(dataset.upper).any(axis=1))
+    played = ~np.isnan(dataset.outcome).any(axis=1)
+    both = (bounded & played)[:, None]
+    lower = np.where(both, weight * dataset.outcome + (1 - weight) * dataset.lower, dataset.lower)
+    upper = np.where(both, weight * dataset.outcome + (1 - weight) * dataset.upper, dataset.upper)
+    lower = np.where(bounded[:, None], lower, dataset.outcome)
+    upper = np.where(bounded[:, None], upper, dataset.outcome)
+    lower = np.where(exact, dataset.search, lower)
+    upper = np.where(exact, dataset.search, upper)
+    return Targets(lower.astype(np.float32), upper.astype(np.float32))

@@ -245,30 +245,13 @@ def plot_generations(records: list[GenerationRecord], path: Path, title: str) ->
 
 
 def _window(directory: Path, generation: int, window: int) -> Dataset:
-    """The positions of the newest `window` generations' games, up to `generation`; a game of
-    generation g is numbered g * 10**6 + its index, so validation holds out whole games."""
-    parts = [
-        assemble(generation_directory(directory, g) / "games")
-        for g in range(max(1, generation - window + 1), generation + 1)
-    ]
-    first = parts[0]
-    offsets = range(max(1, generation - window + 1), generation + 1)
-    return replace(
-        first,
-        features=np.concatenate([part.features for part in parts]),
-        outcome=np.concatenate([part.outcome for part in parts]),
-        search=np.concatenate([part.search for part in parts]),
-        games=np.concatenate(
-            [part.games + g * 1_000_000 for part, g in zip(parts, offsets, strict=True)]
-        ),
-        occurrences=np.concatenate([part.occurrences for part in parts]),
-        exact=np.concatenate(
-            [
-                part.exact if part.exact is not None else np.zeros(len(part), dtype=bool)
-                for part in parts
-            ]
-        ),
-        meta={**first.meta, "games": sum(int(part.meta["games"]) for part in parts)},
+    """The positions of the newest `window` generations' games, up to `generation`,
+    deduplicated across them (`dataset.assemble`)."""
+    return assemble(
+        [
+            generation_directory(directory, g) / "games"
+            for g in range(max(1, generation - window + 1), generation + 1)
+        ]
     )
 
 

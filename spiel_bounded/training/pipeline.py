@@ -31,6 +31,7 @@ from spiel_bounded.runs.journal import write_atomic
 from spiel_bounded.training.config import DataConfig, GenerationSettings, TrainConfig
 from spiel_bounded.training.dataset import Dataset
 from spiel_bounded.training.losses import EpochDone
+from spiel_bounded.training.symmetry import check_mirror
 
 CURVE_FILE: Final = "loss_curve.png"
 RECORD_FILE: Final = "training.json"
@@ -81,7 +82,7 @@ def read_run_config(path: str | os.PathLike[str]) -> RunConfig:
             f"(got {', '.join(sorted(output)) or 'nothing'})"
         )
     try:
-        return RunConfig(
+        config = RunConfig(
             data=from_mapping(DataConfig, raw.get("data", {}), "data"),
             model=from_mapping(ModelConfig, raw.get("model", {}), "model"),
             train=from_mapping(TrainConfig, raw.get("train", {}), "train"),
@@ -93,8 +94,11 @@ def read_run_config(path: str | os.PathLike[str]) -> RunConfig:
                 else None
             ),
         )
+        if config.train.mirror:
+            check_mirror(load_game(config.data.game))
     except (TypeError, ValueError) as error:
         raise ValueError(f"{str(source)!r}: {error}") from None
+    return config
 
 
 def loss_curve(history: Sequence[Mapping[str, float]], title: str, path: Path) -> None:

@@ -1,4 +1,11 @@
-"""One self-play game's positions, with the game's outcome and the bot's search values."""
+"""One self-play game's positions, with the game's outcome and the bot's search values.
+
+Besides the positions the game went through, a game keeps the positions one move away from
+each searched one (the root's children) with the bounds the search put on their values: a
+two-player search proves, about every root action it examined, an interval (two-sided for the
+best move, one-sided for a refuted one: "worth at most this"). Those intervals are training
+targets too (`labelling = "interval"`), the root-level part of Veness et al.'s TreeStrap.
+"""
 
 from __future__ import annotations
 
@@ -30,6 +37,10 @@ class GamePositions:
         exact: `[positions]` the search proved the position's game value (its bounds hold for
             the game value, `SearchResult.bounds_game_value`, and meet, `EXACT_WIDTH`): `search`
             then is that value, not an estimate.
+        lower: `[positions, players]` the bounds the search put on every player's value of
+            the position (`search_interval`); NaN where it gave none.
+        upper: `[positions, players]` likewise.
+        children: The root children of the searched positions (`ChildBounds`).
     """
 
     index: int
@@ -38,6 +49,32 @@ class GamePositions:
     search: np.ndarray
     keys: np.ndarray
     exact: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    children: ChildBounds
+
+
+@dataclass(frozen=True)
+class ChildBounds:
+    """Positions one move from a searched position, with the bounds the search proved on them.
+
+    Attributes:
+        features: `[children, size]` network inputs.
+        lower: `[children, players]` lower bounds on every player's value.
+        upper: `[children, players]` upper bounds.
+        keys: `[children]` the positions' identities, as `GamePositions.keys`.
+    """
+
+    features: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    keys: np.ndarray
+
+    @classmethod
+    def none(cls, size: int, players: int) -> ChildBounds:
+        """No child (a game of an n-player search, or one written before children were kept)."""
+        empty = np.zeros((0, players), dtype=np.float32)
+        return cls(np.zeros((0, size), dtype=np.float32), empty, empty.copy(), np.zeros(0, str))
 
 
 EXACT_WIDTH: Final = 1e-9
@@ -63,17 +100,69 @@ def search_values(result: SearchResult | None, mover: int, game: pyspiel.Game) -
         return [float("nan")] * players
     if result.values is not None:
         return [float(value) for value in result.values]
-    utility = game.get_type().utility
-    if players != 2 or utility not in (
-        pyspiel.GameType.Utility.ZERO_SUM,
-        pyspiel.GameType.Utility.CONSTANT_SUM,
-    ):
+    total = _two_player_total(game)
+    if total is None:
         return [float("nan")] * players
-    total = 0.0 if utility == pyspiel.GameType.Utility.ZERO_SUM else float(game.utility_sum())
     value = 0.5 * (result.lower + result.upper)
     values = [total - value, total - value]
     values[mover] = value
     return values
+
+
+def _two_player_total(game: pyspiel.Game) -> float | None:
+    """The constant sum of a two-player zero- or constant-sum game; None for other games."""
+    utility = game.get_type().utility
+    if game.num_players() != 2 or utility not in (
+        pyspiel.GameType.Utility.ZERO_SUM,
+        pyspiel.GameType.Utility.CONSTANT_SUM,
+    ):
+        return None
+    return 0.0 if utility == pyspiel.GameType.Utility.ZERO_SUM else float(game.utility_sum())
+
+
+def player_interval(
+    lower: float, upper: float, mover: int, total: float
+) -> tuple[list[float], list[float]]:
+    """Bounds on the mover's value of a two-player constant-sum game as bounds on each player's
+    value (the other player's are `total` minus them, reversed)."""
+    lowers, uppers = [total - upper, total - upper], [total - lower, total - lower]
+    lowers[mover], uppers[mover] = lower, upper
+    return lowers, uppers
+
+
+def search_interval(
+    result: SearchResult | None, mover: int, game: pyspiel.Game
+) -> tuple[list[float], list[float]]:
+    """Every player's bounds on the root value by a two-player search result: NaN without one,
+    in an n-player game, or when they span the whole value range (they teach nothing)."""
+    nothing = [float("nan")] * game.num_players()
+    total = _two_player_total(game)
+    if result is None or total is None or result.values is not None:
+        return nothing, nothing
+    if result.lower <= game.min_utility() and result.upper >= game.max_utility():
+        return nothing, nothing
+    return player_interval(result.lower, result.upper, mover, total)
+
+
+def _children(
+    state: pyspiel.State, result: SearchResult | None, features: Features, game: pyspiel.Game
+) -> list[tuple[np.ndarray, list[float], list[float], str]]:
+    """The non-terminal root children a two-player result bounds, with those bounds per
+    player; children whose bounds span the whole value range are left out."""
+    total = _two_player_total(game)
+    if result is None or total is None or result.values is not None:
+        return []
+    mover = state.current_player()
+    kept = []
+    for action, bounds in sorted(result.children.items()):
+        if bounds.lower <= game.min_utility() and bounds.upper >= game.max_utility():
+            continue
+        child = state.child(action)
+        if child.is_terminal():
+            continue
+        lowers, uppers = player_interval(bounds.lower, bounds.upper, mover, total)
+        kept.append((features.of(child), lowers, uppers, f"{child.current_player()}|{child}"))
+    return kept
 
 
 def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
@@ -94,8 +183,11 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
     features = Features(game)
     rows: list[np.ndarray] = []
     search: list[list[float]] = []
+    lower: list[list[float]] = []
+    upper: list[list[float]] = []
     exact: list[bool] = []
     keys: list[str] = []
+    children: list[tuple[np.ndarray, list[float], list[float], str]] = []
     state = game.new_initial_state()
     plies = 0
     while not state.is_terminal():
@@ -106,6 +198,9 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
             outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
             action = int(rng.choice(outcomes, p=probabilities))
             search.append(search_values(None, mover, game))
+            nothing = [float("nan")] * game.num_players()
+            lower.append(nothing)
+            upper.append(nothing)
             exact.append(False)
             for bot in bots:
                 bot.inform_action(state, mover, action)
@@ -122,6 +217,10 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
             if action != chosen:
                 bots[mover].restart()  # a bot that keeps a tree must not think it chose this
             search.append(search_values(result, mover, game))
+            lowers, uppers = search_interval(result, mover, game)
+            lower.append(lowers)
+            upper.append(uppers)
+            children.extend(_children(state, result, features, game))
             exact.append(
                 result is not None
                 and result.bounds_game_value
@@ -134,6 +233,16 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
         state.apply_action(action)
     returns = np.asarray(state.returns(), dtype=np.float32)
     count = len(rows)
+    players = game.num_players()
+    child_bounds = ChildBounds.none(features.size, players)
+    if children:
+        child_rows, child_lower, child_upper, child_keys = zip(*children, strict=True)
+        child_bounds = ChildBounds(
+            features=np.asarray(child_rows, dtype=np.float32),
+            lower=np.asarray(child_lower, dtype=np.float32),
+            upper=np.asarray(child_upper, dtype=np.float32),
+            keys=np.asarray(child_keys, dtype=str),
+        )
     return GamePositions(
         index=index,
         features=np.asarray(rows, dtype=np.float32).reshape(count, features.size),
@@ -141,4 +250,7 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
         search=np.asarray(search, dtype=np.float32).reshape(count, game.num_players()),
         keys=np.asarray(keys, dtype=str),
         exact=np.asarray(exact, dtype=bool),
+        lower=np.asarray(lower, dtype=np.float32).reshape(count, players),
+        upper=np.asarray(upper, dtype=np.float32).reshape(count, players),
+        children=child_bounds,
     )

@@ -1,8 +1,11 @@
 """Mini-batch training of a value network with Optax, validation by game and early stopping.
 
-Needs the `jax` extra. The loss is the mean squared error of the per-player values divided by
-the width of the output range (the game's value range; for n players, from the raised floor of
-the shares form), so 0.25 is a network that is off by half the range. The training loss of
+Needs the `jax` extra. The loss is the mean squared distance of the per-player values to their
+target intervals (`dataset.Targets`: zero inside, the squared error for a point label) divided
+by the width of the output range (the game's value range; for n players, from the raised floor
+of the shares form), so 0.25 is a network that is off by half the range. With `mirror`, the
+training positions' mirror images join the training set (`symmetry`); validation stays on the
+positions played. The training loss of
 an epoch is the mean over its mini-batches; epoch 0 reports the loss of the untrained network
 on the whole training set. Training keeps the
 parameters of the epoch with the best validation loss and stops after `patience` epochs without
@@ -20,9 +23,11 @@ import numpy as np
 from spiel_bounded.evaluators.value_net.extra import missing_jax
 from spiel_bounded.evaluators.value_net.layout import Layout
 from spiel_bounded.evaluators.value_net.outputs import OutputForm
+from spiel_bounded.games import load_game
 from spiel_bounded.training.config import TrainConfig
 from spiel_bounded.training.dataset import Dataset, split_by_game, targets
 from spiel_bounded.training.losses import EpochDone, EpochLosses
+from spiel_bounded.training.symmetry import mirror_features
 
 try:
     import jax
@@ -75,9 +80,9 @@ def train_network(
 ) -> TrainResult:
     """Trains a network of `layout` on `dataset`, from `initial` parameters when given (else
     from a seeded initialisation); see the module docstring."""
-    values = targets(dataset, config)
+    goal = targets(dataset, config)
     split = split_by_game(dataset, config.validation_fraction, config.seed)
-    usable = ~np.isnan(values).any(axis=1)
+    usable = goal.usable
     train_rows = split.train[usable[split.train]]
     validation_rows = split.validation[usable[split.validation]]
     if train_rows.size == 0 or validation_rows.size == 0:
@@ -86,8 +91,14 @@ def train_network(
             f"{validation_rows.size} validation): generate more games"
         )
     scale = 1.0 / (form.high - form.low)
-    features = jnp.asarray(dataset.features)
-    labels = jnp.asarray(values)
+    rows, lower, upper = dataset.features, goal.lower, goal.upper
+    if config.mirror:
+        mirrored = mirror_features(load_game(dataset.game), rows[train_rows])
+        rows = np.concatenate([rows, mirrored])
+        lower = np.concatenate([lower, lower[train_rows]])
+        upper = np.concatenate([upper, upper[train_rows]])
+        train_rows = np.concatenate([train_rows, np.arange(len(dataset), len(rows))])
+    features, lowers, uppers = jnp.asarray(rows), jnp.asarray(lower), jnp.asarray(upper)
 
     if initial is not None:
         network = network_from(layout, initial)
@@ -101,7 +112,9 @@ def train_network(
 
     def loss_fn(model: ValueNetwork, rows: jax.Array) -> jax.Array:
         predicted = form.values(model(features[rows]), jnp)
-        return jnp.mean(jnp.square((predicted - labels[rows]) * scale))
+        below = jnp.maximum(lowers[rows] - predicted, 0.0)
+        above = jnp.maximum(predicted - uppers[rows], 0.0)
+        return jnp.mean(jnp.square((below + above) * scale))
 
     @nnx.jit
     def step(model: ValueNetwork, optimizer: nnx.Optimizer, rows: jax.Array) -> jax.Array:
