@@ -11,6 +11,7 @@ import json
 import math
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -280,3 +281,54 @@ def test_without_the_extra_the_bot_is_refused_naming_it(monkeypatch: pytest.Monk
     # Found but failing to import (a broken install) is an ImportError with the same advice.
     with pytest.raises(ImportError, match=r"install the extra: pip install 'spiel-bounded\["):
         alphazero._import("chex")
+
+
+# -- the documented training command -------------------------------------------------------------
+
+FLAGFILE = ROOT / "configs" / "alphazero_connect_four.flags"
+COMMAND = (
+    "python -m open_spiel.python.examples.alpha_zero "
+    "--flagfile=configs/alphazero_connect_four.flags"
+)
+
+
+def _flags(path: Path) -> dict[str, str]:
+    flags = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            name, _, value = line.removeprefix("--").partition("=")
+            flags[name] = value
+    return flags
+
+
+def test_the_readme_shows_the_connect_four_training_command() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert COMMAND in readme
+    flags = _flags(FLAGFILE)
+    assert flags["game"] == "connect_four" and flags["evaluators"] == "0"
+    assert f'checkpoint = "{flags["path"]}"' in readme  # the tournament entry reads it
+
+
+PARSE_FLAGS = """
+import json
+from absl import flags
+from open_spiel.python.examples import alpha_zero
+flags.FLAGS(["alpha_zero", "--flagfile=configs/alphazero_connect_four.flags"])
+flagged = flags.FLAGS.get_key_flags_for_module(alpha_zero)
+print(json.dumps({flag.name: flag.value for flag in flagged if flag.present}))
+"""
+
+
+def test_the_example_parses_the_flagfile() -> None:
+    """Every flag is one the example defines, with a value it accepts (in another process:
+    importing the example changes multiprocessing's start method)."""
+    if alphazero.missing_extra():
+        pytest.skip(alphazero.missing_extra())
+    completed = subprocess.run(
+        [sys.executable, "-c", PARSE_FLAGS], capture_output=True, text=True, cwd=ROOT
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    parsed = json.loads(completed.stdout.splitlines()[-1])
+    assert set(parsed) == set(_flags(FLAGFILE))
+    assert parsed["nn_api"] == "nnx" and parsed["max_steps"] == 16
