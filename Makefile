@@ -17,7 +17,7 @@ $(STAMP_RUN): pyproject.toml | $(PY)
 	touch $@
 
 $(STAMP_DEV): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[dev,cluster,jax,fast]"
+	$(PY) -m pip install --quiet -e ".[dev,cluster,jax,fast,alphazero]"
 	touch $@ $(STAMP_RUN)
 
 run: $(STAMP_RUN)

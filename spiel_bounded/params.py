@@ -149,11 +149,14 @@ class Param:
         doc: One line for `list_bots()`, the README and error messages.
         check: Returns the accepted (possibly normalised) value or raises `ValueError` saying
             what is accepted.
+        required: The setting has no default: it must be given (a path to a file, say, that
+            no default could name); `default` is then None and unused.
     """
 
     default: Any
     doc: str
     check: Checker = field(repr=False, default=anything)
+    required: bool = False
 
 
 def setting(default: Any, doc: str, check: Checker = anything) -> Any:
@@ -164,6 +167,11 @@ def setting(default: Any, doc: str, check: Checker = anything) -> Any:
     comment under the field.
     """
     return field(default=default, metadata={_PARAM_KEY: Param(default, doc, check)})
+
+
+def required_setting(doc: str, check: Checker = anything) -> Any:
+    """A dataclass field that has no default and must be given (see `Param.required`)."""
+    return field(metadata={_PARAM_KEY: Param(None, doc, check, required=True)})
 
 
 def declared(settings_type: type) -> dict[str, Param]:
@@ -202,14 +210,23 @@ def checked(accepted: Mapping[str, Param], values: Mapping[str, Any], owner: str
     defaults, in `accepted`'s order.
 
     Raises:
-        ValueError: An unknown parameter (the message lists the accepted ones) or a refused
-            value (the message names the parameter, `owner`, its doc and what is accepted).
+        ValueError: An unknown parameter (the message lists the accepted ones), a required one
+            not given, or a refused value (the message names the parameter, `owner`, its doc and
+            what is accepted).
     """
     unknown = sorted(set(values) - set(accepted))
     if unknown:
         raise ValueError(
             f"unknown parameter(s) {', '.join(map(repr, unknown))} for {owner}; "
             f"valid parameters: {', '.join(accepted)}"
+        )
+    missing = [name for name, param in accepted.items() if param.required and name not in values]
+    if missing:
+        raise ValueError(
+            "; ".join(
+                f"parameter {name!r} of {owner} is required ({accepted[name].doc})"
+                for name in missing
+            )
         )
     result = {}
     for name, param in accepted.items():

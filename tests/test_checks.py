@@ -32,7 +32,16 @@ SMALL: dict[str, dict[str, Any]] = {
 DEFAULT_SMALL: dict[str, Any] = {"nodes": 50, "evaluator": "zero"}
 
 
-def _params(name: str) -> dict[str, Any]:
+def _params(
+    name: str, game: str = "tic_tac_toe", request: pytest.FixtureRequest | None = None
+) -> dict[str, Any]:
+    """Small parameters; alphazero's checkpoint of `game` from the `alphazero_runs` fixture."""
+    if name == "alphazero":
+        assert request is not None
+        return {
+            "checkpoint": str(request.getfixturevalue("alphazero_runs")[game]),
+            "simulations": 4,
+        }
     return SMALL.get(name, DEFAULT_SMALL)
 
 
@@ -68,7 +77,9 @@ ALL_BOTS = sorted(spec.name for spec in list_bots())
 
 
 @pytest.mark.parametrize("name", ALL_BOTS)
-def test_every_bot_refuses_a_terminal_state_naming_itself(name: str) -> None:
+def test_every_bot_refuses_a_terminal_state_naming_itself(
+    name: str, request: pytest.FixtureRequest
+) -> None:
     game = pyspiel.load_game("tic_tac_toe")
     state = game.new_initial_state()
     for action in (0, 3, 1, 4, 2):  # x wins
@@ -76,25 +87,29 @@ def test_every_bot_refuses_a_terminal_state_naming_itself(name: str) -> None:
     if name == "mp_mix":  # three players or more
         game = pyspiel.load_game(_game_for(name))
         state = _terminal(game)
-    bot = load_bot(name, game, 0, **_params(name))
+    bot = load_bot(name, game, 0, **_params(name, "tic_tac_toe", request))
     with pytest.raises(ValueError, match=rf"^{name} \(.*\) was asked to move in a terminal state"):
         bot.step(state)
 
 
 @pytest.mark.parametrize("name", ALL_BOTS)
-def test_every_bot_that_plays_chance_refuses_a_chance_node(name: str) -> None:
+def test_every_bot_that_plays_chance_refuses_a_chance_node(
+    name: str, request: pytest.FixtureRequest
+) -> None:
     game = pyspiel.load_game(_game_for(name))
     if not game_info(game).has_chance:
         pytest.skip(f"{name} plays no game with chance nodes")
-    bot = load_bot(name, game, 0, **_params(name))
+    bot = load_bot(name, game, 0, **_params(name, _game_for(name), request))
     with pytest.raises(ValueError, match=rf"^{name} \(pig.*\) was asked to move at a chance node"):
         bot.step(_chance_node(game))
 
 
 @pytest.mark.parametrize("name", ALL_BOTS)
-def test_every_bot_refuses_a_state_of_another_game_naming_both(name: str) -> None:
+def test_every_bot_refuses_a_state_of_another_game_naming_both(
+    name: str, request: pytest.FixtureRequest
+) -> None:
     built = _game_for(name)
-    bot = load_bot(name, built, 0, **_params(name))
+    bot = load_bot(name, built, 0, **_params(name, built, request))
     other = "pig(players=4,winscore=20)" if built.startswith("pig(players=3") else "connect_four"
     state = pyspiel.load_game(other).new_initial_state()
     with pytest.raises(ValueError, match=rf"^{name} was built for .* state of {re.escape(other)}"):

@@ -81,6 +81,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "rivest": {"nodes": 200},
     "pns": {"nodes": 200},
     "bounded_pns": {"nodes": 200},
+    "alphazero": {"simulations": 8},  # and a checkpoint of the game (`checkpoint_for`)
 }
 # Why a bot may decline a game of the list (any other refusal fails the test).
 DOCUMENTED_REFUSALS = {
@@ -94,6 +95,7 @@ DOCUMENTED_REFUSALS = {
     "pns": ("chance nodes", "players"),
     "bounded_pns": ("chance nodes", "players", "terminal values"),
     "mcts": ("implemented in Python",),
+    "alphazero": ("chance nodes", "players", "rewards before the end", "alphazero extra"),
 }
 
 
@@ -104,13 +106,25 @@ def _opponent(game: pyspiel.Game) -> dict[str, Any]:
     return {"opponent": name, "opponent_params": {"simulations": 20}}
 
 
+def checkpoint_for(name: str, game_string: str, request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The `checkpoint` parameter of a bot that plays a trained network's game only (alphazero:
+    the tiny runs of `tests/alphazero_runs.py`); empty for the other bots. Skips a game with no
+    checkpoint."""
+    if name != "alphazero":
+        return {}
+    runs = request.getfixturevalue("alphazero_runs")
+    if game_string not in runs:
+        pytest.skip(f"alphazero plays the game of its checkpoint; the test runs train {list(runs)}")
+    return {"checkpoint": str(runs[game_string])}
+
+
 def test_every_bot_is_covered() -> None:
     assert {spec.name for spec in list_bots()} == set(SMALL)
 
 
 @pytest.mark.parametrize("game_string", GAMES)
 @pytest.mark.parametrize("name", sorted(SMALL))
-def test_bot_plays_the_game(name: str, game_string: str) -> None:
+def test_bot_plays_the_game(name: str, game_string: str, request: pytest.FixtureRequest) -> None:
     game = pyspiel.load_game(game_string)
     spec = next(spec for spec in list_bots() if spec.name == name)
     reasons = spec.reasons_against(game_info(game))
@@ -118,7 +132,8 @@ def test_bot_plays_the_game(name: str, game_string: str) -> None:
         documented = DOCUMENTED_REFUSALS.get(name, ())
         assert all(any(why in reason for why in documented) for reason in reasons), reasons
         pytest.skip(f"{name} cannot play {game_string}: {'; '.join(reasons)}")
-    played = check_bot(name, game, SMALL[name], **_opponent(game))
+    params = {**SMALL[name], **checkpoint_for(name, game_string, request)}
+    played = check_bot(name, game, params, **_opponent(game))
     assert {(game.seat, game.driver) for game in played} == {
         (seat, driver) for seat in range(game.num_players()) for driver in DRIVERS
     }

@@ -22,6 +22,7 @@ def test_the_listing_shows_every_bot_what_it_plays_and_every_parameter_with_its_
         assert f"plays: {spec.plays.split(',')[0]}" in block
         for name, param in spec.params.items():
             default = param.default if isinstance(param.default, str) else repr(param.default)
+            default = "required" if param.required else default
             assert f"    {name}  " in block and f" {default} " in block
     assert max(len(line) for line in text.splitlines()) <= 100
     assert str(list_bots()[0]) == list_bots()[0].describe()

@@ -14,8 +14,10 @@ from spiel_bounded.params import (
     Number,
     OneOf,
     check_fields,
+    checked,
     declared,
     pick,
+    required_setting,
     setting,
 )
 
@@ -96,3 +98,28 @@ def test_pick_keeps_only_declared_fields() -> None:
 def test_declared_refuses_a_non_dataclass() -> None:
     with pytest.raises(TypeError, match="not a dataclass"):
         declared(int)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _WithRequired:
+    path: str = required_setting("where it is", OneOf(("here", "there")))
+    rate: float = setting(0.5, "a rate", Number(minimum=0))
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+def test_a_required_setting_has_no_default_and_must_be_given() -> None:
+    params = declared(_WithRequired)
+    assert params["path"].required and params["path"].default is None
+    assert not params["rate"].required
+    assert checked(params, {"path": "here"}, "thing") == {"path": "here", "rate": 0.5}
+    with pytest.raises(
+        ValueError, match=r"^parameter 'path' of thing is required \(where it is\)$"
+    ):
+        checked(params, {"rate": 1.0}, "thing")
+    with pytest.raises(ValueError, match=r"parameter 'path' of thing .*one of here, there"):
+        checked(params, {"path": "nowhere"}, "thing")
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'path'"):
+        _WithRequired()  # type: ignore[call-arg]
+    assert _WithRequired(path="there").path == "there"

@@ -86,7 +86,10 @@ class BotSpec:
         if not self.params:
             return "\n".join([*lines, "  parameters: none"])
         lines.append("  parameters (name, default, meaning):")
-        defaults = {name: _shown(param.default) for name, param in self.params.items()}
+        defaults = {
+            name: "required" if param.required else _shown(param.default)
+            for name, param in self.params.items()
+        }
         name_width = max(map(len, self.params)) + 2
         default_width = max(map(len, defaults.values())) + 2
         indent = " " * (4 + name_width + default_width)
