@@ -222,7 +222,7 @@ def test_another_config_in_the_same_directory_is_refused(tmp_path: Path) -> None
 
 def test_bad_data_configs_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown bot"):
-        generate(tiny_data(bot="alphazero"), tmp_path, executor="inline")
+        generate(tiny_data(bot="no_such_bot"), tmp_path, executor="inline")
     with pytest.raises(ValueError, match="no observation tensor"):
         generate(tiny_data(game="morpion_solitaire", bot="random"), tmp_path, executor="inline")
     with pytest.raises(ValueError, match="unknown executor"):
