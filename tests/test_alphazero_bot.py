@@ -286,9 +286,10 @@ def test_without_the_extra_the_bot_is_refused_naming_it(monkeypatch: pytest.Monk
 # -- the documented training command -------------------------------------------------------------
 
 FLAGFILE = ROOT / "configs" / "alphazero_connect_four.flags"
+RUN = "runs/alphazero/connect_four"
 COMMAND = (
     "python -m open_spiel.python.examples.alpha_zero "
-    "--flagfile=configs/alphazero_connect_four.flags"
+    f'--flagfile=configs/alphazero_connect_four.flags --path="$PWD/{RUN}"'
 )
 
 
@@ -307,14 +308,15 @@ def test_the_readme_shows_the_connect_four_training_command() -> None:
     assert COMMAND in readme
     flags = _flags(FLAGFILE)
     assert flags["game"] == "connect_four" and flags["evaluators"] == "0"
-    assert f'checkpoint = "{flags["path"]}"' in readme  # the tournament entry reads it
+    assert "path" not in flags  # Orbax needs it absolute: the command gives it
+    assert f'checkpoint = "{RUN}"' in readme  # the tournament entry reads it
 
 
 PARSE_FLAGS = """
 import json
 from absl import flags
 from open_spiel.python.examples import alpha_zero
-flags.FLAGS(["alpha_zero", "--flagfile=configs/alphazero_connect_four.flags"])
+flags.FLAGS(["alpha_zero", "--flagfile=configs/alphazero_connect_four.flags", "--path=/tmp/x"])
 flagged = flags.FLAGS.get_key_flags_for_module(alpha_zero)
 print(json.dumps({flag.name: flag.value for flag in flagged if flag.present}))
 """
@@ -330,5 +332,5 @@ def test_the_example_parses_the_flagfile() -> None:
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
     parsed = json.loads(completed.stdout.splitlines()[-1])
-    assert set(parsed) == set(_flags(FLAGFILE))
+    assert set(parsed) == set(_flags(FLAGFILE)) | {"path"}
     assert parsed["nn_api"] == "nnx" and parsed["max_steps"] == 16
