@@ -120,6 +120,11 @@ def _two_player_total(game: pyspiel.Game) -> float | None:
     return 0.0 if utility == pyspiel.GameType.Utility.ZERO_SUM else float(game.utility_sum())
 
 
+def _teaches_nothing(lower: float, upper: float, game: pyspiel.Game) -> bool:
+    """Bounds spanning the whole value range."""
+    return lower <= game.min_utility() and upper >= game.max_utility()
+
+
 def player_interval(
     lower: float, upper: float, mover: int, total: float
 ) -> tuple[list[float], list[float]]:
@@ -139,7 +144,7 @@ def search_interval(
     total = _two_player_total(game)
     if result is None or total is None or result.values is not None:
         return nothing, nothing
-    if result.lower <= game.min_utility() and result.upper >= game.max_utility():
+    if _teaches_nothing(result.lower, result.upper, game):
         return nothing, nothing
     return player_interval(result.lower, result.upper, mover, total)
 
@@ -155,7 +160,7 @@ def _children(
     mover = state.current_player()
     kept = []
     for action, bounds in sorted(result.children.items()):
-        if bounds.lower <= game.min_utility() and bounds.upper >= game.max_utility():
+        if _teaches_nothing(bounds.lower, bounds.upper, game):
             continue
         child = state.child(action)
         if child.is_terminal():
