@@ -70,6 +70,18 @@ def test_the_weights_are_restored(alphazero_runs: dict[str, Path]) -> None:
     assert not np.allclose(outputs[0], outputs[1]) and not np.allclose(outputs[1], outputs[2])
 
 
+def test_a_relative_checkpoint_path_loads(
+    alphazero_runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Orbax refuses relative paths; the bot resolves them (configs name checkpoints relative
+    to the repository)."""
+    run = alphazero_runs[TTT]
+    monkeypatch.chdir(run.parent)
+    bot = load_bot("alphazero", TTT, 0, checkpoint=run.name, simulations=4)
+    state = pyspiel.load_game(TTT).new_initial_state()
+    assert bot.step(state) in state.legal_actions()
+
+
 @pytest.mark.parametrize("game_string", [TTT, PIG])  # Flax NNX and linen
 def test_compiled_inference_is_openspiels(
     game_string: str, alphazero_runs: dict[str, Path]

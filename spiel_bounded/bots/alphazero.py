@@ -387,7 +387,7 @@ def _restore(checkpoint: AlphaZeroCheckpoint) -> Any:
             config["nn_depth"],
             config["weight_decay"],
             config["learning_rate"],
-            str(checkpoint.directory),
+            str(checkpoint.directory.resolve()),  # Orbax refuses a relative path
             decouple_weight_decay=bool(config.get("decouple_weight_decay", False)),
         )
     except ValueError as error:
