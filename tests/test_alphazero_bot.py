@@ -346,3 +346,29 @@ def test_the_example_parses_the_flagfile() -> None:
     parsed = json.loads(completed.stdout.splitlines()[-1])
     assert set(parsed) == set(_flags(FLAGFILE)) | {"path"}
     assert parsed["nn_api"] == "nnx" and parsed["max_steps"] == 16
+
+
+QUIET_LOAD = """
+import pyspiel
+from absl import app
+from spiel_bounded import load_bot
+
+def main(argv):
+    bot = load_bot("alphazero", "tic_tac_toe", 0, checkpoint=argv[1], simulations=4)
+    bot.step(pyspiel.load_game("tic_tac_toe").new_initial_state())
+
+app.run(main)
+"""
+
+
+def test_loading_and_playing_print_nothing(alphazero_runs: dict[str, Path]) -> None:
+    """Orbax's and JAX's INFO lines (checkpointer made, restore, no TPU) stay out of a
+    tournament's output, under absl's logging as in the command-line scripts."""
+    completed = subprocess.run(
+        [sys.executable, "-c", QUIET_LOAD, str(alphazero_runs[TTT])],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert completed.stdout == "" and completed.stderr == ""

@@ -359,14 +359,20 @@ def _import(name: str) -> Any:
 
 @contextlib.contextmanager
 def _quiet_absl() -> Iterator[None]:
-    """Orbax logs every restore at INFO through absl; a bot prints nothing."""
-    logger = logging.getLogger("absl")
-    level = logger.level
-    logger.setLevel(max(level, logging.WARNING))
+    """Orbax logs every checkpointer it makes and every restore at INFO through absl, and JAX
+    logs its missing TPU backend on first use; a bot prints nothing."""
+    loggers = [logging.getLogger(name) for name in _CHATTY_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger, level in zip(loggers, levels, strict=True):
+        logger.setLevel(max(level, logging.WARNING))
     try:
         yield
     finally:
-        logger.setLevel(level)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+_CHATTY_LOGGERS: Final = ("absl", "jax._src.xla_bridge")
 
 
 def _restore(checkpoint: AlphaZeroCheckpoint) -> Any:
@@ -376,20 +382,20 @@ def _restore(checkpoint: AlphaZeroCheckpoint) -> Any:
     utils = _import("open_spiel.python.algorithms.alpha_zero.utils")
     where = f"alphazero checkpoint {str(checkpoint.path)!r}"
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _quiet_absl():
             warnings.simplefilter("ignore")
             library = utils.api_selector(config["nn_api_version"])
-        model = library.Model.build_model(
-            config["nn_model"],
-            config["observation_shape"],
-            config["output_size"],
-            config["nn_width"],
-            config["nn_depth"],
-            config["weight_decay"],
-            config["learning_rate"],
-            str(checkpoint.directory.resolve()),  # Orbax refuses a relative path
-            decouple_weight_decay=bool(config.get("decouple_weight_decay", False)),
-        )
+            model = library.Model.build_model(
+                config["nn_model"],
+                config["observation_shape"],
+                config["output_size"],
+                config["nn_width"],
+                config["nn_depth"],
+                config["weight_decay"],
+                config["learning_rate"],
+                str(checkpoint.directory.resolve()),  # Orbax refuses a relative path
+                decouple_weight_decay=bool(config.get("decouple_weight_decay", False)),
+            )
     except ValueError as error:
         raise ValueError(
             f"{where}: config.json describes a network OpenSpiel cannot build: {error}"
