@@ -97,6 +97,9 @@ def _install() -> None:
 def drive() -> None:
     """`python -c "from tests.stoppable import drive; drive()" SCRIPT ARGS...`."""
     script, *args = sys.argv[1:]
+    # As started from a terminal: a process inherits an ignored SIGINT from its parent, and the
+    # test runner's worker can be one (the ctrl-c tests then timed out in full-suite runs only).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if os.environ.get(BLOCK_ENV):
         _install()
     sys.argv = [script, *args]
