@@ -120,6 +120,14 @@ def _two_player_total(game: pyspiel.Game) -> float | None:
     return 0.0 if utility == pyspiel.GameType.Utility.ZERO_SUM else float(game.utility_sum())
 
 
+def _bounded_total(result: SearchResult | None, game: pyspiel.Game) -> float | None:
+    """The constant sum when `result` bounds the mover's value of a two-player constant-sum
+    game (not an n-player vector); None otherwise."""
+    if result is None or result.values is not None:
+        return None
+    return _two_player_total(game)
+
+
 def _teaches_nothing(lower: float, upper: float, game: pyspiel.Game) -> bool:
     """Bounds spanning the whole value range."""
     return lower <= game.min_utility() and upper >= game.max_utility()
@@ -141,10 +149,8 @@ def search_interval(
     """Every player's bounds on the root value by a two-player search result: NaN without one,
     in an n-player game, or when they span the whole value range (they teach nothing)."""
     nothing = [float("nan")] * game.num_players()
-    total = _two_player_total(game)
-    if result is None or total is None or result.values is not None:
-        return nothing, nothing
-    if _teaches_nothing(result.lower, result.upper, game):
+    total = _bounded_total(result, game)
+    if result is None or total is None or _teaches_nothing(result.lower, result.upper, game):
         return nothing, nothing
     return player_interval(result.lower, result.upper, mover, total)
 
@@ -154,8 +160,8 @@ def _children(
 ) -> list[tuple[np.ndarray, list[float], list[float], str]]:
     """The non-terminal root children a two-player result bounds, with those bounds per
     player; children whose bounds span the whole value range are left out."""
-    total = _two_player_total(game)
-    if result is None or total is None or result.values is not None:
+    total = _bounded_total(result, game)
+    if result is None or total is None:
         return []
     mover = state.current_player()
     kept = []
