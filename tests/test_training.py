@@ -472,6 +472,20 @@ def test_a_game_made_with_other_bot_settings_never_counts_as_done(tmp_path: Path
     assert assemble(tmp_path).meta["games"] == 3
 
 
+def test_chance_games_record_the_view_of_chance_nodes_their_inputs_show(tmp_path: Path) -> None:
+    # Backgammon inputs written with player 0 observing every chance node (before views were
+    # recorded) are another input: such games are refused, not mixed in.
+    config = DataConfig(game="pig", games=1, bot="bounded_star1", bot_params={"depth": 1})
+    made = dataset_module.teacher(config)
+    assert made["chance_view"] == "next_mover"
+    assert "chance_view" not in dataset_module.teacher(tiny_data(1))  # no chance node
+    generate(config, tmp_path, executor="inline")
+    game = tmp_path / "games" / "game_000000.npz"
+    rewrite_game(game, teacher=encode_json({**made, "chance_view": "player_0"}))
+    with pytest.raises(ValueError, match="chance_view 'player_0' in the game, 'next_mover' in"):
+        assemble(tmp_path)
+
+
 def test_games_written_before_they_carried_their_settings_still_count(tmp_path: Path) -> None:
     # Migration: a game file without `teacher` counts as made with data.json's config, which a
     # resumed run must equal (less `games`).

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ from spiel_bounded.evaluators.value_net import (
     save_checkpoint,
 )
 from spiel_bounded.evaluators.value_net.compiled import numba_available
-from spiel_bounded.evaluators.value_net.features import Features
+from spiel_bounded.evaluators.value_net.features import CHANCE_VIEWS, Features, next_mover
 from spiel_bounded.evaluators.value_net.layout import Layout, layout_for
 from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
 from spiel_bounded.evaluators.value_net.outputs import output_form
@@ -125,16 +126,56 @@ def test_shares_floor_is_the_smallest_the_range_allows() -> None:
 def test_features_mark_the_mover_and_chance() -> None:
     game = pyspiel.load_game("pig")
     features = Features(game)
+    assert features.chance_view == CHANCE_VIEWS[0] == "next_mover"
     state = game.new_initial_state()
     vector = features.of(state)
     assert vector.shape == (features.size,)
     assert vector[features.observation_size :].tolist() == [1.0, 0.0, 0.0]
+    assert vector[: features.observation_size].tolist() == state.observation_tensor(0)
     state.apply_action(0)  # roll: a chance node
     assert state.is_chance_node()
-    assert features.of(state)[features.observation_size :].tolist() == [0.0, 0.0, 1.0]
+    # The first outcome is a 1, which passes the turn: player 1 observes, with the chance bit.
+    assert next_mover(state) == 1
+    vector = features.of(state)
+    assert vector[features.observation_size :].tolist() == [0.0, 1.0, 1.0]
+    assert vector[: features.observation_size].tolist() == state.observation_tensor(1)
     out = np.zeros(features.size, np.float32)
     features.writer(out)(state)
     assert np.array_equal(out, features.of(state))
+    old = Features(game, "player_0").of(state)
+    assert old[features.observation_size :].tolist() == [0.0, 0.0, 1.0]
+    assert old[: features.observation_size].tolist() == state.observation_tensor(0)
+
+
+def test_backgammon_inputs_say_who_rolls_next() -> None:
+    # The observation of a chance node has no turn or dice bits: without the next mover the
+    # same board with either side about to roll would be one input.
+    game = pyspiel.load_game("backgammon")
+    features = Features(game)
+    size = features.observation_size
+    seen = set()
+    for state in random_positions(game, 60, plies=(1, 80), seed=4, decisions_only=False):
+        if not state.is_chance_node():
+            continue
+        previous = int(str(state).split("Previous player: ")[1].split("\n")[0])
+        if previous < 0:
+            continue
+        roller = 1 - previous
+        vector = features.of(state)
+        assert vector[size:].tolist() == [float(roller == 0), float(roller == 1), 1.0]
+        assert vector[:size].tolist() == state.observation_tensor(roller)
+        seen.add(roller)
+    assert seen == {0, 1}
+
+
+def test_an_unknown_chance_view_is_refused(tmp_path: Path) -> None:
+    game = pyspiel.load_game("pig")
+    with pytest.raises(ValueError, match="unknown chance view 'x'; accepted: next_mover, player_0"):
+        Features(game, "x")
+    checkpoint = load_checkpoint(write_checkpoint(tmp_path / "n.npz", game, ModelConfig(width=4)))
+    save_checkpoint(tmp_path / "bad.npz", replace(checkpoint, chance_view="x"))
+    with pytest.raises(ValueError, match="unknown chance view 'x'; accepted: next_mover"):
+        load_checkpoint(tmp_path / "bad.npz")
 
 
 def test_game_without_observation_tensor_is_refused() -> None:
@@ -193,6 +234,24 @@ def test_checkpoint_round_trip(tmp_path: Path) -> None:
     assert loaded.game == "connect_four"
     assert loaded.model == ModelConfig(width=8, depth=1)
     assert loaded.observation_shape == (3, 6, 7)
+    assert loaded.chance_view == "next_mover"
+    player_0 = save_checkpoint(tmp_path / "old.npz", replace(loaded, chance_view="player_0"))
+    assert load_checkpoint(player_0).chance_view == "player_0"
+
+
+def test_a_checkpoint_from_before_chance_views_keeps_its_inputs() -> None:
+    # The committed backgammon network was trained before the field: player 0 observed every
+    # chance node, and it is still fed that way.
+    game = pyspiel.load_game("backgammon")
+    evaluator = ValueNetEvaluator(game, "results/models/backgammon", engine="numpy")
+    assert evaluator.checkpoint.chance_view == "player_0"
+    old = Features(game, "player_0")
+    network = NumpyNetwork(evaluator.layout, evaluator.checkpoint.params)
+    states = random_positions(game, 30, plies=(1, 60), seed=5, decisions_only=False)
+    assert any(state.is_chance_node() for state in states)
+    for state in states:
+        raw = network(old.of(state)[None])[0]
+        np.testing.assert_allclose(evaluator.raw(state), raw, rtol=1e-6, atol=1e-6)
 
 
 def test_checkpoint_for_another_game_or_shape_is_refused(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ that a split by game never puts the same position on both sides. The root childr
 keeps (`selfplay.ChildBounds`) join as positions with an interval and no outcome.
 
 Each game file carries what made it (`teacher`: the game, the bot with every parameter, defaults
-filled in, the opening moves, epsilon and the seed), as the arena's games.csv carries each
+filled in, the opening moves, epsilon and the seed, and in a game with chance nodes the view of
+them its inputs show, `features.CHANCE_VIEWS`), as the arena's games.csv carries each
 game's parameter hash. `check_games` is the one check, applied by `generate` before it counts a
 game as done and by `assemble` before it reads one: a game made with other settings than the
 config's (a bot default changed since, say) is refused, naming what differs. Game files written
@@ -35,7 +36,7 @@ import pyspiel
 
 from spiel_bounded import registry
 from spiel_bounded.evaluators.value_net.config import as_mapping
-from spiel_bounded.evaluators.value_net.features import Features
+from spiel_bounded.evaluators.value_net.features import CHANCE_VIEWS, Features
 from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, write_npz
 from spiel_bounded.games import game_description, load_game
 from spiel_bounded.runs.control import sigterm_stops_the_run
@@ -104,7 +105,9 @@ def _game_path(directory: Path, index: int) -> Path:
 def teacher(config: DataConfig) -> dict[str, Any]:
     """What makes the games of `config` besides their index, as plain JSON values: the game, the
     bot and all its parameters (defaults filled in; `seed` only when `bot_params` sets it, else
-    each game seeds its seats), opening moves, epsilon and the base seed."""
+    each game seeds its seats), opening moves, epsilon and the base seed; in a game with chance
+    nodes also the `chance_view` self-play writes its inputs with (the first of
+    `CHANCE_VIEWS`), so that games written with another view are refused."""
     spec = registry.get_spec(config.bot)
     params = dict(config.bot_params)
     seeded = "seed" in spec.params and "seed" not in params
@@ -121,6 +124,8 @@ def teacher(config: DataConfig) -> dict[str, Any]:
         "epsilon": config.epsilon,
         "seed": config.seed,
     }
+    if load_game(config.game).get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC:
+        made["chance_view"] = CHANCE_VIEWS[0]
     return json.loads(json.dumps(made, sort_keys=True, default=repr))
 
 

@@ -2,10 +2,12 @@
 
 A checkpoint is one `.npz` file: each parameter as an array, and `__meta__` holding JSON with the
 format, the package version, the game string, the observation shape, the model config, the
-training record, and a SHA-256 checksum over the metadata and every parameter's bytes. Loading
-refuses, with a `ValueError` that names the file and what was wrong: a file that is not a
-checkpoint, a truncated or corrupted file, a checksum mismatch, a checkpoint for another game or
-observation shape, and parameters that do not fit the model config. Loading needs numpy only.
+view of chance nodes its inputs were made with (`features.CHANCE_VIEWS`; a checkpoint written
+before the field is "player_0"), the training record, and a SHA-256 checksum over the
+metadata and every parameter's bytes. Loading refuses, with a `ValueError` that names the file
+and what was wrong: a file that is not a checkpoint, a truncated or corrupted file, a checksum
+mismatch, a checkpoint for another game or observation shape, an unknown chance view, and
+parameters that do not fit the model config. Loading needs numpy only.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping, from_mapping
+from spiel_bounded.evaluators.value_net.features import CHANCE_VIEWS
 from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, write_npz
 from spiel_bounded.games import game_description
 
@@ -52,6 +55,7 @@ class Checkpoint:
         params: Parameter name -> float32 array.
         record: How it was trained (data, labelling, losses, command, backend): free-form JSON.
         version: The package version that wrote it.
+        chance_view: How its inputs show a chance node (`features.CHANCE_VIEWS`).
     """
 
     game: str
@@ -60,6 +64,11 @@ class Checkpoint:
     params: Mapping[str, np.ndarray]
     record: Mapping[str, Any] = field(default_factory=dict)
     version: str = field(default_factory=package_version)
+    chance_view: str = CHANCE_VIEWS[0]
+
+
+_OLD_CHANCE_VIEW: Final = "player_0"
+"""The chance view of checkpoints written before the field existed."""
 
 
 def _checksum(meta: Mapping[str, Any], params: Mapping[str, np.ndarray]) -> str:
@@ -85,6 +94,7 @@ def save_checkpoint(path: str | os.PathLike[str], checkpoint: Checkpoint) -> Pat
         "game": checkpoint.game,
         "observation_shape": list(checkpoint.observation_shape),
         "model": as_mapping(checkpoint.model),
+        "chance_view": checkpoint.chance_view,
         "record": dict(checkpoint.record),
     }
     meta["checksum"] = _checksum(meta, params)
@@ -166,7 +176,13 @@ def load_checkpoint(path: str | os.PathLike[str], game: pyspiel.Game | None = No
         params=arrays,
         record=meta["record"],
         version=meta["version"],
+        chance_view=meta.get("chance_view", _OLD_CHANCE_VIEW),
     )
+    if checkpoint.chance_view not in CHANCE_VIEWS:
+        raise ValueError(
+            f"checkpoint {str(source)!r} has an unknown chance view {checkpoint.chance_view!r}; "
+            f"accepted: {', '.join(CHANCE_VIEWS)} (written by a newer spiel_bounded?)"
+        )
     if game is not None:
         check_fits(checkpoint, game, source)
     return checkpoint

@@ -54,10 +54,16 @@ except ImportError:  # pragma: no cover - only without the `fast` extra
 def _dense(
     inputs: np.ndarray, extra_row: int, weights: np.ndarray, dims: np.ndarray, work: np.ndarray
 ) -> None:
-    """The dense ReLU layers and the linear output, from `inputs` plus a one-hot at input
-    `len(inputs) + extra_row`, into `work[2 * width:][:outputs]`."""
+    """The dense ReLU layers and the linear output, from `inputs` plus the mover bits that
+    `Features.observe`'s code `extra_row` sets (one, or a player's and the chance bit), into
+    `work[2 * width:][:outputs]`."""
     size, width, depth, outputs = dims[_INPUTS], dims[_WIDTH], dims[_DEPTH], dims[_OUTPUTS]
     rows = size + dims[_EXTRA]
+    chance = dims[_EXTRA] - 1  # the chance bit; codes above it set a player's bit too
+    second = -1
+    if extra_row > chance:
+        second = size + extra_row - chance - 1
+        extra_row = chance
     biases = weights[dims[_BIASES] : dims[_BIASES] + depth * width].reshape((depth, width))
     out_bias = weights[dims[_OUT_BIAS] : dims[_OUT_BIAS] + outputs]
     result = work[2 * width : 2 * width + outputs]
@@ -65,6 +71,8 @@ def _dense(
         kernel = weights[dims[_OUT] : dims[_OUT] + rows * outputs].reshape((rows, outputs))
         for k in range(outputs):
             result[k] = out_bias[k] + kernel[size + extra_row, k]
+            if second >= 0:
+                result[k] += kernel[second, k]
         for i in range(size):
             x = inputs[i]
             if x != 0.0:
@@ -83,6 +91,8 @@ def _dense(
     row = size + extra_row
     for j in range(width):
         current[j] += first[row, j]
+        if second >= 0:
+            current[j] += first[second, j]
         if current[j] < 0.0:
             current[j] = 0.0
     hidden = weights[dims[_HIDDEN] : dims[_HIDDEN] + (depth - 1) * width * width].reshape(
