@@ -472,6 +472,33 @@ def test_a_game_made_with_other_bot_settings_never_counts_as_done(tmp_path: Path
     assert assemble(tmp_path).meta["games"] == 3
 
 
+def test_a_chance_node_is_labelled_by_the_search_of_the_position_it_led_to(
+    tmp_path: Path,
+) -> None:
+    nan = [np.nan, np.nan]
+    keys = np.asarray(["0|a", "-1|b", "-1|c", "1|d", "-1|e", "0|f", "-1|g"])
+    search = np.asarray([[0.1, -0.1], nan, nan, [0.3, -0.3], nan, nan, nan])
+    filled = dataset_module.chance_search_values(keys, search)
+    expected = [[0.1, -0.1], [0.3, -0.3], [0.3, -0.3], [0.3, -0.3], nan, nan, nan]
+    np.testing.assert_array_equal(filled, expected)  # f was not searched; g ended the game
+    assert np.isnan(search[1]).all()  # the input is left alone
+    # A real game: every chance node followed by a searched position gets that position's
+    # values, and a decision node keeps its own.
+    config = DataConfig(
+        game="pig", games=1, bot="bounded_star1", bot_params={"depth": 1}, opening_moves=0
+    )
+    generate(config, tmp_path, executor="inline")
+    with np.load(tmp_path / "games" / "game_000000.npz") as archive:
+        keys, played = archive["keys"], archive["search"]
+    chance = np.char.startswith(keys, "-1|")
+    assert chance.any() and np.isnan(played[chance]).all()  # as self-play wrote it
+    labelled = dataset_module.chance_search_values(keys, played)
+    for row in np.flatnonzero(chance[:-1]):
+        np.testing.assert_array_equal(labelled[row], labelled[row + 1])
+    np.testing.assert_array_equal(labelled[~chance], played[~chance])
+    assert not np.isnan(labelled[chance][:-1]).any()
+
+
 def test_chance_games_record_the_view_of_chance_nodes_their_inputs_show(tmp_path: Path) -> None:
     # Backgammon inputs written with player 0 observing every chance node (before views were
     # recorded) are another input: such games are refused, not mixed in.

@@ -69,7 +69,9 @@ class Dataset:
         observation_shape: The game's observation shape.
         features: `[positions, size]` network inputs.
         outcome: `[positions, players]` final returns, averaged over the position's occurrences.
-        search: `[positions, players]` search values, averaged likewise (NaN: never searched).
+        search: `[positions, players]` search values, averaged likewise (NaN: never searched);
+            at a chance node, those of the positions its sampled outcomes led to
+            (`chance_search_values`).
         games: `[positions]` the first game that reached the position (the split unit).
         occurrences: `[positions]` how often the position was reached.
         meta: What produced it (data config, command).
@@ -234,7 +236,32 @@ def _read_game(path: Path) -> dict[str, np.ndarray]:
     arrays.setdefault("child_lower", np.zeros((0, players), dtype=np.float32))
     arrays.setdefault("child_upper", np.zeros((0, players), dtype=np.float32))
     arrays.setdefault("child_keys", np.zeros(0, dtype=str))
+    arrays["search"] = chance_search_values(arrays["keys"], arrays["search"])
     return arrays
+
+
+def chance_search_values(keys: np.ndarray, search: np.ndarray) -> np.ndarray:
+    """`search` with every chance node of a game given the search value of the position its
+    sampled outcome led to (the next row; through chains of chance nodes), where it had none.
+
+    Self-play searches decision nodes only, and a searched position's depth-limited value at a
+    chance node is the expectation over outcomes of its children's: the value of the child
+    chance picked is an unbiased one-sample estimate of it, one ply deeper than an evaluator
+    applied to the chance node itself, and the samples of a position reached in several games
+    are averaged when they are merged. Backgammon needs it most: a depth-1 Star search values
+    every move by the chance node after it.
+
+    Args:
+        keys: `[positions]` the game's position keys in the order played (a chance node's
+            starts with "-1|": `selfplay.GamePositions.keys`).
+        search: `[positions, players]` the search values (NaN: none).
+    """
+    filled = search.copy()
+    chance = np.char.startswith(keys.astype(str), "-1|")
+    for row in range(len(keys) - 2, -1, -1):
+        if chance[row] and np.isnan(filled[row]).all():
+            filled[row] = filled[row + 1]
+    return filled
 
 
 def finished_games(directory: str | os.PathLike[str]) -> list[int]:
