@@ -12,6 +12,9 @@ A config has four parts::
     seating = "rotate"      # rotate (n cyclic seatings) | permute (every seat order)
     seconds_per_move = 0.1  # given to every bot with a `seconds` parameter that sets none
     opening_moves = 0       # uniformly random plies played by the arena before the bots move
+    openings = "FILE"       # or an opening suite: round r plays line r in every seating
+    sprt = { elo0 = 0, elo1 = 20, alpha = 0.05, beta = 0.05 }  # stop each two-bot pairing
+                            # once its SPRT decides (games_per_pairing: the most it plays)
     seed = 2026             # base of every game's seed
     skip_unsupported = false
 
@@ -45,13 +48,14 @@ import json
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, Final
 
 import pyspiel
 
 from spiel_bounded import registry
+from spiel_bounded.arena.openings import Opening, OpeningError, check_openings, read_openings
 from spiel_bounded.arena.schedule import seatings, tables
 from spiel_bounded.arena.settings import (
     PAIRINGS,
@@ -64,6 +68,7 @@ from spiel_bounded.arena.settings import (
     RunSettings,
     TournamentSettings,
 )
+from spiel_bounded.arena.sprt import SPRTSettings
 from spiel_bounded.games import game_info, load_game
 from spiel_bounded.params import (
     FLAG,
@@ -98,6 +103,8 @@ _SECTIONS: Final = {
         "opening_moves",
         "seed",
         "skip_unsupported",
+        "openings",
+        "sprt",
     ),
     "run": ("output", "workers", "executor", "scheduler"),
     "report": ("anchor", "bootstrap", "seed"),
@@ -333,6 +340,9 @@ def _tournament(
         )
     seating = reader.checked("tournament", "seating", "rotate", OneOf(SEATINGS))
     skip = reader.checked("tournament", "skip_unsupported", False, FLAG)
+    opening_moves = reader.checked("tournament", "opening_moves", 0, NON_NEGATIVE_INT)
+    openings = reader.text("tournament", "openings", None)
+    opening_lines = _opening_lines(reader, openings, opening_moves, loaded)
 
     settings = TournamentSettings(
         games=games,
@@ -344,9 +354,12 @@ def _tournament(
         tables=listed,
         seating=seating,
         seconds_per_move=reader.checked("tournament", "seconds_per_move", None, OPTIONAL_POSITIVE),
-        opening_moves=reader.checked("tournament", "opening_moves", 0, NON_NEGATIVE_INT),
+        opening_moves=opening_moves,
         seed=reader.checked("tournament", "seed", 0, SEED),
         skip_unsupported=skip,
+        openings=openings,
+        opening_lines=opening_lines,
+        sprt=_sprt(reader, loaded),
     )
     exclusions = []
     for name, game in loaded.items():
@@ -354,6 +367,58 @@ def _tournament(
     settings = replace(settings, exclusions=tuple(exclusions))
     for name, game in loaded.items():
         _check_tables(reader, settings, name, game.num_players())
+    return settings
+
+
+def _opening_lines(
+    reader: _Reader, path: str | None, opening_moves: int, games: Mapping[str, pyspiel.Game]
+) -> tuple[Opening, ...]:
+    """The openings of the suite `path` (none without one), each checked playable in every
+    game."""
+    if path is None:
+        return ()
+    if opening_moves:
+        raise reader.fail(
+            "tournament",
+            "openings",
+            f"cannot be combined with opening_moves = {opening_moves}: the suite's lines are the "
+            "openings; accepted: one of the two",
+        )
+    try:
+        lines = read_openings(path)
+        for game in games.values():
+            check_openings(game, lines, path)
+    except OpeningError as error:
+        raise reader.fail("tournament", "openings", str(error)) from None
+    return lines
+
+
+def _sprt(reader: _Reader, games: Mapping[str, pyspiel.Game]) -> SPRTSettings | None:
+    """The `sprt` table's test (None without one); two-player games only."""
+    raw = reader.get("tournament", "sprt")
+    if raw is None:
+        return None
+    accepted = ", ".join(item.name for item in fields(SPRTSettings))
+    if not isinstance(raw, dict):
+        raise reader.fail("tournament", "sprt", f"must be a table {{ {accepted} }}; got {raw!r}")
+    unknown = sorted(set(raw) - {item.name for item in fields(SPRTSettings)})
+    if unknown:
+        raise reader.fail(
+            "tournament", "sprt", f"unknown key(s) {', '.join(unknown)}; accepted: {accepted}"
+        )
+    try:
+        settings = SPRTSettings(**raw)
+    except ValueError as error:
+        message = str(error).removeprefix(f"{SPRTSettings.__name__}.")
+        raise reader.fail("tournament", "sprt", message) from None
+    for name, game in games.items():
+        if game.num_players() != 2:
+            raise reader.fail(
+                "tournament",
+                "sprt",
+                f"tests two-bot pairings; {name!r} has {game.num_players()} players "
+                "(accepted: two-player games)",
+            )
     return settings
 
 

@@ -96,7 +96,14 @@ def play_match(match: Match, *, watch: MutableSequence[int] | None = None) -> Ga
                     f"{match.game}: current player {player} is not a seat (simultaneous move?)"
                 )
             legal = state.legal_actions()
-            if moves < match.opening_moves:
+            if moves < len(match.opening):
+                action = match.opening[moves]
+                if action not in legal:
+                    raise IllegalActionError(
+                        f"opening ply {moves} ({' '.join(map(str, match.opening))}) is action "
+                        f"{action}, which is not legal; legal actions: {legal}; state:\n{state}"
+                    )
+            elif moves < match.opening_moves:
                 action = int(legal[rng.integers(len(legal))])
             else:
                 acting = player
@@ -117,7 +124,7 @@ def play_match(match: Match, *, watch: MutableSequence[int] | None = None) -> Ga
                     )
                 acting = None
             for other, bot in enumerate(bots):
-                if other != player or moves < match.opening_moves:
+                if other != player or moves < match.opening_plies:
                     bot.inform_action(state, player, action)
             state.apply_action(action)
             actions.append(int(action))

@@ -3,7 +3,8 @@
 A bare `Figure` renders to PNG through the Agg canvas without pyplot, so plotting touches no
 global state (no backend switch, no open figures).
 
-`score_heatmap`: one game's pairwise scores; `rating_chart`: Elo with 95% intervals per scope.
+`score_heatmap`: one game's pairwise scores; `rating_chart`: ratings (Elo, or Plackett-Luce mu)
+with 95% intervals per scope.
 """
 
 from __future__ import annotations
@@ -50,8 +51,16 @@ def heatmap_figure(matrix: pd.DataFrame, title: str) -> Figure:
     return figure
 
 
-def rating_chart(ratings: pd.DataFrame, path: Path) -> None:
-    """Elo of every bot with its 95% interval, one panel per scope (game or all games)."""
+def rating_chart(
+    ratings: pd.DataFrame,
+    path: Path,
+    *,
+    value: str = "elo",
+    label: str = "Elo (95% interval)",
+    reference: float = 0.0,
+) -> None:
+    """Every bot's rating (column `value`, Elo by default) with its 95% interval (`low`,
+    `high`), one panel per scope (game or all games); a dotted line at `reference`."""
     scopes = list(dict.fromkeys(ratings["scope"]))
     bots = list(dict.fromkeys(ratings["bot"]))
     figure = Figure(figsize=(1.5 + 3.2 * len(scopes), 1.2 + 0.45 * len(bots)), layout="constrained")
@@ -59,16 +68,16 @@ def rating_chart(ratings: pd.DataFrame, path: Path) -> None:
     for axes, scope in zip(panels, scopes, strict=True):
         mine = ratings[ratings["scope"] == scope].set_index("bot")
         positions = [bots.index(bot) for bot in mine.index]
-        elo = mine["elo"].to_numpy(dtype=float)
+        elo = mine[value].to_numpy(dtype=float)
         low = mine["low"].to_numpy(dtype=float)
         high = mine["high"].to_numpy(dtype=float)
         errors = None
         if not np.isnan(low).all():
             errors = np.vstack([np.maximum(elo - low, 0), np.maximum(high - elo, 0)])
         axes.errorbar(elo, positions, xerr=errors, fmt="o", capsize=4, color="tab:blue")
-        axes.axvline(0.0, color="grey", linewidth=0.8, linestyle=":")
+        axes.axvline(reference, color="grey", linewidth=0.8, linestyle=":")
         axes.set_title(scope, fontsize=10)
-        axes.set_xlabel("Elo (95% interval)")
+        axes.set_xlabel(label)
         axes.grid(axis="x", alpha=0.3)
     panels[0].set_yticks(range(len(bots)), labels=bots)
     panels[0].invert_yaxis()

@@ -23,14 +23,24 @@ from open_spiel.python.algorithms import elo
 
 from spiel_bounded.arena.records import GameRecord
 
-OUTCOME_COLUMNS = ("game", "game_id", "bot", "opponent", "score", "seat", "opponent_seat")
+OUTCOME_COLUMNS = (
+    "game",
+    "game_id",
+    "bot",
+    "opponent",
+    "score",
+    "seat",
+    "opponent_seat",
+    "round",
+)
 
 
 def pairwise_outcomes(records: Sequence[GameRecord], order: Sequence[str]) -> pd.DataFrame:
     """One row per finished game and pair of distinct bots at its table.
 
     Columns: game, game_id, bot, opponent (bot before opponent in `order`), score (of `bot`:
-    1 win, 0.5 draw, 0 loss), seat and opponent_seat (-1 for a bot holding several seats).
+    1 win, 0.5 draw, 0 loss), seat and opponent_seat (-1 for a bot holding several seats),
+    round (the game's round: the seatings of a round share their seed).
     Games that ended in an error are left out.
     """
     rank = {label: index for index, label in enumerate(order)}
@@ -55,6 +65,7 @@ def pairwise_outcomes(records: Sequence[GameRecord], order: Sequence[str]) -> pd
                     score,
                     seats[bot][0] if len(seats[bot]) == 1 else -1,
                     seats[opponent][0] if len(seats[opponent]) == 1 else -1,
+                    record.round,
                 )
             )
     return pd.DataFrame(rows, columns=list(OUTCOME_COLUMNS))

@@ -31,15 +31,26 @@ import numpy as np
 import pandas as pd
 
 from spiel_bounded import registry
-from spiel_bounded.arena import plots
+from spiel_bounded.arena import markdown, plots
+from spiel_bounded.arena.paired import paired_table
+from spiel_bounded.arena.plackett_luce import plackett_luce_table
 from spiel_bounded.arena.ratings import outcome_counts, pairwise_outcomes, rate
 from spiel_bounded.arena.records import GameRecord, latest
+from spiel_bounded.arena.report_statistics import (
+    paired_lines,
+    plackett_luce_lines,
+    sprt_lines,
+    sprt_table,
+)
 from spiel_bounded.arena.settings import ReportSettings, takes_seconds_per_move
+from spiel_bounded.arena.sprt import SPRTSettings
 from spiel_bounded.arena.stats import wilson
 from spiel_bounded.arena.store import GameStore, Manifest
 from spiel_bounded.games import load_game
 
 ALL_GAMES = "all games"
+PLACKETT_LUCE_START: Final = 25.0
+"""A Plackett-Luce rating's mu before any game (openskill's default)."""
 
 BUDGET_PARAMS: Final = ("depth", "simulations", "nodes")
 """Parameters that stand in for a time limit in a bot calibrated to `seconds_per_move`."""
@@ -131,6 +142,11 @@ class Report:
         ratings: Per scope (each game, then "all games") and bot: Elo with interval.
         errors: Games that raised.
         scores: Per game, the matrix of each row bot's score against each column bot.
+        paired: Per two-player game and pair: pentanomial statistics (`paired.paired_table`).
+        plackett_luce: Per scope and bot: ratings from finishing orders
+            (`plackett_luce.plackett_luce_table`).
+        sprt: Per two-bot pairing, the SPRT's result when the tournament has one
+            (`report_statistics.sprt_table`).
         markdown: summary.md.
     """
 
@@ -139,6 +155,9 @@ class Report:
     ratings: pd.DataFrame
     errors: pd.DataFrame
     scores: dict[str, pd.DataFrame] = field(default_factory=dict)
+    paired: pd.DataFrame = field(default_factory=pd.DataFrame)
+    plackett_luce: pd.DataFrame = field(default_factory=pd.DataFrame)
+    sprt: pd.DataFrame = field(default_factory=pd.DataFrame)
     markdown: str = ""
 
 
@@ -340,6 +359,7 @@ def build_report(
     targets: Mapping[tuple[str, str], TimeTarget] | None = None,
     games: Sequence[str] | None = None,
     tables: Sequence[Sequence[str]] | None = None,
+    sprt: SPRTSettings | None = None,
 ) -> Report:
     """All tables and summary.md from game records: a function of the set of records, not of
     their order in games.csv (a Dask run writes them in the order games finish): they are put in
@@ -359,6 +379,7 @@ def build_report(
         games: Game strings in config order (the order of the report's sections; games not
             listed follow in alphabetical order).
         tables: The config's explicit tables (`pairing = "tables"`), in config order.
+        sprt: The tournament's SPRT (`[tournament] sprt`), replayed for the report.
     """
     records = latest(records)
     seen = {label for record in records for label in record.seats}
@@ -377,9 +398,12 @@ def build_report(
         ratings=rating_table(records, order, settings),
         errors=error_table(records),
         scores=scores,
+        paired=paired_table(records, order),
+        plackett_luce=plackett_luce_table(records, order),
+        sprt=sprt_table(records, order, sprt),
     )
-    markdown = _markdown(report, records, settings, games, scheduled, title, command)
-    return replace(report, markdown=markdown)
+    text = _markdown(report, records, settings, games, scheduled, title, command, sprt)
+    return replace(report, markdown=text)
 
 
 def canonical_order(
@@ -421,7 +445,12 @@ def write_report(report: Report, directory: str | Path) -> list[Path]:
         ("bots.csv", report.bots),
         ("ratings.csv", report.ratings),
         ("errors.csv", report.errors),
+        ("paired.csv", report.paired),
+        ("plackett_luce.csv", report.plackett_luce),
+        ("sprt.csv", report.sprt),
     ):
+        if name == "sprt.csv" and report.sprt.empty:
+            continue
         path = directory / name
         table.to_csv(path, index=False, float_format="%.6g")
         written.append(path)
@@ -432,6 +461,16 @@ def write_report(report: Report, directory: str | Path) -> list[Path]:
     if not report.ratings.empty:
         path = directory / "ratings.png"
         plots.rating_chart(report.ratings, path)
+        written.append(path)
+    if not report.plackett_luce.empty:
+        path = directory / "ratings_plackett_luce.png"
+        plots.rating_chart(
+            report.plackett_luce,
+            path,
+            value="mu",
+            label="Plackett-Luce mu (95% interval)",
+            reference=PLACKETT_LUCE_START,
+        )
         written.append(path)
     path = directory / "summary.md"
     path.write_text(report.markdown)
@@ -483,6 +522,9 @@ def report_from_directory(
         targets=time_targets(manifest.tournament) if manifest is not None else None,
         games=manifest.tournament.get("games") if manifest is not None else None,
         tables=manifest.tournament.get("tables") if manifest is not None else None,
+        sprt=SPRTSettings(**manifest.tournament["sprt"])
+        if manifest is not None and manifest.tournament.get("sprt")
+        else None,
     )
 
 
@@ -525,36 +567,6 @@ def slug(game: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", game).strip("_")
 
 
-# -- markdown ----------------------------------------------------------------------------------
-
-
-def _percent(value: float) -> str:
-    return "-" if value is None or math.isnan(value) else f"{100 * value:.1f}"
-
-
-def _interval(rate: float, low: float, high: float) -> str:
-    return f"{_percent(rate)} [{_percent(low)}, {_percent(high)}]"
-
-
-def _number(value: float, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    return f"{value:.{digits}g}"
-
-
-def _milliseconds(seconds: float) -> str:
-    return "-" if seconds is None or math.isnan(seconds) else f"{1000 * seconds:,.2f}"
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |"]
-    lines.append("| " + " | ".join("---:" if a == "r" else "---" for a in align) + " |")
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return lines
-
-
 def pairing_lines(pairings: pd.DataFrame, game: str) -> list[str]:
     """The markdown table of one game's pairings."""
     mine = pairings[pairings["game"] == game]
@@ -575,18 +587,19 @@ def pairing_lines(pairings: pd.DataFrame, game: str) -> list[str]:
             str(row["wins"]),
             str(row["draws"]),
             str(row["losses"]),
-            _interval(row["win_rate"], row["win_low"], row["win_high"]),
-            _interval(row["draw_rate"], row["draw_low"], row["draw_high"]),
-            _interval(row["loss_rate"], row["loss_low"], row["loss_high"]),
-            _interval(row["score"], row["score_low"], row["score_high"]),
-            _milliseconds(row["seconds_per_move"]),
-            _milliseconds(row["opponent_seconds_per_move"]),
+            markdown.interval(row["win_rate"], row["win_low"], row["win_high"]),
+            markdown.interval(row["draw_rate"], row["draw_low"], row["draw_high"]),
+            markdown.interval(row["loss_rate"], row["loss_low"], row["loss_high"]),
+            markdown.interval(row["score"], row["score_low"], row["score_high"]),
+            markdown.milliseconds(row["seconds_per_move"]),
+            markdown.milliseconds(row["opponent_seconds_per_move"]),
         ]
         for seat in seats:
             count = row.get(f"games_as_p{seat}", 0)
-            cells.append(f"{_percent(row[f'score_as_p{seat}'])} ({count})" if count else "-")
+            score = markdown.percent(row[f"score_as_p{seat}"])
+            cells.append(f"{score} ({count})" if count else "-")
         rows.append(cells)
-    return _table(header, rows, "llrrrrrrrrrr" + "r" * len(seats))
+    return markdown.table(header, rows, "llrrrrrrrrrr" + "r" * len(seats))
 
 
 def _markdown(
@@ -597,6 +610,7 @@ def _markdown(
     scheduled: int | None,
     title: str,
     command: str | None,
+    sprt: SPRTSettings | None = None,
 ) -> str:
     errors = len(report.errors)
     lines = [f"# {title}", ""]
@@ -620,6 +634,9 @@ def _markdown(
         lines += [f"## {game}", ""]
         if not report.pairings.empty and game in set(report.pairings["game"]):
             lines += pairing_lines(report.pairings, game)
+            paired = paired_lines(report.paired, game)
+            if paired:
+                lines += ["", *paired]
         else:
             lines.append("No finished games.")
         lines.append("")
@@ -646,9 +663,11 @@ def _markdown(
             ]
             for row in report.ratings.to_dict("records")
         ]
-        lines += _table(["scope", "bot", "Elo", "95% interval", "games"], rows, "llrrr")
+        lines += markdown.table(["scope", "bot", "Elo", "95% interval", "games"], rows, "llrrr")
         lines.append("")
 
+    lines += sprt_lines(report.sprt, sprt)
+    lines += plackett_luce_lines(report.plackett_luce)
     lines += [
         "## Time and nodes per move",
         "",
@@ -665,16 +684,16 @@ def _markdown(
             row["game"],
             row["bot"],
             str(row["moves"]),
-            _milliseconds(row["seconds_per_move"]) + (" !" if row["missed_target"] else ""),
-            _milliseconds(row["max_seconds_per_move"]),
+            markdown.milliseconds(row["seconds_per_move"]) + (" !" if row["missed_target"] else ""),
+            markdown.milliseconds(row["max_seconds_per_move"]),
             _target_cell(row),
-            _number(row["nodes_per_move"]),
-            _number(row["nodes_per_second"]),
+            markdown.number(row["nodes_per_move"]),
+            markdown.number(row["nodes_per_second"]),
             str(row["errors"]),
         ]
         for row in report.bots.to_dict("records")
     ]
-    lines += _table(
+    lines += markdown.table(
         [
             "game",
             "bot",
@@ -699,7 +718,7 @@ def _markdown(
             [row["game_id"], row["raised_by"] or "-", row["error"].replace("|", "\\|")]
             for row in report.errors.to_dict("records")
         ]
-        lines += _table(
+        lines += markdown.table(
             ["game", "raised by", "error (last line; full trace in games.csv)"], rows, "lll"
         )
         lines.append("")
@@ -710,7 +729,7 @@ def _target_cell(row: Mapping[str, Any]) -> str:
     if not row["target"]:
         return "-"
     kind = f"calibrated: {row['calibrated_with']}" if row["target"] == "calibrated" else "limit"
-    return f"{_milliseconds(row['target_seconds_per_move'])} ({kind})"
+    return f"{markdown.milliseconds(row['target_seconds_per_move'])} ({kind})"
 
 
 def _missed_lines(bots: pd.DataFrame) -> list[str]:
@@ -730,9 +749,10 @@ def _missed_lines(bots: pd.DataFrame) -> list[str]:
             else "its time limit"
         )
         lines.append(
-            f"- {row['bot']} on {row['game']}: {_milliseconds(row['seconds_per_move'])} ms per "
-            f"move (longest {_milliseconds(row['max_seconds_per_move'])} ms) against "
-            f"{_milliseconds(row['target_seconds_per_move'])} ms ({kind}): "
+            f"- {row['bot']} on {row['game']}: "
+            f"{markdown.milliseconds(row['seconds_per_move'])} ms per move "
+            f"(longest {markdown.milliseconds(row['max_seconds_per_move'])} ms) against "
+            f"{markdown.milliseconds(row['target_seconds_per_move'])} ms ({kind}): "
             f"{row['time_ratio']:.2g}x"
         )
     return [*lines, ""]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,8 @@ from spiel_bounded.arena.schedule import (
     mismatch,
 )
 from spiel_bounded.arena.settings import BotFactory, Config
+from spiel_bounded.arena.sprt import SPRTStatus
+from spiel_bounded.arena.stopping import PairingKey, SPRTStopper
 from spiel_bounded.arena.store import GameStore, Manifest, ManifestError
 from spiel_bounded.runs.control import Progress, sigterm_stops_the_run
 from spiel_bounded.runs.executors import Executor, make_executor
@@ -51,6 +53,9 @@ class RunResult:
         manifest_rebuilt: run.json was missing or damaged, and was rebuilt from the config
             after every game in games.csv was found in its schedule.
         damaged_manifest: Where the damaged run.json was kept, if it was.
+        decided: The pairings an SPRT decided, in this run or before (`[tournament] sprt`):
+            (game, bot, opponent) -> the test's status at its decision.
+        skipped: Scheduled games not played because their pairing was decided.
     """
 
     output: Path
@@ -63,6 +68,8 @@ class RunResult:
     stale_lock: LockHolder | None = None
     manifest_rebuilt: bool = False
     damaged_manifest: Path | None = None
+    decided: Mapping[PairingKey, SPRTStatus] = field(default_factory=dict)
+    skipped: int = 0
 
 
 def manifest_of(
@@ -238,11 +245,17 @@ def _run(
     resumed = len(schedule) - len(pending)
     started = clock()
     counts = {"done": 0, "errors": 0}
+    stopper = None
+    if config.tournament.sprt is not None:
+        finished_records = [record for record in records if record.game_id in finished]
+        stopper = SPRTStopper(config.tournament.sprt, manifest.labels, schedule, finished_records)
 
     with store.appending() as appender:
 
         def done(record: GameRecord) -> None:
             appender.append(record)
+            if stopper is not None and record.finished:
+                stopper.add(record)
             counts["done"] += 1
             counts["errors"] += 0 if record.ok else 1
             if on_progress is not None:
@@ -262,7 +275,7 @@ def _run(
             chosen = executor or make_executor(
                 run.executor, run.workers, run.scheduler, on_wait=on_wait
             )
-            chosen.run(TournamentJob(), pending, done)
+            chosen.run(TournamentJob(), pending, done, stopper.wanted if stopper else None)
 
     return RunResult(
         output=store.directory,
@@ -274,4 +287,6 @@ def _run(
         errors=counts["errors"],
         seconds=clock() - started,
         archived=archived,
+        decided=dict(stopper.decided) if stopper is not None else {},
+        skipped=len(pending) - counts["done"],
     )

@@ -67,6 +67,8 @@ class Match:
         seed: The game's seed: chance outcomes, random opening and every bot's seed derive
             from it.
         opening_moves: Uniformly random plies the arena plays before the bots move.
+        opening: The actions the arena plays before the bots move (an opening suite's line;
+            empty: none).
     """
 
     game_id: str
@@ -76,6 +78,12 @@ class Match:
     seats: tuple[SeatBot, ...]
     seed: int
     opening_moves: int
+    opening: tuple[int, ...] = ()
+
+    @property
+    def opening_plies(self) -> int:
+        """Plies the arena plays before the bots move."""
+        return len(self.opening) or self.opening_moves
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -213,6 +221,7 @@ def make_schedule(
                         seats=tuple(seat_bots[game, label] for label in order),
                         seed=seed,
                         opening_moves=settings.opening_moves,
+                        opening=settings.opening(round_),
                     )
                 )
     return tuple(matches)

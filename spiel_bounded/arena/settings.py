@@ -15,6 +15,8 @@ from typing import Any, Final
 import pyspiel
 
 from spiel_bounded import registry
+from spiel_bounded.arena.openings import suite_digest
+from spiel_bounded.arena.sprt import SPRTSettings
 
 PAIRINGS: Final = ("all", "focus", "baseline", "tables")
 SEATINGS: Final = ("rotate", "permute")
@@ -82,6 +84,12 @@ class TournamentSettings:
         seed: Base seed; every game's seed is derived from it and the game's identity.
         skip_unsupported: Leave a bot out of a game it cannot play instead of refusing.
         exclusions: The bots left out, with the reason (filled in by validation).
+        openings: The opening suite file (`arena.openings`), None: none; round r of every
+            table plays its line r (modulo its length) in every seating, in place of random
+            opening plies.
+        opening_lines: That suite's openings, as read when the config was.
+        sprt: The sequential test each two-bot pairing stops at (`arena.sprt`); None: every
+            scheduled game is played.
     """
 
     games: tuple[str, ...]
@@ -97,6 +105,15 @@ class TournamentSettings:
     seed: int = 0
     skip_unsupported: bool = False
     exclusions: tuple[Exclusion, ...] = ()
+    openings: str | None = None
+    opening_lines: tuple[tuple[int, ...], ...] = ()
+    sprt: SPRTSettings | None = None
+
+    def opening(self, round_: int) -> tuple[int, ...]:
+        """The opening of round `round_` (empty without a suite)."""
+        if not self.opening_lines:
+            return ()
+        return self.opening_lines[round_ % len(self.opening_lines)]
 
     def lineup(self, game: str) -> tuple[BotEntry, ...]:
         """The bots that play `game`, in config order."""
@@ -117,8 +134,9 @@ class TournamentSettings:
         return params
 
     def canonical(self) -> dict[str, Any]:
-        """The settings as plain JSON data (what the fingerprint hashes; `tables` only when
-        set, so that runs from before it existed keep their fingerprint)."""
+        """The settings as plain JSON data (what the fingerprint hashes; `tables`, `openings`
+        and `sprt` only when set, so that runs from before they existed keep their fingerprint;
+        a suite by its file and the hash of its openings)."""
         data = {
             "games": list(self.games),
             "bots": [
@@ -145,6 +163,19 @@ class TournamentSettings:
         }
         if self.tables:
             data["tables"] = [list(table) for table in self.tables]
+        if self.openings is not None:
+            data["openings"] = {
+                "file": self.openings,
+                "openings": len(self.opening_lines),
+                "sha256": suite_digest(self.opening_lines),
+            }
+        if self.sprt is not None:
+            data["sprt"] = {
+                "elo0": self.sprt.elo0,
+                "elo1": self.sprt.elo1,
+                "alpha": self.sprt.alpha,
+                "beta": self.sprt.beta,
+            }
         return data
 
     def fingerprint(self) -> str:

@@ -107,20 +107,35 @@ class Job(Protocol[TaskIn, RecordOut]):
 
 
 Done = Callable[[Any], None]
+Wanted = Callable[[Any], bool]
+"""Asked, in the main process, just before a task starts: False skips it (no record). A run
+that stops part of its work once it has seen enough (a tournament's SPRT) answers from the
+records `done` has received; tasks already running finish."""
 
 
 class Executor(Protocol):
-    """Runs tasks of a job and calls `done` with each record, in the order tasks finish."""
+    """Runs tasks of a job and calls `done` with each record, in the order tasks finish;
+    with `wanted`, a task it refuses when its turn comes is skipped."""
 
-    def run(self, job: Job[Any, Any], tasks: Sequence[Any], done: Done) -> None: ...
+    def run(
+        self, job: Job[Any, Any], tasks: Sequence[Any], done: Done, wanted: Wanted | None = None
+    ) -> None: ...
+
+
+def _always(task: Any) -> bool:
+    return True
 
 
 class InlineExecutor:
     """Runs each task in this process, one after the other."""
 
-    def run(self, job: Job[Any, Any], tasks: Sequence[Any], done: Done) -> None:
+    def run(
+        self, job: Job[Any, Any], tasks: Sequence[Any], done: Done, wanted: Wanted | None = None
+    ) -> None:
+        wanted = wanted or _always
         for task in tasks:
-            done(job.work(task, None))
+            if wanted(task):
+                done(job.work(task, None))
 
 
 @dataclass(frozen=True)
@@ -188,13 +203,16 @@ class ProcessExecutor:
     def __init__(self, workers: int) -> None:
         self.workers = workers
 
-    def run(self, job: Job[Any, Any], tasks: Sequence[Any], done: Done) -> None:
+    def run(
+        self, job: Job[Any, Any], tasks: Sequence[Any], done: Done, wanted: Wanted | None = None
+    ) -> None:
         queue = deque(tasks)
+        wanted = wanted or _always
         first_deaths: dict[Hashable, str] = {}
         workers: list[_Worker[Any]] = []
         try:
             while queue or workers:
-                self._hand_out(job, queue, workers)
+                self._hand_out(job, queue, workers, wanted)
                 if not workers:
                     break
                 wait(
@@ -231,9 +249,14 @@ class ProcessExecutor:
             for worker in workers:
                 worker.kill()
 
-    def _hand_out(self, job: Job[Any, Any], queue: deque[Any], workers: list[_Worker[Any]]) -> None:
-        """Gives every idle worker a task, starts workers up to `workers`, stops the rest."""
+    def _hand_out(
+        self, job: Job[Any, Any], queue: deque[Any], workers: list[_Worker[Any]], wanted: Wanted
+    ) -> None:
+        """Gives every idle worker a wanted task, starts workers up to `workers`, stops the
+        rest."""
         for worker in list(workers):
+            while queue and not wanted(queue[0]):
+                queue.popleft()
             if worker.task is not None:
                 continue
             if not queue:
@@ -245,6 +268,9 @@ class ProcessExecutor:
                 worker.kill()  # died between two tasks: the task goes to another worker
                 workers.remove(worker)
         while queue and len(workers) < self.workers:
+            if not wanted(queue[0]):
+                queue.popleft()
+                continue
             worker = _spawn(job)
             workers.append(worker)
             worker.start(queue.popleft())  # if it failed, `answer` reports the death
@@ -305,20 +331,37 @@ class DaskExecutor:
         self.scheduler = scheduler
         self.on_wait = on_wait
 
-    def run(self, job: Job[Any, Any], tasks: Sequence[Any], done: Done) -> None:
+    def run(
+        self, job: Job[Any, Any], tasks: Sequence[Any], done: Done, wanted: Wanted | None = None
+    ) -> None:
         with dask_client(self.workers, self.scheduler, on_wait=self.on_wait) as client:
             from distributed import as_completed
 
             futures = client.map(_dask_work, [job] * len(tasks), list(tasks), pure=False)
             by_key = {future.key: task for future, task in zip(futures, tasks, strict=True)}
+            pending = dict(zip((future.key for future in futures), futures, strict=True))
+            dropped: set[Hashable] = set()
             killed_once: set[Hashable] = set()
             try:
                 finished = as_completed(futures)
                 for future in finished:
                     task = by_key.pop(future.key)
+                    pending.pop(future.key, None)
+                    if future.key in dropped:
+                        continue
                     if future.status == "finished":
                         done(future.result())
                         future.release()
+                        if wanted is not None:
+                            # Tasks no longer wanted are cancelled (those already running on a
+                            # worker may still finish; their results are dropped too).
+                            unwanted = [
+                                other
+                                for key, other in pending.items()
+                                if key not in dropped and not wanted(by_key[key])
+                            ]
+                            dropped.update(other.key for other in unwanted)
+                            client.cancel(unwanted)
                         continue
                     if future.status == "cancelled":
                         # Not by us: the client lost its scheduler (killed, or the network
@@ -346,6 +389,7 @@ class DaskExecutor:
                     killed_once.add(job.key(task))
                     again = client.submit(_dask_work, job, task, pure=False)
                     by_key[again.key] = task
+                    pending[again.key] = again
                     finished.add(again)
             except OSError as error:  # CommClosedError and the like: the scheduler is gone
                 raise ClusterError(

@@ -1,0 +1,139 @@
+"""Opening suites: files of action sequences, one opening a line, played in every seating.
+
+The cutechess habit: rather than random opening plies, a tournament draws its openings from a
+fixed suite (`[tournament] openings = "FILE"`); round r of every table plays line r (modulo the
+suite's length), in every seating of the table, so each bot plays each opening from both
+sides. A line is the decision actions of the opening as integers separated by spaces (the
+`actions` column of games.csv; chance outcomes in between are drawn from the game's seed, as
+always); `#` starts a comment, blank lines are skipped.
+
+`balanced_openings` makes a suite: distinct random openings whose value by a bounded
+alpha-beta search is close to a draw, so that neither seat starts ahead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+
+Opening = tuple[int, ...]
+
+
+class OpeningError(ValueError):
+    """An opening suite that cannot be played: the message names the file, line and why."""
+
+
+def parse_openings(text: str, source: str) -> tuple[Opening, ...]:
+    """The openings of a suite's text (`source` names it in errors)."""
+    openings = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        body = line.split("#", 1)[0].strip()
+        if not body:
+            continue
+        try:
+            openings.append(tuple(int(token) for token in body.split()))
+        except ValueError:
+            raise OpeningError(
+                f"{source}, line {number}: {body!r} is not a list of integer actions separated "
+                "by spaces"
+            ) from None
+    if not openings:
+        raise OpeningError(f"{source} holds no opening (one line of integer actions each)")
+    return tuple(openings)
+
+
+def read_openings(path: str | Path) -> tuple[Opening, ...]:
+    """The openings of a suite file."""
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise OpeningError(f"cannot read the opening suite {str(path)!r}: {error}") from None
+    return parse_openings(text, str(path))
+
+
+def suite_digest(openings: Sequence[Opening]) -> str:
+    """A hash of the suite's openings (what a tournament's fingerprint keeps of it)."""
+    text = "\n".join(" ".join(map(str, line)) for line in openings)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def play_opening(
+    game: pyspiel.Game, opening: Opening, rng: np.random.Generator
+) -> tuple[pyspiel.State, str | None]:
+    """The state after `opening` (chance outcomes drawn from `rng`), and why it cannot be
+    played (None when it can): an illegal action, or a game that ends within it."""
+    state = game.new_initial_state()
+    for ply, action in enumerate(opening):
+        while state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+        if state.is_terminal():
+            return state, f"the game is over before ply {ply}"
+        if action not in state.legal_actions():
+            return state, f"action {action} at ply {ply} is not legal"
+        state.apply_action(action)
+    if state.is_terminal():
+        return state, "the game is over after it"
+    return state, None
+
+
+def check_openings(game: pyspiel.Game, openings: Sequence[Opening], source: str) -> None:
+    """`OpeningError` naming the first opening that `game` cannot play (a game with chance
+    nodes is checked with one draw of its outcomes)."""
+    rng = np.random.default_rng(0)
+    for index, opening in enumerate(openings):
+        _, problem = play_opening(game, opening, rng)
+        if problem is not None:
+            raise OpeningError(
+                f"{source}: opening {index + 1} ({' '.join(map(str, opening))}) cannot be "
+                f"played in {game}: {problem}"
+            )
+
+
+@dataclass(frozen=True)
+class ScoredOpening:
+    """A candidate opening and the value a search gave it for player 0."""
+
+    opening: Opening
+    value: float
+
+
+def balanced_openings(
+    game: pyspiel.Game,
+    *,
+    plies: int,
+    count: int,
+    value_of: Callable[[pyspiel.State], float],
+    margin: float,
+    rng: np.random.Generator,
+    candidates: int = 2000,
+) -> list[ScoredOpening]:
+    """Up to `count` distinct openings of `plies` uniformly random moves (deterministic games)
+    whose `value_of` (player 0's value of the position after them) is within `margin` of the
+    middle of the game's range, the most balanced first, from `candidates` draws."""
+    middle = 0.5 * (game.min_utility() + game.max_utility())
+    seen: set[Opening] = set()
+    scored = []
+    for _ in range(candidates):
+        state = game.new_initial_state()
+        actions = []
+        for _ in range(plies):
+            if state.is_terminal():
+                break
+            action = int(rng.choice(state.legal_actions()))
+            actions.append(action)
+            state.apply_action(action)
+        opening = tuple(actions)
+        if state.is_terminal() or len(opening) < plies or opening in seen:
+            continue
+        seen.add(opening)
+        value = value_of(state)
+        if abs(value - middle) <= margin:
+            scored.append(ScoredOpening(opening, value))
+    scored.sort(key=lambda item: (abs(item.value - middle), item.opening))
+    return scored[:count]

@@ -1,0 +1,268 @@
+"""Tournaments with an SPRT that stops pairings, and with opening suites; their report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+import pytest
+
+from spiel_bounded.arena import (
+    ConfigError,
+    GameStore,
+    InlineExecutor,
+    ProcessExecutor,
+    make_schedule,
+    parse_config,
+    report_from_directory,
+    run_tournament,
+)
+from spiel_bounded.arena.openings import (
+    OpeningError,
+    balanced_openings,
+    parse_openings,
+    play_opening,
+)
+from spiel_bounded.arena.report import write_report
+from spiel_bounded.arena.sprt import SPRTSettings, replay
+from spiel_bounded.arena.stopping import SPRTStopper
+from spiel_bounded.evaluators import make_evaluator
+
+
+def sprt_config(
+    output: Path,
+    *,
+    games: int = 200,
+    sprt: str = "{ elo0 = 0, elo1 = 150 }",
+    extra: str = "",
+    opening_moves: int = 1,
+):
+    text = f"""
+[tournament]
+games = ["tic_tac_toe"]
+games_per_pairing = {games}
+opening_moves = {opening_moves}
+sprt = {sprt}
+{extra}
+
+[run]
+output = "{output}"
+workers = 2
+
+[report]
+bootstrap = 0
+
+[[bots]]
+label = "ab"
+bot = "bounded_ab"
+params = {{ depth = 9 }}
+
+[[bots]]
+label = "rand"
+bot = "random"
+"""
+    return parse_config(text, source="test.toml")
+
+
+def test_an_sprt_stops_its_pairing_once_decided_and_the_report_agrees(tmp_path: Path) -> None:
+    config = sprt_config(tmp_path)
+    result = run_tournament(config, executor=InlineExecutor())
+    ((key, status),) = result.decided.items()
+    assert key == ("tic_tac_toe", "ab", "rand") and status.decision == "H1"
+    assert status.llr >= status.upper
+    # Inline: nothing runs past the decision, so exactly its pairs were played.
+    assert result.played == 2 * status.pairs < 200
+    assert result.skipped == 200 - result.played
+    again = run_tournament(config, executor=InlineExecutor())
+    assert (again.played, again.skipped) == (0, 200 - result.played)
+    assert again.decided == result.decided
+    report = report_from_directory(tmp_path)
+    row = report.sprt.iloc[0]
+    assert (row["decision"], row["pairs_to_decision"]) == ("H1", status.pairs)
+    assert row["llr"] == pytest.approx(status.llr)
+    assert "## SPRT" in report.markdown and "H1 accepted" in report.markdown
+    written = {path.name for path in write_report(report, tmp_path)}
+    assert {"sprt.csv", "paired.csv", "plackett_luce.csv", "ratings_plackett_luce.png"} <= written
+
+
+def test_worker_processes_stop_starting_games_of_a_decided_pairing(tmp_path: Path) -> None:
+    config = sprt_config(tmp_path)
+    result = run_tournament(config, executor=ProcessExecutor(2))
+    ((_, status),) = result.decided.items()
+    # Games already running when it decided finish (at most one per worker).
+    assert 2 * status.pairs <= result.played <= 2 * status.pairs + 2
+    assert result.played + result.skipped == 200
+
+
+def test_the_stopper_waits_for_every_earlier_round() -> None:
+    config = sprt_config(Path("unused"), games=40, sprt="{ elo0 = 0, elo1 = 400 }")
+    schedule = make_schedule(config.tournament)
+    stopper = SPRTStopper(config.tournament.sprt, ["ab", "rand"], schedule, [])
+    from tests.test_arena_paired import game as record_of
+
+    won = {
+        match.game_id: record_of(match.round, match.labels, (1.0, -1.0))
+        for match in schedule
+        if match.labels[0] == "ab"
+    }
+    lost = {
+        match.game_id: record_of(match.round, match.labels, (-1.0, 1.0))
+        for match in schedule
+        if match.labels[0] == "rand"
+    }
+    results = {**won, **lost}
+    # ab wins everything, but round 0 is unfinished: nothing counts yet.
+    later = [match for match in schedule if match.round > 0]
+    assert all(stopper.add(_renamed(results[m.game_id], m.game_id)) is None for m in later)
+    assert stopper.wanted(schedule[0])
+    first = [match for match in schedule if match.round == 0]
+    statuses = [stopper.add(_renamed(results[m.game_id], m.game_id)) for m in first]
+    expected = replay([2.0] * 20, config.tournament.sprt)
+    assert expected.decision == "H1" and expected.pairs < 20
+    assert statuses[-1] == expected  # every round counted, up to the first crossing
+    assert not stopper.wanted(schedule[0])
+
+
+def _renamed(record, game_id):  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    return replace(record, game_id=game_id, game="tic_tac_toe")
+
+
+@pytest.mark.parametrize(
+    ("sprt", "message"),
+    [
+        ("{ elo0 = 10, elo1 = 5 }", "elo1 must be more than elo0"),
+        ("{ elo0 = 0, elo1 = 5, gamma = 1 }", "unknown key.*gamma; accepted: elo0, elo1"),
+        ("5", "must be a table"),
+        ("{ elo0 = 0, elo1 = 5, alpha = 0 }", "alpha must be a number > 0"),
+    ],
+)
+def test_bad_sprt_settings_are_refused(sprt: str, message: str, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"test.toml: \[tournament\] sprt: " + message):
+        sprt_config(tmp_path, sprt=sprt)
+
+
+def test_an_sprt_needs_two_player_games(tmp_path: Path) -> None:
+    text = f"""
+[tournament]
+games = ["pig(players=3)"]
+games_per_pairing = 3
+sprt = {{ elo0 = 0, elo1 = 5 }}
+[run]
+output = "{tmp_path}"
+[[bots]]
+label = "a"
+bot = "random"
+[[bots]]
+label = "b"
+bot = "random"
+[[bots]]
+label = "c"
+bot = "random"
+"""
+    with pytest.raises(ConfigError, match=r"has 3 players \(accepted: two-player games\)"):
+        parse_config(text, source="test.toml")
+
+
+# -- opening suites ---------------------------------------------------------------------------
+
+
+def test_an_opening_suite_is_played_in_every_seating_round_by_round(tmp_path: Path) -> None:
+    suite = tmp_path / "openings.txt"
+    suite.write_text("# two openings\n4 0\n\n0 8  # corners\n")
+    config = sprt_config(
+        tmp_path / "out",
+        games=6,
+        sprt="{ elo0 = 0, elo1 = 400 }",
+        extra=f'openings = "{suite}"',
+        opening_moves=0,
+    )
+    assert config.tournament.opening_lines == ((4, 0), (0, 8))
+    schedule = make_schedule(config.tournament)
+    assert [(match.round, match.opening) for match in schedule] == [
+        (0, (4, 0)),
+        (0, (4, 0)),
+        (1, (0, 8)),
+        (1, (0, 8)),
+        (2, (4, 0)),
+        (2, (4, 0)),
+    ]
+    run_tournament(config, executor=InlineExecutor())
+    for record in GameStore(tmp_path / "out").read_records():
+        assert record.actions[:2] == schedule[2 * record.round].opening
+        assert sum(record.seat_moves) == record.moves - 2  # the bots play after the opening
+    # The suite is part of what is played: another suite is another tournament.
+    before = config.tournament.fingerprint()
+    suite.write_text("4 0\n0 2\n")
+    changed = sprt_config(
+        tmp_path / "out",
+        games=6,
+        sprt="{ elo0 = 0, elo1 = 400 }",
+        extra=f'openings = "{suite}"',
+        opening_moves=0,
+    )
+    assert changed.tournament.fingerprint() != before
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("4 x\n", r"line 1: '4 x' is not a list of integer actions"),
+        ("# nothing\n", "holds no opening"),
+        ("4 4\n", r"opening 1 \(4 4\) cannot be played in tic_tac_toe\(\): action 4 at ply 1"),
+        ("0 3 1 4 2\n", "the game is over after it"),
+    ],
+)
+def test_bad_opening_suites_are_refused(text: str, message: str, tmp_path: Path) -> None:
+    suite = tmp_path / "openings.txt"
+    suite.write_text(text)
+    with pytest.raises(ConfigError, match=r"\[tournament\] openings: .*" + message):
+        sprt_config(tmp_path, extra=f'openings = "{suite}"', opening_moves=0)
+
+
+def test_a_missing_suite_or_one_with_random_plies_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read the opening suite"):
+        sprt_config(tmp_path, extra=f'openings = "{tmp_path / "none.txt"}"', opening_moves=0)
+    suite = tmp_path / "openings.txt"
+    suite.write_text("4\n")
+    text = sprt_config(tmp_path).text.replace(
+        "opening_moves = 1", f'opening_moves = 1\nopenings = "{suite}"'
+    )
+    with pytest.raises(ConfigError, match="cannot be combined with opening_moves = 1"):
+        parse_config(text, source="test.toml")
+
+
+def test_parse_openings_skips_comments_and_blank_lines() -> None:
+    assert parse_openings("1 2 3\n# c\n\n 4 5 # d\n", "s") == ((1, 2, 3), (4, 5))
+    with pytest.raises(OpeningError, match="s holds no opening"):
+        parse_openings("", "s")
+
+
+def test_balanced_openings_are_distinct_near_even_and_playable() -> None:
+    game = pyspiel.load_game("connect_four")
+    heuristic = make_evaluator("heuristic", game)
+    suite = balanced_openings(
+        game,
+        plies=4,
+        count=10,
+        value_of=lambda state: heuristic.evaluate(state)[0],
+        margin=0.1,
+        rng=np.random.default_rng(3),
+        candidates=300,
+    )
+    assert len(suite) == 10
+    assert len({item.opening for item in suite}) == 10
+    values = [abs(item.value) for item in suite]
+    assert values == sorted(values) and values[-1] <= 0.1
+    for item in suite:
+        state, problem = play_opening(game, item.opening, np.random.default_rng(0))
+        assert problem is None and len(item.opening) == 4
+        assert heuristic.evaluate(state)[0] == pytest.approx(item.value)
+
+
+def test_the_sprt_settings_bounds() -> None:
+    settings = SPRTSettings(elo0=0, elo1=20, alpha=0.05, beta=0.05)
+    assert settings.lower == pytest.approx(-2.944, abs=1e-3)
+    assert settings.upper == pytest.approx(2.944, abs=1e-3)
