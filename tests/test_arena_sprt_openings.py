@@ -179,7 +179,7 @@ def test_an_opening_suite_is_played_in_every_seating_round_by_round(tmp_path: Pa
         extra=f'openings = "{suite}"',
         opening_moves=0,
     )
-    assert config.tournament.opening_lines == ((4, 0), (0, 8))
+    assert config.tournament.opening_lines == {"tic_tac_toe": ((4, 0), (0, 8))}
     schedule = make_schedule(config.tournament)
     assert [(match.round, match.opening) for match in schedule] == [
         (0, (4, 0)),
@@ -232,6 +232,18 @@ def test_a_missing_suite_or_one_with_random_plies_is_refused(tmp_path: Path) -> 
     )
     with pytest.raises(ConfigError, match="cannot be combined with opening_moves = 1"):
         parse_config(text, source="test.toml")
+
+
+def test_suites_per_game_and_random_plies_for_the_others(tmp_path: Path) -> None:
+    suite = tmp_path / "openings.txt"
+    suite.write_text("3 2\n")
+    config = sprt_config(tmp_path, games=4, extra=f'openings = {{ tic_tac_toe = "{suite}" }}')
+    assert config.tournament.openings == {"tic_tac_toe": str(suite)}
+    assert {(m.opening, m.opening_moves) for m in make_schedule(config.tournament)} == {((3, 2), 0)}
+    with pytest.raises(ConfigError, match=r"unknown game\(s\) 'chess'; accepted: tic_tac_toe"):
+        sprt_config(tmp_path, extra=f'openings = {{ chess = "{suite}" }}')
+    with pytest.raises(ConfigError, match="must be a file name or a table of game = file name"):
+        sprt_config(tmp_path, extra="openings = 3")
 
 
 def test_parse_openings_skips_comments_and_blank_lines() -> None:

@@ -13,6 +13,7 @@ A config has four parts::
     seconds_per_move = 0.1  # given to every bot with a `seconds` parameter that sets none
     opening_moves = 0       # uniformly random plies played by the arena before the bots move
     openings = "FILE"       # or an opening suite: round r plays line r in every seating
+                            # (or { game = "FILE", ... }: a suite per game)
     sprt = { elo0 = 0, elo1 = 20, alpha = 0.05, beta = 0.05 }  # stop each two-bot pairing
                             # once its SPRT decides (games_per_pairing: the most it plays)
     seed = 2026             # base of every game's seed
@@ -341,8 +342,8 @@ def _tournament(
     seating = reader.checked("tournament", "seating", "rotate", OneOf(SEATINGS))
     skip = reader.checked("tournament", "skip_unsupported", False, FLAG)
     opening_moves = reader.checked("tournament", "opening_moves", 0, NON_NEGATIVE_INT)
-    openings = reader.text("tournament", "openings", None)
-    opening_lines = _opening_lines(reader, openings, opening_moves, loaded)
+    openings = _opening_files(reader, opening_moves, loaded)
+    opening_lines = _opening_lines(reader, openings, loaded)
 
     settings = TournamentSettings(
         games=games,
@@ -370,26 +371,51 @@ def _tournament(
     return settings
 
 
-def _opening_lines(
-    reader: _Reader, path: str | None, opening_moves: int, games: Mapping[str, pyspiel.Game]
-) -> tuple[Opening, ...]:
-    """The openings of the suite `path` (none without one), each checked playable in every
-    game."""
-    if path is None:
-        return ()
-    if opening_moves:
+def _opening_files(
+    reader: _Reader, opening_moves: int, games: Mapping[str, pyspiel.Game]
+) -> dict[str, str]:
+    """Game -> opening suite file, from `openings`: one file for every game, or a table of
+    game -> file."""
+    raw = reader.get("tournament", "openings")
+    if raw is None:
+        return {}
+    if isinstance(raw, str):
+        if opening_moves:
+            raise reader.fail(
+                "tournament",
+                "openings",
+                f"cannot be combined with opening_moves = {opening_moves}: the suite gives "
+                "every game's openings; accepted: one of the two (or a table of suites for "
+                "some games)",
+            )
+        return dict.fromkeys(games, raw)
+    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
         raise reader.fail(
             "tournament",
             "openings",
-            f"cannot be combined with opening_moves = {opening_moves}: the suite's lines are the "
-            "openings; accepted: one of the two",
+            f"must be a file name or a table of game = file name; got {raw!r}",
         )
-    try:
-        lines = read_openings(path)
-        for game in games.values():
-            check_openings(game, lines, path)
-    except OpeningError as error:
-        raise reader.fail("tournament", "openings", str(error)) from None
+    unknown = sorted(set(raw) - set(games))
+    if unknown:
+        raise reader.fail(
+            "tournament",
+            "openings",
+            f"unknown game(s) {', '.join(map(repr, unknown))}; accepted: {', '.join(games)}",
+        )
+    return dict(raw)
+
+
+def _opening_lines(
+    reader: _Reader, files: Mapping[str, str], games: Mapping[str, pyspiel.Game]
+) -> dict[str, tuple[Opening, ...]]:
+    """Game -> the openings of its suite, each checked playable in that game."""
+    lines = {}
+    for name, path in files.items():
+        try:
+            lines[name] = read_openings(path)
+            check_openings(games[name], lines[name], path)
+        except OpeningError as error:
+            raise reader.fail("tournament", "openings", str(error)) from None
     return lines
 
 

@@ -220,8 +220,8 @@ def make_schedule(
                         round=round_,
                         seats=tuple(seat_bots[game, label] for label in order),
                         seed=seed,
-                        opening_moves=settings.opening_moves,
-                        opening=settings.opening(round_),
+                        opening_moves=settings.random_plies(game),
+                        opening=settings.opening(game, round_),
                     )
                 )
     return tuple(matches)

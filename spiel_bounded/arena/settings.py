@@ -84,10 +84,10 @@ class TournamentSettings:
         seed: Base seed; every game's seed is derived from it and the game's identity.
         skip_unsupported: Leave a bot out of a game it cannot play instead of refusing.
         exclusions: The bots left out, with the reason (filled in by validation).
-        openings: The opening suite file (`arena.openings`), None: none; round r of every
-            table plays its line r (modulo its length) in every seating, in place of random
-            opening plies.
-        opening_lines: That suite's openings, as read when the config was.
+        openings: Game -> its opening suite file (`arena.openings`); round r of every table
+            of that game plays the suite's line r (modulo its length) in every seating, in
+            place of random opening plies (`opening_moves` is for the other games).
+        opening_lines: Game -> that suite's openings, as read when the config was.
         sprt: The sequential test each two-bot pairing stops at (`arena.sprt`); None: every
             scheduled game is played.
     """
@@ -105,15 +105,18 @@ class TournamentSettings:
     seed: int = 0
     skip_unsupported: bool = False
     exclusions: tuple[Exclusion, ...] = ()
-    openings: str | None = None
-    opening_lines: tuple[tuple[int, ...], ...] = ()
+    openings: Mapping[str, str] = field(default_factory=dict)
+    opening_lines: Mapping[str, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
     sprt: SPRTSettings | None = None
 
-    def opening(self, round_: int) -> tuple[int, ...]:
-        """The opening of round `round_` (empty without a suite)."""
-        if not self.opening_lines:
-            return ()
-        return self.opening_lines[round_ % len(self.opening_lines)]
+    def opening(self, game: str, round_: int) -> tuple[int, ...]:
+        """The opening of round `round_` of `game` (empty without a suite)."""
+        lines = self.opening_lines.get(game, ())
+        return lines[round_ % len(lines)] if lines else ()
+
+    def random_plies(self, game: str) -> int:
+        """The random opening plies of `game`: none where a suite gives the openings."""
+        return 0 if game in self.opening_lines else self.opening_moves
 
     def lineup(self, game: str) -> tuple[BotEntry, ...]:
         """The bots that play `game`, in config order."""
@@ -163,11 +166,14 @@ class TournamentSettings:
         }
         if self.tables:
             data["tables"] = [list(table) for table in self.tables]
-        if self.openings is not None:
+        if self.openings:
             data["openings"] = {
-                "file": self.openings,
-                "openings": len(self.opening_lines),
-                "sha256": suite_digest(self.opening_lines),
+                game: {
+                    "file": path,
+                    "openings": len(self.opening_lines[game]),
+                    "sha256": suite_digest(self.opening_lines[game]),
+                }
+                for game, path in sorted(self.openings.items())
             }
         if self.sprt is not None:
             data["sprt"] = {
