@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 
 from spiel_bounded.arena import (
     ConfigError,
+    DaskExecutor,
     GameStore,
     InlineExecutor,
     ProcessExecutor,
@@ -278,3 +280,21 @@ def test_the_sprt_settings_bounds() -> None:
     settings = SPRTSettings(elo0=0, elo1=20, alpha=0.05, beta=0.05)
     assert settings.lower == pytest.approx(-2.944, abs=1e-3)
     assert settings.upper == pytest.approx(2.944, abs=1e-3)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None, reason="needs the cluster extra"
+)
+def test_a_dask_run_cancels_the_games_of_a_decided_pairing(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    config = sprt_config(tmp_path)
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        result = run_tournament(config, executor=DaskExecutor(1, cluster.scheduler_address))
+    ((_, status),) = result.decided.items()
+    assert status.decision == "H1"
+    assert 2 * status.pairs <= result.played < 200
+    report = report_from_directory(tmp_path)
+    assert report.sprt.iloc[0]["pairs_to_decision"] == status.pairs
