@@ -12,7 +12,7 @@ from spiel_bounded.arena.paired import (
     Pentanomial,
     elo_to_score,
     paired_table,
-    pentanomials,
+    pairs_of,
     score_to_elo,
 )
 from spiel_bounded.arena.plackett_luce import finishing_order, plackett_luce_table
@@ -54,8 +54,8 @@ def test_pentanomial_counts_and_figures_by_hand() -> None:
         *pair(4, -1, -1),  # 0
         game(5, ("a", "b"), (1.0, -1.0)),  # its partner is missing: unpaired
     ]
-    found = pentanomials(records, ["a", "b"])
-    result, unpaired = found["g", "a", "b"]
+    pairs = pairs_of(records, ["a", "b"])["g", "a", "b"]
+    result, unpaired = pairs.pentanomial(), pairs.unpaired
     assert result.counts == (1, 0, 2, 1, 1) and result.draws == 3 and unpaired == 1
     x = [1.0, 0.5, 0.5, 0.75, 0.0]
     mu = sum(x) / 5
@@ -75,7 +75,7 @@ def test_pentanomial_counts_and_figures_by_hand() -> None:
 
 def test_pairs_are_seen_from_the_bot_first_in_the_order() -> None:
     records = [*pair(0, 1, 1), *pair(1, 1, 0)]
-    result, _ = pentanomials(records, ["b", "a"])["g", "b", "a"]
+    result = pairs_of(records, ["b", "a"])["g", "b", "a"].pentanomial()
     assert result.counts == (1, 1, 0, 0, 0)
 
 

@@ -239,13 +239,54 @@ def test_a_missing_suite_or_one_with_random_plies_is_refused(tmp_path: Path) -> 
 def test_suites_per_game_and_random_plies_for_the_others(tmp_path: Path) -> None:
     suite = tmp_path / "openings.txt"
     suite.write_text("3 2\n")
-    config = sprt_config(tmp_path, games=4, extra=f'openings = {{ tic_tac_toe = "{suite}" }}')
+    text = sprt_config(tmp_path, games=4).text.replace(
+        'games = ["tic_tac_toe"]',
+        f'games = ["tic_tac_toe", "connect_four"]\nopenings = {{ tic_tac_toe = "{suite}" }}',
+    )
+    config = parse_config(text, source="test.toml")
     assert config.tournament.openings == {"tic_tac_toe": str(suite)}
-    assert {(m.opening, m.opening_moves) for m in make_schedule(config.tournament)} == {((3, 2), 0)}
+    assert {(m.game, m.opening, m.opening_moves) for m in make_schedule(config.tournament)} == {
+        ("tic_tac_toe", (3, 2), 0),
+        ("connect_four", (), 1),
+    }
     with pytest.raises(ConfigError, match=r"unknown game\(s\) 'chess'; accepted: tic_tac_toe"):
         sprt_config(tmp_path, extra=f'openings = {{ chess = "{suite}" }}')
     with pytest.raises(ConfigError, match="must be a file name or a table of game = file name"):
         sprt_config(tmp_path, extra="openings = 3")
+
+
+def test_suites_for_games_with_chance_or_covering_every_game_with_random_plies_are_refused(
+    tmp_path: Path,
+) -> None:
+    suite = tmp_path / "openings.txt"
+    suite.write_text("0\n")
+    text = sprt_config(tmp_path).text
+    chance = text.replace('games = ["tic_tac_toe"]', 'games = ["pig"]').replace(
+        "opening_moves = 1", f'openings = "{suite}"'
+    )
+    with pytest.raises(ConfigError, match="opening suites are for games without chance nodes"):
+        parse_config(chance, source="test.toml")
+    every = text.replace(
+        "opening_moves = 1", f'opening_moves = 1\nopenings = {{ tic_tac_toe = "{suite}" }}'
+    )
+    with pytest.raises(ConfigError, match="gives every game a suite, so opening_moves = 1"):
+        parse_config(every, source="test.toml")
+
+
+def test_an_opening_that_is_not_legal_in_play_is_an_error_record() -> None:
+    from dataclasses import replace
+
+    from spiel_bounded.arena.play import play_match
+
+    config = sprt_config(Path("unused"), games=2)
+    match = replace(make_schedule(config.tournament)[0], opening=(4, 4), opening_moves=0)
+    record = play_match(match)
+    assert not record.ok and "opening ply 1 (4 4) is action 4, which is not legal" in record.error
+
+
+def test_elo_differences_beyond_1000_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="elo1 must be a number in \\[-1000, 1000\\]"):
+        sprt_config(tmp_path, sprt="{ elo0 = 0, elo1 = 10000 }")
 
 
 def test_parse_openings_skips_comments_and_blank_lines() -> None:
@@ -271,7 +312,7 @@ def test_balanced_openings_are_distinct_near_even_and_playable() -> None:
     values = [abs(item.value) for item in suite]
     assert values == sorted(values) and values[-1] <= 0.1
     for item in suite:
-        state, problem = play_opening(game, item.opening, np.random.default_rng(0))
+        state, problem = play_opening(game, item.opening)
         assert problem is None and len(item.opening) == 4
         assert heuristic.evaluate(state)[0] == pytest.approx(item.value)
 

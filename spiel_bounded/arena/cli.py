@@ -55,8 +55,9 @@ flag. See README.md, "Tournaments".
 
 Two config keys have no flag: `[tournament] openings = "FILE"` plays an opening suite (one line
 of integer actions per opening; round r plays line r in every seating; not with opening_moves),
-and `[tournament] sprt = { elo0 = 0, elo1 = 20, alpha = 0.05, beta = 0.05 }` stops each two-bot
-pairing of a two-player game once the sequential probability ratio test over its game pairs
+and `[tournament] sprt = { elo0 = 0, elo1 = 20, alpha = 0.05, beta = 0.05 }` (a tournament of
+two-player games) stops each two-bot pairing once the sequential probability ratio test over its
+game pairs
 (pentanomial, logistic Elo, as fishtest) accepts H0 or H1; games_per_pairing is then the most it
 plays. The report adds paired statistics (Ptnml, Elo with its pentanomial interval, LOS, draw
 ratio) to every two-player pairing and Plackett-Luce ratings (openskill) from finishing orders.
@@ -393,9 +394,8 @@ def _notes(result: RunResult, config: Config) -> list[str]:
             f"holds every game of games.csv{kept}"
         )
     for (game, bot, opponent), status in result.decided.items():
-        accepted = "H1" if status.decision == "H1" else "H0"
         notes.append(
-            f"SPRT {bot} vs {opponent} on {game}: {accepted} accepted after {status.pairs} "
+            f"SPRT {bot} vs {opponent} on {game}: {status.decision} accepted after {status.pairs} "
             f"pairs ({2 * status.pairs} games), LLR {status.llr:.2f} "
             f"(bounds {status.lower:.2f}, {status.upper:.2f})"
         )

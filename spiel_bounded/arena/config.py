@@ -402,6 +402,13 @@ def _opening_files(
             "openings",
             f"unknown game(s) {', '.join(map(repr, unknown))}; accepted: {', '.join(games)}",
         )
+    if opening_moves and set(raw) == set(games):
+        raise reader.fail(
+            "tournament",
+            "openings",
+            f"gives every game a suite, so opening_moves = {opening_moves} would apply to none; "
+            "accepted: opening_moves = 0, or suites for some games only",
+        )
     return dict(raw)
 
 

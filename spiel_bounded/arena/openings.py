@@ -3,9 +3,9 @@
 The cutechess habit: rather than random opening plies, a tournament draws its openings from a
 fixed suite (`[tournament] openings = "FILE"`); round r of every table plays line r (modulo the
 suite's length), in every seating of the table, so each bot plays each opening from both
-sides. A line is the decision actions of the opening as integers separated by spaces (the
-`actions` column of games.csv; chance outcomes in between are drawn from the game's seed, as
-always); `#` starts a comment, blank lines are skipped.
+sides. A line is the opening's actions as integers separated by spaces (the `actions` column of
+games.csv); `#` starts a comment, blank lines are skipped. Games with chance nodes take no
+suite: their openings would depend on the dice.
 
 `balanced_openings` makes a suite: distinct random openings whose value by a bounded
 alpha-beta search is close to a draw, so that neither seat starts ahead.
@@ -62,16 +62,11 @@ def suite_digest(openings: Sequence[Opening]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def play_opening(
-    game: pyspiel.Game, opening: Opening, rng: np.random.Generator
-) -> tuple[pyspiel.State, str | None]:
-    """The state after `opening` (chance outcomes drawn from `rng`), and why it cannot be
-    played (None when it can): an illegal action, or a game that ends within it."""
+def play_opening(game: pyspiel.Game, opening: Opening) -> tuple[pyspiel.State, str | None]:
+    """The state after `opening`, and why it cannot be played (None when it can): an illegal
+    action, or a game that ends within it."""
     state = game.new_initial_state()
     for ply, action in enumerate(opening):
-        while state.is_chance_node():
-            outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
         if state.is_terminal():
             return state, f"the game is over before ply {ply}"
         if action not in state.legal_actions():
@@ -83,11 +78,16 @@ def play_opening(
 
 
 def check_openings(game: pyspiel.Game, openings: Sequence[Opening], source: str) -> None:
-    """`OpeningError` naming the first opening that `game` cannot play (a game with chance
-    nodes is checked with one draw of its outcomes)."""
-    rng = np.random.default_rng(0)
+    """`OpeningError` naming the first opening (counted from 1, comments and blank lines
+    skipped) that `game` cannot play, or a game with chance nodes (whose openings would depend
+    on the dice: refused)."""
+    if game.get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC:
+        raise OpeningError(
+            f"{source}: opening suites are for games without chance nodes; {game} has them "
+            "(use opening_moves, whose plies follow each game's chance outcomes)"
+        )
     for index, opening in enumerate(openings):
-        _, problem = play_opening(game, opening, rng)
+        _, problem = play_opening(game, opening)
         if problem is not None:
             raise OpeningError(
                 f"{source}: opening {index + 1} ({' '.join(map(str, opening))}) cannot be "

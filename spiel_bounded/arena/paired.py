@@ -27,7 +27,7 @@ from typing import Final
 
 import pandas as pd
 
-from spiel_bounded.arena.ratings import pairwise_outcomes
+from spiel_bounded.arena.ratings import pair_order
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.stats import Z95
 
@@ -134,70 +134,87 @@ PAIRED_COLUMNS: Final = (
 )
 
 
+PairingKey = tuple[str, str, str]
+"""(game, bot, opponent): bot before opponent in the tournament's label order
+(`ratings.pair_order`)."""
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """What `bot` made in the two seat-swapped games of one round."""
+
+    points: float
+    draws: int
+
+
+def pair_result(games: Sequence[GameRecord], bot: str) -> PairResult | None:
+    """`bot`'s points in a round's games; None unless they are a complete pair: two finished
+    games without error, `bot` once in each seat."""
+    if len(games) != 2 or not all(game.ok for game in games):
+        return None
+    if sorted(game.seats.index(bot) for game in games if bot in game.seats) != [0, 1]:
+        return None
+    points, draws = 0.0, 0
+    for game in games:
+        mine = game.returns[game.seats.index(bot)]
+        theirs = game.returns[1 - game.seats.index(bot)]
+        points += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+        draws += mine == theirs
+    return PairResult(points, draws)
+
+
 @dataclass(frozen=True)
 class Pairs:
-    """The finished pairs of one pairing, in round order.
+    """The complete pairs of one pairing, in round order.
 
     Attributes:
-        rounds: The round of each pair.
         points: The points `bot` made in each pair (0, 0.5, 1, 1.5 or 2).
         draws: The drawn games in each pair.
-        unpaired: Finished games whose partner is unplayed or raised.
+        unpaired: Games without error whose partner is unplayed or raised.
     """
 
-    rounds: tuple[int, ...]
     points: tuple[float, ...]
     draws: tuple[int, ...]
     unpaired: int
 
-    def pentanomial(self, count: int | None = None) -> Pentanomial:
-        """The pentanomial of the first `count` pairs (None: all)."""
+    def pentanomial(self) -> Pentanomial:
         counts = [0] * len(PAIR_SCORES)
-        for points in self.points[:count]:
+        for points in self.points:
             counts[round(2 * points)] += 1
-        return Pentanomial(tuple(counts), sum(self.draws[:count]))  # type: ignore[arg-type]
+        return Pentanomial(tuple(counts), sum(self.draws))  # type: ignore[arg-type]
 
 
-def pairs_of(
-    records: Sequence[GameRecord], order: Sequence[str]
-) -> dict[tuple[str, str, str], Pairs]:
+def pairs_of(records: Sequence[GameRecord], order: Sequence[str]) -> dict[PairingKey, Pairs]:
     """(game, bot, opponent) -> the pairs of `bot` against `opponent`, for every pairing of two
-    distinct bots in a two-player game (bot before opponent in `order`)."""
-    two_player = [record for record in records if len(record.seats) == 2]
-    outcomes = pairwise_outcomes(two_player, order)
-    found: dict[tuple[str, str, str], Pairs] = {}
-    if outcomes.empty:
-        return found
-    for (game, bot, opponent), games in outcomes.groupby(["game", "bot", "opponent"], sort=False):
-        rounds, points, draws = [], [], []
+    distinct bots in a two-player game."""
+    rounds: dict[PairingKey, dict[int, list[GameRecord]]] = {}
+    for record in records:
+        if len(record.seats) != 2 or record.seats[0] == record.seats[1]:
+            continue
+        bot, opponent = pair_order(record.seats, order)
+        key = (record.game, bot, opponent)
+        rounds.setdefault(key, {}).setdefault(record.round, []).append(record)
+    found = {}
+    for key, games_by_round in rounds.items():
+        points, draws = [], []
         unpaired = 0
-        for number, pair in sorted(games.groupby("round", sort=False), key=lambda item: item[0]):
-            if len(pair) != 2 or set(pair["seat"]) != {0, 1}:
-                unpaired += len(pair)
+        for _, games in sorted(games_by_round.items()):
+            result = pair_result(games, key[1])
+            if result is None:
+                unpaired += sum(game.ok for game in games)
                 continue
-            rounds.append(number)
-            points.append(float(pair["score"].sum()))
-            draws.append(int((pair["score"] == 0.5).sum()))
-        found[game, bot, opponent] = Pairs(tuple(rounds), tuple(points), tuple(draws), unpaired)
+            points.append(result.points)
+            draws.append(result.draws)
+        found[key] = Pairs(tuple(points), tuple(draws), unpaired)
     return found
-
-
-def pentanomials(
-    records: Sequence[GameRecord], order: Sequence[str]
-) -> dict[tuple[str, str, str], tuple[Pentanomial, int]]:
-    """(game, bot, opponent) -> the pentanomial of `bot` and the games left unpaired (see
-    `pairs_of`)."""
-    return {
-        key: (pairs.pentanomial(), pairs.unpaired)
-        for key, pairs in pairs_of(records, order).items()
-    }
 
 
 def paired_table(records: Sequence[GameRecord], order: Sequence[str]) -> pd.DataFrame:
     """One row per two-player pairing and game: `PAIRED_COLUMNS` (ptnml: the five counts
     joined by spaces, fishtest's `Ptnml(0-2)`)."""
     rows = []
-    for (game, bot, opponent), (result, unpaired) in pentanomials(records, order).items():
+    for (game, bot, opponent), pairs in pairs_of(records, order).items():
+        result, unpaired = pairs.pentanomial(), pairs.unpaired
         low, high = result.score_interval
         elo_low, elo_high = result.elo_interval
         rows.append(

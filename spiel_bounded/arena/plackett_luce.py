@@ -23,9 +23,12 @@ import numpy as np
 import pandas as pd
 from openskill.models import PlackettLuce
 
+from spiel_bounded.arena.ratings import ALL_GAMES
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.stats import Z95
 
+PLACKETT_LUCE_START: Final = PlackettLuce().mu
+"""A rating's mu before any game (openskill's default, 25)."""
 PLACKETT_LUCE_COLUMNS: Final = (
     "scope",
     "bot",
@@ -36,7 +39,6 @@ PLACKETT_LUCE_COLUMNS: Final = (
     "ordinal",
     "tables",
 )
-ALL_GAMES: Final = "all games"
 
 
 def finishing_order(record: GameRecord) -> tuple[list[str], list[int]]:

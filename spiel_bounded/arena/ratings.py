@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
+from typing import Final
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,17 @@ OUTCOME_COLUMNS = (
 )
 
 
+ALL_GAMES: Final = "all games"
+"""The scope of ratings over every game of a tournament."""
+
+
+def pair_order(labels: Sequence[str], order: Sequence[str]) -> list[str]:
+    """The distinct `labels` in the tournament's label `order` (unknown labels last, by name):
+    the order a pairing's bot and opponent are reported in."""
+    rank = {label: index for index, label in enumerate(order)}
+    return sorted(set(labels), key=lambda label: (rank.get(label, len(rank)), label))
+
+
 def pairwise_outcomes(records: Sequence[GameRecord], order: Sequence[str]) -> pd.DataFrame:
     """One row per finished game and pair of distinct bots at its table.
 
@@ -43,7 +55,6 @@ def pairwise_outcomes(records: Sequence[GameRecord], order: Sequence[str]) -> pd
     round (the game's round: the seatings of a round share their seed).
     Games that ended in an error are left out.
     """
-    rank = {label: index for index, label in enumerate(order)}
     rows = []
     for record in records:
         if not record.ok:
@@ -51,7 +62,7 @@ def pairwise_outcomes(records: Sequence[GameRecord], order: Sequence[str]) -> pd
         seats: dict[str, list[int]] = {}
         for seat, label in enumerate(record.seats):
             seats.setdefault(label, []).append(seat)
-        labels = sorted(seats, key=lambda label: (rank.get(label, len(rank)), label))
+        labels = pair_order(record.seats, order)
         for bot, opponent in combinations(labels, 2):
             mine = float(np.mean([record.returns[seat] for seat in seats[bot]]))
             theirs = float(np.mean([record.returns[seat] for seat in seats[opponent]]))

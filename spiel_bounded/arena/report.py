@@ -33,8 +33,8 @@ import pandas as pd
 from spiel_bounded import registry
 from spiel_bounded.arena import markdown, plots
 from spiel_bounded.arena.paired import paired_table
-from spiel_bounded.arena.plackett_luce import plackett_luce_table
-from spiel_bounded.arena.ratings import outcome_counts, pairwise_outcomes, rate
+from spiel_bounded.arena.plackett_luce import PLACKETT_LUCE_START, plackett_luce_table
+from spiel_bounded.arena.ratings import ALL_GAMES, outcome_counts, pairwise_outcomes, rate
 from spiel_bounded.arena.records import GameRecord, latest
 from spiel_bounded.arena.report_statistics import (
     paired_lines,
@@ -47,10 +47,6 @@ from spiel_bounded.arena.sprt import SPRTSettings
 from spiel_bounded.arena.stats import wilson
 from spiel_bounded.arena.store import GameStore, Manifest
 from spiel_bounded.games import load_game
-
-ALL_GAMES = "all games"
-PLACKETT_LUCE_START: Final = 25.0
-"""A Plackett-Luce rating's mu before any game (openskill's default)."""
 
 BUDGET_PARAMS: Final = ("depth", "simulations", "nodes")
 """Parameters that stand in for a time limit in a bot calibrated to `seconds_per_move`."""

@@ -237,24 +237,26 @@ def _run(
         if record.finished and not (retry_errors and not record.ok)
     }
     pending = [match for match in schedule if match.game_id not in finished]
+    resumed = len(schedule) - len(pending)
+    stopper = None
+    if config.tournament.sprt is not None:
+        finished_records = [record for record in records if record.game_id in finished]
+        stopper = SPRTStopper(config.tournament.sprt, manifest.labels, schedule, finished_records)
+        # A pairing decided in an earlier run plays nothing more.
+        pending = [match for match in pending if stopper.wanted(match)]
     # Only a command that plays games is one that "played" them (a resume with nothing left
     # would otherwise be named as the command that played every game).
     if command and pending and command not in manifest.commands:
         manifest = replace(manifest, commands=(*manifest.commands, command))
     store.write_manifest(manifest)
-    resumed = len(schedule) - len(pending)
     started = clock()
     counts = {"done": 0, "errors": 0}
-    stopper = None
-    if config.tournament.sprt is not None:
-        finished_records = [record for record in records if record.game_id in finished]
-        stopper = SPRTStopper(config.tournament.sprt, manifest.labels, schedule, finished_records)
 
     with store.appending() as appender:
 
         def done(record: GameRecord) -> None:
             appender.append(record)
-            if stopper is not None and record.finished:
+            if stopper is not None:
                 stopper.add(record)
             counts["done"] += 1
             counts["errors"] += 0 if record.ok else 1
@@ -288,5 +290,5 @@ def _run(
         seconds=clock() - started,
         archived=archived,
         decided=dict(stopper.decided) if stopper is not None else {},
-        skipped=len(pending) - counts["done"],
+        skipped=len(schedule) - resumed - counts["done"],
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -139,7 +139,7 @@ class TournamentSettings:
     def canonical(self) -> dict[str, Any]:
         """The settings as plain JSON data (what the fingerprint hashes; `tables`, `openings`
         and `sprt` only when set, so that runs from before they existed keep their fingerprint;
-        a suite by its file and the hash of its openings)."""
+        a suite by the hash of its openings)."""
         data = {
             "games": list(self.games),
             "bots": [
@@ -166,22 +166,14 @@ class TournamentSettings:
         }
         if self.tables:
             data["tables"] = [list(table) for table in self.tables]
-        if self.openings:
+        if self.opening_lines:
+            # By content, not file name: a suite moved elsewhere is the same tournament.
             data["openings"] = {
-                game: {
-                    "file": path,
-                    "openings": len(self.opening_lines[game]),
-                    "sha256": suite_digest(self.opening_lines[game]),
-                }
-                for game, path in sorted(self.openings.items())
+                game: {"openings": len(lines), "sha256": suite_digest(lines)}
+                for game, lines in sorted(self.opening_lines.items())
             }
         if self.sprt is not None:
-            data["sprt"] = {
-                "elo0": self.sprt.elo0,
-                "elo1": self.sprt.elo1,
-                "alpha": self.sprt.alpha,
-                "beta": self.sprt.beta,
-            }
+            data["sprt"] = {name: float(value) for name, value in asdict(self.sprt).items()}
         return data
 
     def fingerprint(self) -> str:

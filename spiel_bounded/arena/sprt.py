@@ -31,6 +31,8 @@ UNSEEN: Final = 1e-3
 """Pairs counted for an outcome never observed (fishtest's regularisation)."""
 _BISECTIONS: Final = 60
 PROBABILITY: Final = Number(minimum=0.0, maximum=0.5, strict=True)
+ELO: Final = Number(minimum=-1000.0, maximum=1000.0)
+"""Elo differences a test can take: beyond 1,000 the expected score rounds to 0 or 1."""
 
 H0: Final = "H0"
 H1: Final = "H1"
@@ -40,8 +42,8 @@ H1: Final = "H1"
 class SPRTSettings:
     """The test of one pairing: `[tournament] sprt = { elo0, elo1, alpha, beta }`."""
 
-    elo0: float = setting(0.0, "logistic Elo difference under H0", Number())
-    elo1: float = setting(5.0, "logistic Elo difference under H1 (more than elo0)", Number())
+    elo0: float = setting(0.0, "logistic Elo difference under H0", ELO)
+    elo1: float = setting(5.0, "logistic Elo difference under H1 (more than elo0)", ELO)
     alpha: float = setting(0.05, "probability of accepting H1 when H0 holds", PROBABILITY)
     beta: float = setting(0.05, "probability of accepting H0 when H1 holds", PROBABILITY)
 

@@ -108,9 +108,12 @@ class Job(Protocol[TaskIn, RecordOut]):
 
 Done = Callable[[Any], None]
 Wanted = Callable[[Any], bool]
-"""Asked, in the main process, just before a task starts: False skips it (no record). A run
-that stops part of its work once it has seen enough (a tournament's SPRT) answers from the
-records `done` has received; tasks already running finish."""
+"""Asked, in the main process, before a task starts: False skips it (no record). A run that
+stops part of its work once it has seen enough (a tournament's SPRT) answers from the records
+`done` has received. The inline and process executors ask just before starting each task and
+let running tasks finish; the Dask executor, which queues every task on the cluster at once,
+asks after each finished task and cancels the unwanted ones not yet finished (the caller should
+leave out tasks it already knows it does not want)."""
 
 
 class Executor(Protocol):
@@ -347,18 +350,21 @@ class DaskExecutor:
                 for future in finished:
                     task = by_key.pop(future.key)
                     pending.pop(future.key, None)
-                    if future.key in dropped:
+                    if future.key in dropped and future.status != "finished":
                         continue
                     if future.status == "finished":
                         done(future.result())
                         future.release()
                         if wanted is not None:
-                            # Tasks no longer wanted are cancelled (those already running on a
-                            # worker may still finish; their results are dropped too).
+                            # Tasks no longer wanted and not finished are cancelled, running
+                            # ones included (Dask cannot let them end); a finished one's record
+                            # is kept when its turn comes.
                             unwanted = [
                                 other
                                 for key, other in pending.items()
-                                if key not in dropped and not wanted(by_key[key])
+                                if key not in dropped
+                                and other.status == "pending"
+                                and not wanted(by_key[key])
                             ]
                             dropped.update(other.key for other in unwanted)
                             client.cancel(unwanted)
@@ -387,6 +393,8 @@ class DaskExecutor:
                         done(job.crashed(task, death))
                         continue
                     killed_once.add(job.key(task))
+                    if wanted is not None and not wanted(task):
+                        continue
                     again = client.submit(_dask_work, job, task, pure=False)
                     by_key[again.key] = task
                     pending[again.key] = again
