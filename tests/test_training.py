@@ -513,6 +513,25 @@ def test_chance_games_record_the_view_of_chance_nodes_their_inputs_show(tmp_path
         assemble(tmp_path)
 
 
+def test_root_children_are_kept_only_when_asked_and_old_directories_resume(
+    tmp_path: Path,
+) -> None:
+    generate(tiny_data(1), tmp_path / "with", executor="inline")
+    generate(tiny_data(1, root_children=False), tmp_path / "without", executor="inline")
+    with np.load(tmp_path / "with" / "games" / "game_000000.npz") as kept:
+        assert len(kept["child_keys"]) > 0
+        played = kept["features"]
+    with np.load(tmp_path / "without" / "games" / "game_000000.npz") as dropped:
+        assert len(dropped["child_keys"]) == 0
+        assert np.array_equal(dropped["features"], played)  # the same game otherwise
+    # A directory made before the setting existed resumes with its default.
+    recorded = tmp_path / "with" / "data.json"
+    data = json.loads(recorded.read_text())
+    del data["data"]["root_children"]
+    recorded.write_text(json.dumps(data))
+    assert generate(tiny_data(2), tmp_path / "with", executor="inline") == 1
+
+
 def test_games_written_before_they_carried_their_settings_still_count(tmp_path: Path) -> None:
     # Migration: a game file without `teacher` counts as made with data.json's config, which a
     # resumed run must equal (less `games`).

@@ -68,6 +68,12 @@ class DataConfig:
     # Game i is seeded from (seed, i) (its chance, exploration and each seat's bot seed), so a
     # resumed run plays the same games when the bot has no time limit. A `seed` in `bot_params`
     # overrides the bots' seeds for every game.
+    root_children: bool = setting(
+        True, "keep each searched position's root children with their bounds", FLAG
+    )
+    # What `labelling = "interval"` trains on besides the positions played. They outnumber the
+    # positions by the branching factor (backgammon: about 20 a move), so a run that does not
+    # use them should not keep them.
 
     def __post_init__(self) -> None:
         check_fields(self)

@@ -278,7 +278,8 @@ def _check_config(directory: Path, config: DataConfig, command: str) -> None:
     recorded = directory / _CONFIG_FILE
     wanted = as_mapping(config)
     if recorded.exists():
-        found = json.loads(recorded.read_text())["data"]
+        # Through DataConfig: a setting added since the directory was made takes its default.
+        found = as_mapping(DataConfig(**json.loads(recorded.read_text())["data"]))
         # More games extend a run; anything else would mix different data.
         different = [key for key in differences(found, wanted) if key != "games"]
         if different:

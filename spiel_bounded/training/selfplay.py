@@ -231,7 +231,8 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
             lowers, uppers = search_interval(result, mover, game)
             lower.append(lowers)
             upper.append(uppers)
-            children.extend(_children(state, result, features, game))
+            if config.root_children:
+                children.extend(_children(state, result, features, game))
             exact.append(
                 result is not None
                 and result.bounds_game_value
