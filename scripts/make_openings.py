@@ -6,8 +6,11 @@
 Draws distinct openings of `--plies` uniformly random moves, values the position after each with
 `bounded_ab` at `--depth` (epsilon 0, the game's heuristic at the leaves), and keeps the
 `--count` whose value for player 0 is closest to a draw (within `--margin` of the middle of the
-value range), most balanced first. The file starts with comments naming the command and each
-line's searched value. Exit status: 0 done; 2 a bad flag or game; 1 too few balanced openings.
+value range), most balanced first. A value near a draw does not make an opening balanced in
+play: with `--play_depth=D` each opening is also played out between two `bounded_ab` at depth D
+and the suite takes the drawn ones, then equally many won by each seat. The file starts with
+comments naming the command, and each line's comment gives its searched value (and result).
+Exit status: 0 done; 2 a bad flag or game; 1 too few balanced openings.
 """
 
 from __future__ import annotations
@@ -33,6 +36,12 @@ _MARGIN = flags.DEFINE_float("margin", 0.1, "Largest distance from a draw, in ut
 _CANDIDATES = flags.DEFINE_integer("candidates", 600, "Random openings drawn.")
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of the random openings.")
 _OUTPUT = flags.DEFINE_string("output", None, "The suite file to write.")
+_PLAY_DEPTH = flags.DEFINE_integer(
+    "play_depth",
+    0,
+    "Play each opening out between two bounded_ab at this depth and keep drawn openings, then "
+    "equally many won by each seat (0: select by search value only).",
+)
 
 PROGRAM = "python scripts/make_openings.py"
 
@@ -62,6 +71,14 @@ def main(argv: Sequence[str]) -> None:
         value = 0.5 * (result.lower + result.upper)
         return value if state.current_player() == 0 else -value
 
+    def outcome_for_player_0(state: pyspiel.State) -> float:
+        play = Limits(depth=_PLAY_DEPTH.value)
+        state = state.clone()
+        while not state.is_terminal():
+            move = bounded_ab(state, evaluator=evaluator, limits=play, settings=settings).action
+            state.apply_action(move)
+        return float(state.returns()[0])
+
     suite = balanced_openings(
         game,
         plies=_PLIES.value,
@@ -70,6 +87,7 @@ def main(argv: Sequence[str]) -> None:
         margin=_MARGIN.value,
         rng=np.random.default_rng(_SEED.value),
         candidates=_CANDIDATES.value,
+        outcome_of=outcome_for_player_0 if _PLAY_DEPTH.value > 0 else None,
     )
     command = f"{PROGRAM} {shlex.join(sys.argv[1:])}"
     lines = [
@@ -77,7 +95,16 @@ def main(argv: Sequence[str]) -> None:
         f"# bounded_ab at depth {_DEPTH.value} ({evaluator.name} leaves): value for player 0",
         f"# within {_MARGIN.value:g} of a draw. Made with: {command}",
     ]
-    lines += [f"{' '.join(map(str, item.opening))}  # {item.value:+.3f}" for item in suite]
+    if _PLAY_DEPTH.value > 0:
+        lines.append(
+            f"# Played out by two bounded_ab at depth {_PLAY_DEPTH.value}: the drawn openings, "
+            "then equally many won by each seat (comment: value, then player 0's return)."
+        )
+    lines += [
+        f"{' '.join(map(str, item.opening))}  # {item.value:+.3f}"
+        + (f" {item.outcome:+g}" if item.outcome is not None else "")
+        for item in suite
+    ]
     output = Path(_OUTPUT.value)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text("\n".join(lines) + "\n")

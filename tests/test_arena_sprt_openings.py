@@ -339,3 +339,31 @@ def test_a_dask_run_cancels_the_games_of_a_decided_pairing(tmp_path: Path) -> No
     assert 2 * status.pairs <= result.played < 200
     report = report_from_directory(tmp_path)
     assert report.sprt.iloc[0]["pairs_to_decision"] == status.pairs
+
+
+def test_played_out_openings_give_draws_then_as_many_wins_to_each_seat() -> None:
+    game = pyspiel.load_game("tic_tac_toe")
+
+    def outcome_of(state: pyspiel.State) -> float:
+        # A made-up result per opening: draws are rare, seat 0 wins twice as often as seat 1.
+        code = sum(state.history()) % 7
+        return 0.0 if code == 0 else 1.0 if code < 5 else -1.0
+
+    suite = balanced_openings(
+        game,
+        plies=2,
+        count=12,
+        value_of=lambda state: 0.0,
+        margin=0.1,
+        rng=np.random.default_rng(5),
+        candidates=400,
+        outcome_of=outcome_of,
+    )
+    outcomes = [item.outcome for item in suite]
+    draws = outcomes.count(0.0)
+    assert draws >= 1 and outcomes[:draws] == [0.0] * draws
+    assert outcomes.count(1.0) == outcomes.count(-1.0) >= 1
+    assert len(suite) <= 12 and len({item.opening for item in suite}) == len(suite)
+    for item in suite:
+        state, _ = play_opening(game, item.opening)
+        assert item.outcome == outcome_of(state)

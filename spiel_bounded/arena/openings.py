@@ -97,10 +97,12 @@ def check_openings(game: pyspiel.Game, openings: Sequence[Opening], source: str)
 
 @dataclass(frozen=True)
 class ScoredOpening:
-    """A candidate opening and the value a search gave it for player 0."""
+    """A candidate opening, the value a search gave it for player 0, and (when played out)
+    player 0's return in a game from it between equal bots."""
 
     opening: Opening
     value: float
+    outcome: float | None = None
 
 
 def balanced_openings(
@@ -112,10 +114,18 @@ def balanced_openings(
     margin: float,
     rng: np.random.Generator,
     candidates: int = 2000,
+    outcome_of: Callable[[pyspiel.State], float] | None = None,
 ) -> list[ScoredOpening]:
     """Up to `count` distinct openings of `plies` uniformly random moves (deterministic games)
     whose `value_of` (player 0's value of the position after them) is within `margin` of the
-    middle of the game's range, the most balanced first, from `candidates` draws."""
+    middle of the game's range, from `candidates` draws.
+
+    Without `outcome_of`: the most balanced by value first. With it (player 0's return of a
+    game played out from the position, e.g. by two copies of one deterministic search), a
+    search value near a draw is not trusted alone: the suite takes the openings whose game was
+    drawn, then equally many won by each seat, so that equal bots score 50% from either seat
+    over the suite; each group is taken most balanced by value first, and only the `count`
+    openings closest to the margin's middle are played out (`4 * count` at most)."""
     middle = 0.5 * (game.min_utility() + game.max_utility())
     seen: set[Opening] = set()
     scored = []
@@ -136,4 +146,17 @@ def balanced_openings(
         if abs(value - middle) <= margin:
             scored.append(ScoredOpening(opening, value))
     scored.sort(key=lambda item: (abs(item.value - middle), item.opening))
-    return scored[:count]
+    if outcome_of is None:
+        return scored[:count]
+    played = [
+        ScoredOpening(item.opening, item.value, outcome_of(play_opening(game, item.opening)[0]))
+        for item in scored[: 4 * count]
+    ]
+    draws = [item for item in played if item.outcome == middle]
+    first = [item for item in played if item.outcome is not None and item.outcome > middle]
+    second = [item for item in played if item.outcome is not None and item.outcome < middle]
+    suite = draws[:count]
+    pairs = min(len(first), len(second), (count - len(suite)) // 2)
+    for won, lost in zip(first[:pairs], second[:pairs], strict=True):
+        suite += [won, lost]
+    return suite
