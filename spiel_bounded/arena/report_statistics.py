@@ -135,7 +135,9 @@ def plackett_luce_lines(ratings: pd.DataFrame) -> list[str]:
         "finished game is one finishing order of the bots at the table by their returns (equal "
         "returns tie; a bot in several seats counts with its mean return), rated once, not split "
         "into pairs. `mu` starts at 25 and `sigma` at 8.33; interval: mu +- 1.96 sigma; "
-        "ordinal: mu - 3 sigma, the conservative estimate leaderboards sort by.",
+        "ordinal: mu - 3 sigma, the conservative estimate leaderboards sort by. The updates are "
+        "sequential, so the figures are means over 32 seeded random orders of the games; "
+        "`order sd` is how much the order alone moves mu.",
         "",
     ]
     if ratings.empty:
@@ -148,9 +150,10 @@ def plackett_luce_lines(ratings: pd.DataFrame) -> list[str]:
             f"{row['sigma']:.2f}",
             f"[{row['low']:.2f}, {row['high']:.2f}]",
             f"{row['ordinal']:.2f}",
+            f"{row['order_sd']:.2f}",
             str(row["tables"]),
         ]
         for row in ratings.to_dict("records")
     ]
-    header = ["scope", "bot", "mu", "sigma", "95% interval", "ordinal", "games"]
-    return [*lines, *markdown.table(header, rows, "llrrrrr"), ""]
+    header = ["scope", "bot", "mu", "sigma", "95% interval", "ordinal", "order sd", "games"]
+    return [*lines, *markdown.table(header, rows, "llrrrrrr"), ""]
