@@ -155,8 +155,11 @@ def balanced_openings(
     draws = [item for item in played if item.outcome == middle]
     first = [item for item in played if item.outcome is not None and item.outcome > middle]
     second = [item for item in played if item.outcome is not None and item.outcome < middle]
-    suite = draws[:count]
-    pairs = min(len(first), len(second), (count - len(suite)) // 2)
+    taken = min(len(draws), count)
+    if (count - taken) % 2 and taken:
+        taken -= 1  # the rest come in pairs: one draw fewer fills the suite exactly
+    suite = draws[:taken]
+    pairs = min(len(first), len(second), (count - taken) // 2)
     for won, lost in zip(first[:pairs], second[:pairs], strict=True):
         suite += [won, lost]
     return suite
