@@ -114,11 +114,16 @@ def llr(counts: np.ndarray | list[int], elo0: float, elo1: float) -> np.ndarray:
     return np.where(pairs > 0, ratio, 0.0)
 
 
+def _status(value: float, pairs: int, settings: SPRTSettings) -> SPRTStatus:
+    """The status of an LLR `value` after `pairs` pairs: decided when it reaches a bound."""
+    decision = H1 if value >= settings.upper else H0 if value <= settings.lower else None
+    return SPRTStatus(value, settings.lower, settings.upper, pairs, decision)
+
+
 def status(counts: tuple[int, ...] | list[int], settings: SPRTSettings) -> SPRTStatus:
     """The test's state after the pairs `counts` (`paired.Pentanomial.counts`)."""
     value = float(llr(np.asarray(counts), settings.elo0, settings.elo1))
-    decision = H1 if value >= settings.upper else H0 if value <= settings.lower else None
-    return SPRTStatus(value, settings.lower, settings.upper, int(sum(counts)), decision)
+    return _status(value, int(sum(counts)), settings)
 
 
 def replay(points: Sequence[float], settings: SPRTSettings) -> SPRTStatus:
@@ -127,12 +132,10 @@ def replay(points: Sequence[float], settings: SPRTSettings) -> SPRTStatus:
     last pair while undecided. The runner stops a pairing where this decides, and the report
     replays it, so both name the same pair."""
     if not points:
-        return SPRTStatus(0.0, settings.lower, settings.upper, 0, None)
+        return _status(0.0, 0, settings)
     outcomes = np.rint(2 * np.asarray(points, dtype=float)).astype(int)
     cumulative = np.cumsum(np.eye(len(PAIR_SCORES))[outcomes], axis=0)
     values = llr(cumulative, settings.elo0, settings.elo1)
     crossed = np.flatnonzero((values >= settings.upper) | (values <= settings.lower))
     last = int(crossed[0]) if crossed.size else len(outcomes) - 1
-    value = float(values[last])
-    decision = (H1 if value >= settings.upper else H0) if crossed.size else None
-    return SPRTStatus(value, settings.lower, settings.upper, last + 1, decision)
+    return _status(float(values[last]), last + 1, settings)
