@@ -441,7 +441,7 @@ def test_tic_tac_toe_signs() -> None:
 
 def test_make_evaluator_by_name() -> None:
     game = pyspiel.load_game("tic_tac_toe")
-    assert EVALUATOR_NAMES == ("zero", "rollout", "heuristic")
+    assert EVALUATOR_NAMES == ("zero", "rollout", "heuristic", "seeded_rollout")
     assert isinstance(make_evaluator("zero", game), ZeroEvaluator)
     rollout = make_evaluator("rollout", game, rollouts=3, seed=np.random.default_rng(1))
     assert isinstance(rollout, RolloutEvaluator) and rollout.rollouts == 3
@@ -686,3 +686,29 @@ def test_evaluators_import_nothing_above_them() -> None:
                 if parts[0] == "spiel_bounded" and len(parts) > 1 and parts[1] in _ABOVE:
                     upward.append(f"{path.relative_to(package)}: {name}")
     assert upward == []
+
+
+# --------------------------------------------------------------------------- seeded rollouts
+
+
+@pytest.mark.parametrize(
+    "game_string", ["connect_four", "pig", "backgammon", "chinese_checkers(players=3)", "hex"]
+)
+def test_seeded_rollout_values_a_state_the_same_at_every_visit(game_string: str) -> None:
+    game = pyspiel.load_game(game_string)
+    states = testing.random_positions(game, 6, plies=(0, 10), seed=3)
+    first = make_evaluator("seeded_rollout", game)
+    values = [tuple(first.evaluate(state)) for state in states]
+    second = make_evaluator("seeded_rollout", game)  # a new evaluator, visiting in reverse
+    assert [tuple(second.evaluate(state)) for state in reversed(states)] == values[::-1]
+    for state, value in zip(states, values, strict=True):
+        assert len(value) == game.num_players()
+        assert all(game.min_utility() <= v <= game.max_utility() for v in value)
+        assert not state.is_terminal()  # left unchanged
+
+
+def test_seeded_rollout_gives_different_states_different_playouts() -> None:
+    game = pyspiel.load_game("connect_four")
+    states = testing.random_positions(game, 40, plies=(2, 12), seed=5)
+    evaluator = make_evaluator("seeded_rollout", game)
+    assert len({tuple(evaluator.evaluate(state)) for state in states}) > 1

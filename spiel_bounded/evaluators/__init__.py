@@ -1,7 +1,8 @@
 """Leaf evaluators: estimate per-player values of non-terminal states for depth-limited search.
 
-Use `make_evaluator("zero" | "rollout" | "heuristic" | "net:PATH", game)` or pass any object
-satisfying the `Evaluator` protocol. "net:PATH" loads a trained value network (`value_net`).
+Use `make_evaluator("zero" | "rollout" | "heuristic" | "seeded_rollout" | "net:PATH", game)` or
+pass any object satisfying the `Evaluator` protocol. "net:PATH" loads a trained value network
+(`value_net`).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from spiel_bounded.evaluators.heuristics import (
     has_heuristic,
 )
 from spiel_bounded.evaluators.rollout import RolloutEvaluator
+from spiel_bounded.evaluators.seeded_rollout import SeededRolloutEvaluator
 
-EVALUATOR_NAMES = ("zero", "rollout", "heuristic")
+EVALUATOR_NAMES = ("zero", "rollout", "heuristic", "seeded_rollout")
 """Names `make_evaluator` accepts, besides `NET_PREFIX` followed by a checkpoint path."""
 NET_PREFIX = "net:"
 """`"net:PATH"` names the value network whose checkpoint is at PATH."""
@@ -29,6 +31,7 @@ __all__ = [
     "Evaluator",
     "HeuristicEvaluator",
     "RolloutEvaluator",
+    "SeededRolloutEvaluator",
     "ZeroEvaluator",
     "check_values",
     "has_heuristic",
@@ -67,6 +70,8 @@ def make_evaluator(
             return RolloutEvaluator(game, rollouts=rollouts, seed=seed)
         if spec == "heuristic":
             return HeuristicEvaluator(game)
+        if spec == "seeded_rollout":
+            return SeededRolloutEvaluator(game)
         if spec.startswith(NET_PREFIX) and len(spec) > len(NET_PREFIX):
             from spiel_bounded.evaluators.value_net.evaluator import ValueNetEvaluator
 

@@ -1,0 +1,429 @@
+"""The atlas config: a TOML file (`configs/atlas.toml`), validated before anything runs.
+
+    [atlas]
+    seed = 2026
+    positions = 6                  # seeded positions per game (Q1)
+    plies = [4, 16]                # random decision plies before each position
+    epsilon_fractions = [0.0, 0.05, 0.1, 0.2]   # of each game's value range; 0 required
+    q1_nodes = 20000               # the epsilon-0 node budget that picks each game's depth
+    max_depth = 12
+    calibration_positions = 3
+    facts_playouts = 30
+    facts_max_plies = 2000
+    openspiel_positions = 3
+    openspiel_seconds = 1.0        # OpenSpiel's deepest depth: the first over this many seconds
+    solve_nodes = 200000
+    trace_nodes = [300, 1000, 3000, 10000, 30000, 100000]
+    trace_positions = 2
+    pruning_depth = 3
+    pruning_nodes = 2000000
+    tournaments = ["configs/atlas/babmcts_sims.toml"]   # arena configs run after the measurements
+
+    [run]                          # how it runs (may change between resumed runs)
+    output = "results/atlas/run"
+    workers = 2
+    executor = "process"           # process | dask | inline
+    scheduler = ""
+
+    [[games]]                      # one row of the atlas
+    game = "hex"                   # an OpenSpiel game string
+    label = "hex"                  # optional: the row's name (default: the game string)
+    note = ""                      # optional: e.g. why a smaller variant than the default
+    evaluator = "heuristic"        # optional: default heuristic where there is one, else
+                                   #   seeded_rollout (deterministic per state)
+    plies = [4, 16]                # optional overrides of [atlas] keys for this game:
+    max_depth = 8                  #   plies, positions, max_depth, q1_nodes, pruning_depth
+    solve = [{ game = "hex(board_size=3)", plies = [0, 3], positions = 4 }]
+
+Every error names the file, the key and what is accepted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any, Final
+
+from spiel_bounded.arena.settings import RunSettings
+from spiel_bounded.evaluators import EVALUATOR_NAMES, has_heuristic
+from spiel_bounded.games import game_info, load_game
+from spiel_bounded.runs.executors import EXECUTORS
+
+_NAME = re.compile(r"^[A-Za-z0-9_.=(),-]+$")
+ATLAS_KEYS: Final = {
+    "seed": 2026,
+    "positions": 6,
+    "plies": [4, 16],
+    "epsilon_fractions": [0.0, 0.05, 0.1, 0.2],
+    "q1_nodes": 20_000,
+    "max_depth": 12,
+    "calibration_positions": 3,
+    "facts_playouts": 30,
+    "facts_max_plies": 2000,
+    "openspiel_positions": 3,
+    "openspiel_seconds": 1.0,
+    "solve_nodes": 200_000,
+    "trace_nodes": [300, 1000, 3000, 10_000, 30_000, 100_000],
+    "trace_positions": 2,
+    "pruning_depth": 3,
+    "pruning_nodes": 2_000_000,
+    "tournaments": [],
+}
+"""Every `[atlas]` key and its default."""
+GAME_OVERRIDES: Final = ("plies", "positions", "max_depth", "q1_nodes", "pruning_depth")
+GAME_KEYS: Final = ("game", "label", "note", "evaluator", "solve", *GAME_OVERRIDES)
+SOLVE_KEYS: Final = ("game", "plies", "positions")
+RUN_KEYS: Final = ("output", "workers", "executor", "scheduler")
+
+
+class AtlasConfigError(ValueError):
+    """An atlas config that cannot be run; the message names the file, key and what is
+    accepted."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SolveSet:
+    """Positions of a small variant that the solvers run to the end.
+
+    Attributes:
+        game: The variant's game string.
+        plies: Random decision plies before each position (inclusive range; (0, 0): the start).
+        positions: How many positions.
+    """
+
+    game: str
+    plies: tuple[int, int] = (0, 0)
+    positions: int = 4
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameEntry:
+    """One row of the atlas.
+
+    Attributes:
+        label: The row's name.
+        game: The OpenSpiel game string.
+        kind: "two_player" (deterministic), "chance" (two players with chance) or "n_player".
+        note: Said beside the row (e.g. why a smaller variant than the default).
+        evaluator: The leaf evaluator of every depth-limited search.
+        plies, positions, max_depth, q1_nodes, pruning_depth: As in `[atlas]`, for this game.
+        solve: Small variants for the solvers.
+    """
+
+    label: str
+    game: str
+    kind: str
+    note: str
+    evaluator: str
+    plies: tuple[int, int]
+    positions: int
+    max_depth: int
+    q1_nodes: int
+    pruning_depth: int
+    solve: tuple[SolveSet, ...] = ()
+
+    @property
+    def q1_algorithm(self) -> str:
+        return {"two_player": "bounded_ab", "chance": "bounded_star2", "n_player": "paranoid"}[
+            self.kind
+        ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AtlasConfig:
+    """A validated atlas config (see the module docstring for the keys).
+
+    Attributes:
+        source, text: The file and its text.
+        settings: The `[atlas]` values, defaults filled in.
+        games: The rows.
+        tournaments: Arena configs run after the measurements.
+        run: How it runs (not part of the fingerprint).
+    """
+
+    source: str
+    text: str
+    settings: Mapping[str, Any]
+    games: tuple[GameEntry, ...]
+    tournaments: tuple[str, ...]
+    run: RunSettings
+
+    def canonical(self) -> dict[str, Any]:
+        """What the measurements depend on: the settings and the games."""
+        settings = {k: v for k, v in self.settings.items() if k != "tournaments"}
+        return {"atlas": settings, "games": [asdict(entry) for entry in self.games]}
+
+    def fingerprint(self) -> str:
+        text = json.dumps(self.canonical(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def game(self, label: str) -> GameEntry:
+        return next(entry for entry in self.games if entry.label == label)
+
+
+def load_atlas_config(
+    path: str | Path, *, overrides: Mapping[str, Any] | None = None
+) -> AtlasConfig:
+    """Reads and validates an atlas config (`overrides`: `[run]` values; None is ignored).
+
+    Raises:
+        AtlasConfigError: The file cannot be read or is invalid.
+    """
+    source = str(path)
+    try:
+        text = Path(path).read_text()
+    except OSError as error:
+        raise AtlasConfigError(f"{source}: cannot read the config ({error.strerror})") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise AtlasConfigError(f"{source}: not valid TOML: {error}") from None
+    return parse_atlas_config(raw, source=source, text=text, overrides=overrides)
+
+
+def parse_atlas_config(
+    raw: Mapping[str, Any],
+    *,
+    source: str = "<config>",
+    text: str = "",
+    overrides: Mapping[str, Any] | None = None,
+) -> AtlasConfig:
+    """Validates an already parsed config (see `load_atlas_config`)."""
+
+    def fail(where: str, message: str) -> AtlasConfigError:
+        return AtlasConfigError(f"{source}: {where}: {message}")
+
+    for section in raw:
+        if section not in ("atlas", "run", "games"):
+            raise fail(f"[{section}]", "unknown section; accepted: atlas, run, games")
+    for section in ("atlas", "run", "games"):
+        if section not in raw:
+            raise fail(f"[{section}]", "missing section")
+    atlas = raw["atlas"]
+    if not isinstance(atlas, dict):
+        raise fail("[atlas]", "must be a table")
+    _no_unknown(atlas, tuple(ATLAS_KEYS), "[atlas]", fail)
+    settings = {key: atlas.get(key, default) for key, default in ATLAS_KEYS.items()}
+    for key in ("seed",):
+        _integer(settings[key], 0, f"[atlas] {key}", fail)
+    for key in (
+        "positions",
+        "q1_nodes",
+        "max_depth",
+        "calibration_positions",
+        "facts_playouts",
+        "facts_max_plies",
+        "openspiel_positions",
+        "solve_nodes",
+        "trace_positions",
+        "pruning_depth",
+        "pruning_nodes",
+    ):
+        _integer(settings[key], 1, f"[atlas] {key}", fail)
+    seconds = settings["openspiel_seconds"]
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
+        raise fail("[atlas] openspiel_seconds", f"must be a number > 0; got {seconds!r}")
+    settings["plies"] = _plies(settings["plies"], "[atlas] plies", fail)
+    fractions = settings["epsilon_fractions"]
+    if (
+        not isinstance(fractions, list)
+        or not fractions
+        or any(
+            isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v < 1
+            for v in fractions
+        )
+    ):
+        raise fail(
+            "[atlas] epsilon_fractions",
+            "must be a non-empty list of fractions of the value range in [0, 1); got "
+            f"{fractions!r}",
+        )
+    if 0 not in fractions or len(set(fractions)) != len(fractions):
+        raise fail(
+            "[atlas] epsilon_fractions",
+            "must hold 0 (the reference of savings and errors) and no value twice",
+        )
+    settings["epsilon_fractions"] = [float(v) for v in fractions]
+    budgets = settings["trace_nodes"]
+    if (
+        not isinstance(budgets, list)
+        or not budgets
+        or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in budgets)
+        or budgets != sorted(set(budgets))
+    ):
+        raise fail("[atlas] trace_nodes", f"must be increasing positive integers; got {budgets!r}")
+    tournaments = settings["tournaments"]
+    if not isinstance(tournaments, list) or not all(isinstance(t, str) for t in tournaments):
+        raise fail("[atlas] tournaments", "must be a list of arena config paths")
+    for path in tournaments:
+        if not Path(path).is_file():
+            raise fail("[atlas] tournaments", f"no such arena config: {path!r}")
+
+    games_raw = raw["games"]
+    if not isinstance(games_raw, list) or not games_raw:
+        raise fail("[[games]]", "must be a non-empty array of tables")
+    games: list[GameEntry] = []
+    for number, table in enumerate(games_raw, start=1):
+        games.append(_game_entry(table, number, settings, games, fail))
+
+    run = _run_settings(raw["run"], overrides or {}, fail)
+    return AtlasConfig(
+        source=source,
+        text=text,
+        settings=settings,
+        games=tuple(games),
+        tournaments=tuple(tournaments),
+        run=run,
+    )
+
+
+def _game_entry(
+    table: Any, number: int, settings: Mapping[str, Any], earlier: list[GameEntry], fail: Any
+) -> GameEntry:
+    where = f"[[games]] #{number}"
+    if not isinstance(table, dict):
+        raise fail(where, "must be a table")
+    _no_unknown(table, GAME_KEYS, where, fail)
+    game_string = table.get("game")
+    if not isinstance(game_string, str) or not game_string:
+        raise fail(f"{where} game", "must be an OpenSpiel game string")
+    label = table.get("label", game_string)
+    where = f"[[games]] {label}"
+    if not isinstance(label, str) or not _NAME.match(label):
+        raise fail(f"{where} label", "use letters, digits and _ . = ( ) , - only")
+    if label in {entry.label for entry in earlier}:
+        raise fail(f"{where} label", "appears twice; give one of them another label")
+    try:
+        game = load_game(game_string)
+    except ValueError as error:
+        raise fail(f"{where} game", str(error)) from None
+    info = game_info(game)
+    if not (info.sequential and info.perfect_information and info.terminal_rewards):
+        raise fail(
+            f"{where} game",
+            "the atlas takes turn-based perfect-information games with terminal rewards; "
+            f"{info.description} is not one",
+        )
+    if info.num_players > 2:
+        kind = "n_player"
+    elif info.has_chance:
+        kind = "chance"
+    else:
+        kind = "two_player"
+    if kind != "n_player" and not info.zero_sum:
+        raise fail(f"{where} game", f"two-player games must be zero-sum; {info.description} is not")
+    default_evaluator = "heuristic" if has_heuristic(game) else "seeded_rollout"
+    evaluator = table.get("evaluator", default_evaluator)
+    if evaluator not in EVALUATOR_NAMES or evaluator == "rollout":
+        accepted = [name for name in EVALUATOR_NAMES if name != "rollout"]
+        raise fail(
+            f"{where} evaluator",
+            f"must be one of {', '.join(accepted)} (deterministic, so that searches can be "
+            f"compared value for value); got {evaluator!r}",
+        )
+    if evaluator == "heuristic" and not has_heuristic(game):
+        raise fail(f"{where} evaluator", f"{info.description} has no heuristic; use seeded_rollout")
+    values = {key: table.get(key, settings[key]) for key in GAME_OVERRIDES}
+    for key in ("positions", "max_depth", "q1_nodes", "pruning_depth"):
+        _integer(values[key], 1, f"{where} {key}", fail)
+    note = table.get("note", "")
+    if not isinstance(note, str):
+        raise fail(f"{where} note", "must be a string")
+    solve = table.get("solve", [])
+    if not isinstance(solve, list):
+        raise fail(f"{where} solve", "must be a list of tables {game, plies, positions}")
+    solve_sets = tuple(_solve_set(item, f"{where} solve", kind, fail) for item in solve)
+    return GameEntry(
+        label=label,
+        game=game_string,
+        kind=kind,
+        note=note,
+        evaluator=evaluator,
+        plies=_plies(values["plies"], f"{where} plies", fail),
+        positions=values["positions"],
+        max_depth=values["max_depth"],
+        q1_nodes=values["q1_nodes"],
+        pruning_depth=values["pruning_depth"],
+        solve=solve_sets,
+    )
+
+
+def _solve_set(item: Any, where: str, kind: str, fail: Any) -> SolveSet:
+    if not isinstance(item, dict):
+        raise fail(where, "every entry must be a table {game, plies, positions}")
+    _no_unknown(item, SOLVE_KEYS, where, fail)
+    game_string = item.get("game")
+    if not isinstance(game_string, str):
+        raise fail(f"{where} game", "must be an OpenSpiel game string")
+    try:
+        info = game_info(load_game(game_string))
+    except ValueError as error:
+        raise fail(f"{where} game", str(error)) from None
+    if kind != "two_player" or info.has_chance or info.num_players != 2:
+        raise fail(
+            f"{where} game",
+            f"the solvers (pns, bounded_pns, bounded_ab) take two-player deterministic games; "
+            f"not {info.description}",
+        )
+    positions = item.get("positions", 4)
+    _integer(positions, 1, f"{where} positions", fail)
+    return SolveSet(
+        game=game_string,
+        plies=_plies(item.get("plies", [0, 0]), f"{where} plies", fail),
+        positions=positions,
+    )
+
+
+def _run_settings(table: Any, overrides: Mapping[str, Any], fail: Any) -> RunSettings:
+    if not isinstance(table, dict):
+        raise fail("[run]", "must be a table")
+    _no_unknown(table, RUN_KEYS, "[run]", fail)
+    merged = {**table, **{k: v for k, v in overrides.items() if v is not None}}
+    output = merged.get("output")
+    if not isinstance(output, str) or not output:
+        raise fail("[run] output", "must be a directory path")
+    workers = merged.get("workers", 1)
+    _integer(workers, 1, "[run] workers", fail)
+    executor = merged.get("executor", "process")
+    if executor not in EXECUTORS:
+        raise fail(
+            "[run] executor", f"unknown executor {executor!r}; accepted: {', '.join(EXECUTORS)}"
+        )
+    scheduler = merged.get("scheduler", "")
+    if not isinstance(scheduler, str):
+        raise fail("[run] scheduler", "must be a Dask scheduler address or empty")
+    return RunSettings(
+        output=Path(output), workers=workers, executor=executor, scheduler=scheduler or None
+    )
+
+
+def _no_unknown(table: Mapping[str, Any], accepted: tuple[str, ...], where: str, fail: Any) -> None:
+    extra = sorted(set(table) - set(accepted))
+    if extra:
+        raise fail(f"{where} {extra[0]}", f"unknown key; accepted: {', '.join(accepted)}")
+
+
+def _integer(value: Any, minimum: int, where: str, fail: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise fail(where, f"must be an integer >= {minimum}; got {value!r}")
+
+
+def _plies(value: Any, where: str, fail: Any) -> tuple[int, int]:
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value)
+        or value[0] > value[1]
+    ):
+        raise fail(where, f"must be [low, high] with 0 <= low <= high; got {value!r}")
+    return (int(value[0]), int(value[1]))
+
+
+def with_run(config: AtlasConfig, **changes: Any) -> AtlasConfig:
+    """`config` with `[run]` fields changed (tests and the script's flags)."""
+    return replace(config, run=replace(config.run, **changes))
