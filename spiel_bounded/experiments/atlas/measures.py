@@ -49,6 +49,8 @@ RATE_ACTIONS: Final = 16
 """Legal actions per timed state at most."""
 UNDO_CHECKS: Final = 400
 """Random (state, action) pairs on which `undo_action` is checked."""
+ABANDON: Final = 5
+"""OpenSpiel's search at one depth is given up after this many times its time budget."""
 TERMINAL_VALUES_KEPT: Final = 12
 """Distinct terminal returns of player 0 listed (more are counted, not listed)."""
 SOLVERS: Final = ("pns", "bounded_pns", "bounded_ab")
@@ -140,8 +142,7 @@ def game_facts(game_string: str, *, playouts: int, max_plies: int, seed: int) ->
                 continue
             actions = state.legal_actions()
             branching.append(len(actions))
-            if rng.random() < 0.05:
-                visited.append(state.clone())
+            _reservoir(visited, state, len(branching), rng)
             state.apply_action(int(rng.choice(actions)))
             plies += 1
         lengths.append(plies)
@@ -149,8 +150,7 @@ def game_facts(game_string: str, *, playouts: int, max_plies: int, seed: int) ->
             terminal.add(float(state.returns()[0]))
         else:
             cut += 1
-    sample = [visited[i] for i in rng.permutation(len(visited))[:RATE_STATES]]
-    child_rate, apply_rate = _rates(sample)
+    child_rate, apply_rate = _rates(visited)
     info = game_info(game)
     return GameFacts(
         players=game.num_players(),
@@ -169,8 +169,20 @@ def game_facts(game_string: str, *, playouts: int, max_plies: int, seed: int) ->
         terminal_value_count=len(terminal),
         child_per_second=child_rate,
         apply_per_second=apply_rate,
-        undo=_undo_check(sample, rng),
+        undo=_undo_check(visited, rng),
     )
+
+
+def _reservoir(
+    sample: list[pyspiel.State], state: pyspiel.State, seen: int, rng: np.random.Generator
+) -> None:
+    """Keeps `sample` a uniform sample of at most `RATE_STATES` of the `seen` states so far."""
+    if len(sample) < RATE_STATES:
+        sample.append(state.clone())
+        return
+    slot = int(rng.integers(seen))
+    if slot < RATE_STATES:
+        sample[slot] = state.clone()
 
 
 def _rates(states: Sequence[pyspiel.State]) -> tuple[float, float]:
@@ -207,17 +219,34 @@ def _undo_check(states: Sequence[pyspiel.State], rng: np.random.Generator) -> st
             try:
                 copy.undo_action(player, action)
             except Exception as error:  # pyspiel raises its own error types
-                return f"missing: {str(error).strip().splitlines()[-1][:120]}"
-            for what, before, after in (
-                ("string", str(state), str(copy)),
-                ("history", state.history(), copy.history()),
-                ("player", state.current_player(), copy.current_player()),
-                ("legal actions", state.legal_actions(), copy.legal_actions()),
-                ("child", str(state.child(action)), str(copy.child(action))),
-            ):
-                if before != after:
-                    return f"wrong: the {what} differs after undo (history {state.history()})"
+                return f"missing: {_last_line(error)}"
+            try:
+                difference = _undo_difference(state, copy, action)
+            except Exception as error:  # the undone state may be broken
+                return f"wrong: the undone state raises ({_last_line(error)})"
+            if difference:
+                at = len(state.history())
+                return f"wrong: the {difference} differs after undo ({at} actions in)"
     return "exact" if checked else "not checked: no state sampled"
+
+
+def _undo_difference(state: pyspiel.State, undone: pyspiel.State, action: int) -> str:
+    """What differs between `state` and its copy after apply + undo ("" when nothing)."""
+    for what, before, after in (
+        ("string", str(state), str(undone)),
+        ("history", state.history(), undone.history()),
+        ("player", state.current_player(), undone.current_player()),
+        ("legal actions", state.legal_actions(), undone.legal_actions()),
+        ("child", str(state.child(action)), str(undone.child(action))),
+    ):
+        if before != after:
+            return what
+    return ""
+
+
+def _last_line(error: Exception) -> str:
+    lines = str(error).strip().splitlines()
+    return (lines[-1] if lines else type(error).__name__)[:120]
 
 
 # ---------------------------------------------------------------------------- calibration
@@ -251,8 +280,8 @@ def calibrate_depth(
     max_depth: int,
 ) -> Calibration:
     """Searches `positions` at epsilon 0 at depths 1, 2, ... and picks the deepest whose median
-    node count is within `budget`. Each search is capped at 20 x budget nodes (a capped search
-    counts as over budget)."""
+    node count is within `budget`. Each search is capped at budget + 1 nodes: a capped search is
+    over budget, and its count shows as budget + 1 in `by_depth`."""
     by_depth: list[tuple[int, int]] = []
     chosen, reason = 1, f"max_depth {max_depth} reached"
     for depth in range(1, max_depth + 1):
@@ -266,12 +295,12 @@ def calibrate_depth(
                     index=0,
                     position=position,
                     fraction=0.0,
-                    params={"depth": depth, "evaluator": evaluator, "nodes": 20 * budget},
+                    params={"depth": depth, "evaluator": evaluator, "nodes": budget + 1},
                 )
             )
             if not record.ok:
                 raise RuntimeError(record.error)
-            nodes.append(record.nodes if record.proved else 20 * budget + 1)
+            nodes.append(record.nodes if record.proved else budget + 1)
             solved += record.stopped_by == "solved"
         median = int(statistics.median(nodes))
         by_depth.append((depth, median))
@@ -299,7 +328,7 @@ class OpenSpielComparison:
         depth: The deepest depth compared (the last OpenSpiel finished within its budget).
         ours_nodes, ours_seconds: Our search at `depth`.
         theirs_nodes, theirs_seconds: OpenSpiel's at `depth` (nodes: calls of its recursion,
-            counted in a second run; seconds from the first, uncounted one).
+            counted in one run; seconds from a second, uncounted one).
         ours_value, theirs_value: The root value for the player to move at `depth`.
         depths: Depths compared (1 .. depth).
         mismatches: Depths at which the two values differ by more than 1e-9.
@@ -327,7 +356,11 @@ def versus_openspiel(
 ) -> OpenSpielComparison:
     """Compares `algorithm` (bounded_ab or bounded_star2, epsilon 0, the bot's defaults) with
     OpenSpiel's search at depths 1, 2, ... until OpenSpiel needs more than `seconds` at a depth
-    (that depth is still compared) or `max_depth`."""
+    (that depth is still compared) or `max_depth`.
+
+    At each depth OpenSpiel's search runs twice: first counting its nodes, given up (and the
+    comparison ended at the depth before) when it runs over `ABANDON` x `seconds`, so that one
+    more ply of a wide game cannot take hours; then timed, uncounted."""
     state = position.state()
     game = state.get_game()
     player = state.current_player()
@@ -337,7 +370,6 @@ def versus_openspiel(
         return float(leaf.evaluate(leaf_state)[player])
 
     chance = game_info(game).has_chance
-    theirs_name = "expectiminimax" if chance else "alpha_beta_search"
 
     def theirs(depth: int) -> float:
         if chance:
@@ -355,6 +387,11 @@ def versus_openspiel(
     mismatches = 0
     last: dict[str, Any] = {}
     for depth in range(1, max_depth + 1):
+        try:
+            with _counting(chance, deadline=time.process_time() + ABANDON * seconds) as counter:
+                theirs(depth)
+        except _Abandoned:
+            break
         started = time.process_time()
         their_value = theirs(depth)
         their_seconds = time.process_time() - started
@@ -376,32 +413,41 @@ def versus_openspiel(
             "depth": depth,
             "ours_nodes": record.nodes,
             "ours_seconds": record.seconds,
+            "theirs_nodes": counter[0],
             "theirs_seconds": their_seconds,
             "ours_value": record.lower,
             "theirs_value": their_value,
         }
         if their_seconds > seconds or record.stopped_by == "solved":
             break
-    with _counting(chance) as counter:
-        theirs(last["depth"])
+    if not last:
+        raise RuntimeError(
+            f"OpenSpiel's search ran over {ABANDON * seconds:g} s at depth 1; nothing compared"
+        )
     return OpenSpielComparison(
-        theirs=theirs_name,
-        theirs_nodes=counter[0],
+        theirs="expectiminimax" if chance else "alpha_beta_search",
         depths=last["depth"],
         mismatches=mismatches,
         **last,
     )
 
 
+class _Abandoned(Exception):
+    """OpenSpiel's search ran past its deadline."""
+
+
 @contextmanager
-def _counting(chance: bool) -> Iterator[list[int]]:
-    """Counts the calls of OpenSpiel's recursive search function while inside."""
+def _counting(chance: bool, *, deadline: float) -> Iterator[list[int]]:
+    """Counts the calls of OpenSpiel's recursive search function while inside, and stops the
+    search (`_Abandoned`) once the process time passes `deadline`."""
     name = "expectiminimax" if chance else "_alpha_beta"
     original = getattr(minimax, name)
     count = [0]
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         count[0] += 1
+        if not count[0] & 1023 and time.process_time() > deadline:
+            raise _Abandoned
         return original(*args, **kwargs)
 
     setattr(minimax, name, counted)

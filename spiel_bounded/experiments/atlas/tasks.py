@@ -27,6 +27,9 @@ from spiel_bounded.search.pns import outcome_reason
 
 KINDS: Final = ("facts", "calibrate", "q1", "openspiel", "solve", "trace", "pruning")
 PRUNINGS: Final = ("none", "shallow", "last_branch", "speculative")
+Q1_CAP: Final = 50
+"""A Q1 search stops at this many times its game's node budget (it then counts as not
+completed): one position far harder than the calibration's cannot hold up the run."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,7 +157,7 @@ def _measure(task: AtlasTask) -> dict[str, Any]:
                 index=task.index,
                 position=task.position,
                 fraction=p["fraction"],
-                params={"depth": p["depth"], "evaluator": p["evaluator"]},
+                params={"depth": p["depth"], "evaluator": p["evaluator"], "nodes": p["nodes"]},
             )
         )
         if not record.ok:
@@ -267,6 +270,7 @@ def second_stage(
                         fraction=fraction,
                         depth=depth,
                         evaluator=entry.evaluator,
+                        nodes=Q1_CAP * entry.q1_nodes,
                     )
                 )
         if entry.kind == "n_player":

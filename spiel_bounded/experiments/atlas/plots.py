@@ -1,0 +1,148 @@
+"""The atlas's figures (matplotlib's object API, no pyplot), each None when it has no data.
+
+- `savings_figure`: Q1 nodes at each epsilon relative to epsilon 0, one row per game.
+- `branching_figure`: b_eff of the epsilon-0 search against the Knuth-Moore b_KM, by game.
+- `intervals_figure`: the proven root interval against the node budget for `bounded_ab`,
+  `babmcts` and `bounded_pns`, side by side on the traced positions: the picture of what a
+  bounded search is.
+- `tournaments_figure`: the first bot's score per game with 95% Wilson intervals, one panel
+  per two-player tournament.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.figure import Figure
+
+from spiel_bounded.experiments.atlas.config import AtlasConfig
+
+_COLOURS = {"bounded_ab": "tab:blue", "babmcts": "tab:orange", "bounded_pns": "tab:green"}
+
+
+def savings_figure(config: AtlasConfig, q1: pd.DataFrame) -> Figure | None:
+    if q1.empty:
+        return None
+    positive = [f for f in config.settings["epsilon_fractions"] if f > 0]
+    labels = [e.label for e in config.games if e.label in set(q1["label"])]
+    medians = q1[q1["fraction"] > 0].groupby(["label", "fraction"])["nodes_ratio"].median()
+    widest = positive[-1]
+    labels.sort(key=lambda label: medians.get((label, widest), 1.0))
+    figure = Figure(figsize=(8, 0.28 * len(labels) + 1.6), layout="constrained")
+    axes = figure.subplots()
+    colours = colormaps["viridis"](np.linspace(0.15, 0.85, len(positive)))
+    y = np.arange(len(labels))
+    for colour, fraction in zip(colours, positive, strict=True):
+        values = [medians.get((label, fraction), np.nan) for label in labels]
+        axes.plot(values, y, "o", color=colour, label=f"epsilon {100 * fraction:g}%")
+    axes.axvline(1.0, color="grey", linewidth=0.8, linestyle=":")
+    axes.set_yticks(y, labels, fontsize=8)
+    axes.set_xscale("log")
+    axes.set_xlabel("nodes relative to epsilon 0 (median over positions; log scale)")
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8, loc="lower left")
+    axes.set_title(
+        "Q1: what epsilon saves, game by game (sorted by the widest epsilon)", fontsize=10
+    )
+    return figure
+
+
+def branching_figure(beff: pd.DataFrame) -> Figure | None:
+    if beff.empty:
+        return None
+    beff = beff.sort_values("b_eff")
+    figure = Figure(figsize=(8, 0.28 * len(beff) + 1.6), layout="constrained")
+    axes = figure.subplots()
+    y = np.arange(len(beff))
+    axes.plot(beff["full"], y, "|", color="grey", markersize=10, label="b (mean branching)")
+    axes.plot(beff["b_km"], y, "s", color="tab:green", label="b_KM (minimal tree)")
+    axes.plot(beff["b_eff"], y, "o", color="tab:blue", label="b_eff at epsilon 0")
+    axes.set_yticks(y, [f"{r.label} (d={r.depth})" for r in beff.itertuples()], fontsize=8)
+    axes.set_xscale("log")
+    axes.set_xlabel("branching factor (log scale)")
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8, loc="lower right")
+    axes.set_title("Effective branching of bounded alpha-beta against Knuth-Moore", fontsize=10)
+    return figure
+
+
+def intervals_figure(trace: pd.DataFrame) -> Figure | None:
+    if trace.empty:
+        return None
+    cases = list(dict.fromkeys(zip(trace["game"], trace["index"], strict=True)))
+    columns = min(4, len(cases))
+    rows = -(-len(cases) // columns)
+    figure = Figure(figsize=(3.2 * columns, 2.4 * rows + 0.8), layout="constrained")
+    panels = np.atleast_1d(figure.subplots(rows, columns, squeeze=False)).ravel()
+    for axes, (game, index) in zip(panels, cases, strict=False):
+        mine = trace[(trace["game"] == game) & (trace["index"] == index)]
+        for row in mine.itertuples():
+            nodes = np.maximum(np.asarray(row.budgets, dtype=float), 1)
+            offset = {"bounded_ab": 0.94, "babmcts": 1.0, "bounded_pns": 1.06}[row.algorithm]
+            axes.vlines(
+                nodes * offset,
+                row.lower,
+                row.upper,
+                color=_COLOURS[row.algorithm],
+                linewidth=3,
+                alpha=0.8,
+                label=row.algorithm,
+            )
+        axes.set_xscale("log")
+        axes.set_title(f"{game} #{index}", fontsize=8)
+        axes.tick_params(labelsize=7)
+        axes.grid(alpha=0.3)
+    for axes in panels[len(cases) :]:
+        axes.set_visible(False)
+    handles: dict[str, Any] = {}
+    for axes in panels[: len(cases)]:
+        for handle, label in zip(*axes.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, handle)
+    figure.legend(
+        handles=list(handles.values()),
+        labels=list(handles),
+        loc="outside lower center",
+        ncols=3,
+        fontsize=8,
+    )
+    figure.suptitle(
+        "Proven root interval [lower, upper] (mover's game value) against the node budget: "
+        "a fresh search per budget",
+        fontsize=9,
+    )
+    return figure
+
+
+def tournaments_figure(scores: Mapping[str, pd.DataFrame]) -> Figure | None:
+    shown = {
+        path: frame
+        for path, frame in scores.items()
+        if not frame.empty and frame["bot"].nunique() <= 2 and frame["game"].nunique() > 1
+    }
+    if not shown:
+        return None
+    figure = Figure(figsize=(5 * len(shown), 4.5), layout="constrained")
+    panels = np.atleast_1d(figure.subplots(1, len(shown), squeeze=False)).ravel()
+    for axes, (path, frame) in zip(panels, shown.items(), strict=True):
+        first = frame.iloc[0]["bot"]
+        mine = frame[frame["bot"] == first]
+        y = np.arange(len(mine))
+        score = 100 * mine["score"].to_numpy(dtype=float)
+        low = score - 100 * mine["score_low"].to_numpy(dtype=float)
+        high = 100 * mine["score_high"].to_numpy(dtype=float) - score
+        axes.errorbar(score, y, xerr=[low, high], fmt="o", capsize=3)
+        axes.axvline(50, color="grey", linewidth=0.8, linestyle=":")
+        axes.set_yticks(
+            y,
+            [f"{g} (n={n})" for g, n in zip(mine["game"], mine["games"], strict=True)],
+            fontsize=8,
+        )
+        axes.set_xlim(0, 100)
+        axes.set_xlabel(f"score of {first} vs {mine.iloc[0]['opponent']}, % (95% Wilson)")
+        axes.set_title(path, fontsize=9)
+        axes.grid(alpha=0.3)
+    return figure

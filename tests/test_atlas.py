@@ -1,0 +1,323 @@
+"""Tests for the catalogue atlas (`spiel_bounded.experiments.atlas`, `scripts/atlas.py`): each
+measurement is right where the answer is known (terminal values, exact game values, OpenSpiel's
+values, undo), the quick config runs every kind of task with no bound violated and no value
+differing, a run resumes repeating nothing and re-runs only failed tasks, a changed or malformed
+config is refused with a message naming the key, and the script writes the report."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pyspiel
+import pytest
+
+from spiel_bounded.experiments.atlas import measures
+from spiel_bounded.experiments.atlas.config import (
+    AtlasConfig,
+    AtlasConfigError,
+    load_atlas_config,
+    parse_atlas_config,
+    with_run,
+)
+from spiel_bounded.experiments.atlas.report import build_atlas_report, q1_frame
+from spiel_bounded.experiments.atlas.runner import RECORDS, read_records, run_atlas
+from spiel_bounded.experiments.atlas.tasks import (
+    KINDS,
+    AtlasRecord,
+    AtlasTask,
+    first_stage,
+    run_atlas_task,
+)
+from spiel_bounded.experiments.positions import Position
+from spiel_bounded.oracles import solve
+from spiel_bounded.runs import ConfigChangedError, InlineExecutor, Job
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = ROOT / "configs" / "atlas_quick.toml"
+FULL = ROOT / "configs" / "atlas.toml"
+
+
+def quick(tmp_path: Path) -> AtlasConfig:
+    return with_run(load_atlas_config(QUICK), output=str(tmp_path / "atlas" / "run"))
+
+
+# ---------------------------------------------------------------------------- measurements ---
+
+
+def test_facts_of_tic_tac_toe() -> None:
+    facts = measures.game_facts("tic_tac_toe", playouts=40, max_plies=100, seed=1)
+    assert facts.players == 2 and not facts.chance and facts.cut == 0
+    assert facts.branching_max == 9 and 1 < facts.branching_mean < 9
+    assert 5 <= facts.length_min <= facts.length_mean <= facts.length_max <= 9
+    assert set(facts.terminal_values) <= {-1.0, 0.0, 1.0} and facts.terminal_value_count >= 2
+    assert facts.child_per_second > 0 and facts.apply_per_second > 0
+    assert facts.undo == "exact"
+
+
+def test_facts_say_when_undo_is_missing_and_count_cut_playouts() -> None:
+    facts = measures.game_facts("pig", playouts=3, max_plies=5, seed=2)
+    assert facts.undo.startswith("missing")
+    assert facts.cut == 3 and facts.length_max == 5 and facts.terminal_value_count == 0
+
+
+class _BrokenUndo:
+    """A state whose undo leaves the wrong player to move."""
+
+    def __init__(self, state: pyspiel.State) -> None:
+        self._state = state
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._state, name)
+
+    def clone(self) -> _BrokenUndo:
+        return _BrokenUndo(self._state.clone())
+
+    def undo_action(self, player: int, action: int) -> None:
+        self._state.undo_action(player, action)
+        self._state.apply_action(self._state.legal_actions()[0])
+
+    def __str__(self) -> str:
+        return str(self._state)
+
+
+def test_an_undo_that_does_not_restore_the_state_is_reported_wrong() -> None:
+    import numpy as np
+
+    state = pyspiel.load_game("tic_tac_toe").new_initial_state()
+    verdict = measures._undo_check([_BrokenUndo(state)], np.random.default_rng(0))  # type: ignore[list-item]
+    assert verdict.startswith("wrong")
+
+
+def test_positions_are_seeded_decision_nodes_within_the_ply_range() -> None:
+    first = measures.random_position_list("backgammon", 5, (2, 4), seed=3)
+    assert first == measures.random_position_list("backgammon", 5, (2, 4), seed=3)
+    for position in first:
+        state = position.state()
+        assert not state.is_terminal() and not state.is_chance_node()
+
+
+def test_the_calibrated_depth_is_the_deepest_within_the_budget() -> None:
+    positions = measures.random_position_list("connect_four", 2, (4, 6), seed=4)
+    calibration = measures.calibrate_depth(
+        positions, algorithm="bounded_ab", evaluator="heuristic", budget=2000, max_depth=12
+    )
+    depths = dict(calibration.by_depth)
+    assert depths[calibration.depth] <= 2000
+    assert calibration.depth == 12 or depths[calibration.depth + 1] > 2000
+
+
+@pytest.mark.parametrize(
+    ("game", "evaluator"),
+    [
+        ("connect_four", "heuristic"),
+        ("clobber(rows=4,columns=4)", "seeded_rollout"),
+        ("pig", "heuristic"),
+    ],
+)
+def test_our_search_finds_openspiels_value_at_every_depth(game: str, evaluator: str) -> None:
+    (position,) = measures.random_position_list(game, 1, (4, 6), seed=5)
+    algorithm = "bounded_star2" if "pig" in game else "bounded_ab"
+    comparison = measures.versus_openspiel(
+        position, algorithm=algorithm, evaluator=evaluator, seconds=0.05, max_depth=5
+    )
+    assert comparison.mismatches == 0 and comparison.depths >= 2
+    assert comparison.ours_value == pytest.approx(comparison.theirs_value, abs=1e-9)
+    assert comparison.theirs_nodes > 0 and comparison.ours_nodes > 0
+
+
+@pytest.mark.parametrize("algorithm", measures.SOLVERS)
+def test_the_solvers_prove_tic_tac_toe_a_draw(algorithm: str) -> None:
+    start = Position("tic_tac_toe", ())
+    outcome = measures.solve_position(start, algorithm=algorithm, nodes=200_000)
+    assert outcome.solved
+    if algorithm == "pns":  # proves "no win for the mover"
+        assert outcome.upper <= 0
+    else:
+        assert outcome.lower == outcome.upper == 0.0
+
+
+@pytest.mark.parametrize("algorithm", measures.TRACERS)
+def test_every_traced_interval_holds_the_exact_value(algorithm: str) -> None:
+    for position in measures.random_position_list("tic_tac_toe", 3, (1, 3), seed=6):
+        exact = solve(position.state())[position.state().current_player()]
+        trace = measures.trace_interval(
+            position, algorithm=algorithm, budgets=[10, 50, 200, 5000], seed=0
+        )
+        assert len(trace.lower) == len(trace.budgets) >= 1
+        for lower, upper in zip(trace.lower, trace.upper, strict=True):
+            assert lower <= exact <= upper
+        assert trace.lower[-1] == trace.upper[-1] == exact  # 5,000 nodes solve it
+
+
+def test_every_max_n_pruning_keeps_the_root_value() -> None:
+    (position,) = measures.random_position_list("chinese_checkers(players=3)", 1, (4, 6), seed=7)
+    points = [
+        measures.pruning_nodes(position, pruning=mode, depth=2, evaluator="heuristic", nodes=10**6)
+        for mode in ("none", "shallow", "last_branch", "speculative")
+    ]
+    assert all(point.completed for point in points)
+    assert all(point.values == pytest.approx(points[0].values) for point in points)
+    assert points[-1].nodes <= points[0].nodes
+
+
+def test_seeded_rollout_lets_searches_agree_on_games_without_a_heuristic() -> None:
+    (position,) = measures.random_position_list("othello", 1, (4, 6), seed=8)
+    comparison = measures.versus_openspiel(
+        position, algorithm="bounded_ab", evaluator="seeded_rollout", seconds=0.02, max_depth=3
+    )
+    assert comparison.mismatches == 0
+
+
+def test_a_task_that_raises_becomes_an_error_record() -> None:
+    task = AtlasTask(kind="nonsense", label="x", game="tic_tac_toe")
+    record = run_atlas_task(task)
+    assert not record.ok and "unknown task kind" in record.error
+    assert AtlasRecord.from_line(record.to_line()) == record
+
+
+# ----------------------------------------------------------------------------------- runs ---
+
+
+class _Recording(InlineExecutor):
+    def __init__(self) -> None:
+        self.given: list[str] = []
+
+    def run(self, job: Job[AtlasTask, Any], tasks: Sequence[AtlasTask], done: Any) -> None:
+        self.given += [task.task_id for task in tasks]
+        super().run(job, tasks, done)
+
+
+def test_the_quick_atlas_runs_every_kind_and_every_guarantee_holds(tmp_path: Path) -> None:
+    config = quick(tmp_path)
+    result = run_atlas(config, executor=InlineExecutor())
+    records = read_records(config.run.output)
+    assert result.errors == 0 and all(record.ok for record in records)
+    assert set(Counter(record.kind for record in records)) == set(KINDS)
+    assert result.done == result.scheduled == len(records)
+    frame = q1_frame(records)
+    assert not frame["violation"].any()
+    assert (frame["error"] <= frame["fraction"] + 1e-9).all()
+    assert all(r.data["mismatches"] == 0 for r in records if r.kind == "openspiel")
+    # Resuming runs nothing; a task whose last record is an error runs again, alone.
+    recording = _Recording()
+    again = run_atlas(config, executor=recording)
+    assert recording.given == [] and again.resumed == len(records)
+    victim = records[-1]
+    path = Path(config.run.output) / RECORDS
+    lines = path.read_text().splitlines(keepends=True)
+    failed = json.loads(lines[-1])
+    failed.update(error="boom", data={})
+    path.write_text("".join(lines[:-1]) + json.dumps(failed) + "\n")
+    recording = _Recording()
+    run_atlas(config, executor=recording)
+    assert recording.given == [victim.task_id]
+    report = build_atlas_report(config, "cmd").markdown
+    for section in ("## Facts", "## Q1", "## Against OpenSpiel", "## Solving", "## Max^n"):
+        assert section in report
+    assert "None." in report.split("## Tasks whose last run raised")[1]
+
+
+def test_a_changed_config_is_refused_and_run_settings_may_change(tmp_path: Path) -> None:
+    config = quick(tmp_path)
+    run_atlas(config, executor=_StopAfter(3))
+    raw = tomllib.loads(QUICK.read_text())
+    raw["atlas"]["q1_nodes"] = 500
+    changed = parse_atlas_config(raw, overrides={"output": str(config.run.output)})
+    with pytest.raises(ConfigChangedError, match="atlas"):
+        run_atlas(changed, executor=InlineExecutor())
+    resumed = run_atlas(with_run(config, workers=2), executor=_StopAfter(1))
+    assert resumed.resumed >= 3
+
+
+class _StopAfter(InlineExecutor):
+    """Runs only the first `count` tasks it is given (as a run stopped early would)."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def run(self, job: Job[AtlasTask, Any], tasks: Sequence[AtlasTask], done: Any) -> None:
+        super().run(job, list(tasks)[: self.count], done)
+
+
+# --------------------------------------------------------------------------------- config ---
+
+
+def _raw() -> dict[str, Any]:
+    return tomllib.loads(QUICK.read_text())
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda raw: raw.update(extra={}), r"\[extra\]: unknown section"),
+        (lambda raw: raw["atlas"].update(budget=3), r"\[atlas\] budget: unknown key"),
+        (lambda raw: raw["atlas"].update(epsilon_fractions=[0.1]), "must hold 0"),
+        (lambda raw: raw["atlas"].update(epsilon_fractions=[0.0, 1.0]), r"\[0, 1\)"),
+        (lambda raw: raw["atlas"].update(trace_nodes=[10, 5]), "increasing"),
+        (lambda raw: raw["atlas"].update(tournaments=["nowhere.toml"]), "no such arena config"),
+        (lambda raw: raw["atlas"].update(positions=0), r"positions: must be an integer >= 1"),
+        (lambda raw: raw["games"][0].update(game="no_such_game"), "no_such_game"),
+        (lambda raw: raw["games"][0].update(evaluator="rollout"), "deterministic"),
+        (lambda raw: raw["games"][1].update(evaluator="heuristic"), "has no heuristic"),
+        (lambda raw: raw["games"][0].update(plies=[5, 2]), r"\[low, high\]"),
+        (lambda raw: raw["games"].append({"game": "tic_tac_toe"}), "appears twice"),
+        (lambda raw: raw["games"][2].update(solve=[{"game": "pig"}]), "two-player deterministic"),
+        (lambda raw: raw["games"].append({"game": "kuhn_poker"}), "perfect-information"),
+        (lambda raw: raw["games"][0].update(speed=1), r"speed: unknown key"),
+    ],
+)
+def test_a_malformed_config_is_refused_naming_the_key(change: Any, message: str) -> None:
+    raw = _raw()
+    change(raw)
+    with pytest.raises(AtlasConfigError, match=message):
+        parse_atlas_config(raw, source="atlas.toml")
+
+
+def test_the_full_config_loads_with_every_row_kind() -> None:
+    config = load_atlas_config(FULL)
+    kinds = Counter(entry.kind for entry in config.games)
+    assert kinds["two_player"] >= 30 and kinds["chance"] >= 6 and kinds["n_player"] >= 6
+    assert len(first_stage(config)) == 2 * len(config.games)
+
+
+# --------------------------------------------------------------------------------- script ---
+
+
+def test_the_script_runs_the_quick_atlas_and_writes_the_report(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    shutil.copytree(ROOT / "configs", tmp_path / "configs")
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "atlas.py"),
+        "--config=configs/atlas_quick.toml",
+    ]
+    done = subprocess.run(
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    output = tmp_path / "runs" / "atlas_quick"
+    report = (output / "report.md").read_text()
+    assert "## Q1" in report and "--report_only" in report
+    for name in ("savings.png", "branching.png", "intervals.png"):
+        assert (output / name).read_bytes().startswith(b"\x89PNG")
+    again = subprocess.run(
+        [*command, "--report_only"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert again.returncode == 0 and "## Q1" in again.stdout
+    bad = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "atlas.py"), "--config=nowhere.toml"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "nowhere.toml" in bad.stderr
