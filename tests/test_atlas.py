@@ -273,6 +273,11 @@ def _raw() -> dict[str, Any]:
         (lambda raw: raw["games"][2].update(solve=[{"game": "pig"}]), "two-player deterministic"),
         (lambda raw: raw["games"].append({"game": "kuhn_poker"}), "perfect-information"),
         (lambda raw: raw["games"][0].update(speed=1), r"speed: unknown key"),
+        (lambda raw: raw["games"][0].update(plies=[12, 14]), "ends before that"),
+        (
+            lambda raw: raw["games"][0].update(solve=[{"game": "checkers(rows=4,columns=4)"}]),
+            "ends before that",
+        ),
     ],
 )
 def test_a_malformed_config_is_refused_naming_the_key(change: Any, message: str) -> None:

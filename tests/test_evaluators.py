@@ -470,7 +470,7 @@ def test_make_evaluator_rejects_unknown_name() -> None:
     with pytest.raises(
         ValueError,
         match=(
-            r"^unknown evaluator 'mcts'; accepted: zero, rollout, heuristic, "
+            r"^unknown evaluator 'mcts'; accepted: zero, rollout, heuristic, seeded_rollout, "
             r"net:PATH \(a value-network checkpoint\)$"
         ),
     ):

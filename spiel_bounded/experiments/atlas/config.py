@@ -51,6 +51,7 @@ from typing import Any, Final
 
 from spiel_bounded.arena.settings import RunSettings
 from spiel_bounded.evaluators import EVALUATOR_NAMES, has_heuristic
+from spiel_bounded.experiments.atlas.measures import random_position_list
 from spiel_bounded.games import game_info, load_game
 from spiel_bounded.runs.executors import EXECUTORS
 
@@ -338,13 +339,15 @@ def _game_entry(
     if not isinstance(solve, list):
         raise fail(f"{where} solve", "must be a list of tables {game, plies, positions}")
     solve_sets = tuple(_solve_set(item, f"{where} solve", kind, fail) for item in solve)
+    plies = _plies(values["plies"], f"{where} plies", fail)
+    _reachable(game_string, plies, f"{where} plies", fail)
     return GameEntry(
         label=label,
         game=game_string,
         kind=kind,
         note=note,
         evaluator=evaluator,
-        plies=_plies(values["plies"], f"{where} plies", fail),
+        plies=plies,
         positions=values["positions"],
         max_depth=values["max_depth"],
         q1_nodes=values["q1_nodes"],
@@ -372,11 +375,17 @@ def _solve_set(item: Any, where: str, kind: str, fail: Any) -> SolveSet:
         )
     positions = item.get("positions", 4)
     _integer(positions, 1, f"{where} positions", fail)
-    return SolveSet(
-        game=game_string,
-        plies=_plies(item.get("plies", [0, 0]), f"{where} plies", fail),
-        positions=positions,
-    )
+    plies = _plies(item.get("plies", [0, 0]), f"{where} plies", fail)
+    _reachable(game_string, plies, f"{where} plies", fail)
+    return SolveSet(game=game_string, plies=plies, positions=positions)
+
+
+def _reachable(game_string: str, plies: tuple[int, int], where: str, fail: Any) -> None:
+    """Refuses plies after which random play does not leave a game going."""
+    try:
+        random_position_list(game_string, 1, plies, seed=0)
+    except ValueError as error:
+        raise fail(where, str(error)) from None
 
 
 def _run_settings(table: Any, overrides: Mapping[str, Any], fail: Any) -> RunSettings:

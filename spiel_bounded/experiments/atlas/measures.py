@@ -49,6 +49,8 @@ RATE_ACTIONS: Final = 16
 """Legal actions per timed state at most."""
 UNDO_CHECKS: Final = 400
 """Random (state, action) pairs on which `undo_action` is checked."""
+PLAYOUT_TRIES: Final = 100
+"""Random playouts tried per position asked before `random_position_list` gives up."""
 ABANDON: Final = 5
 """OpenSpiel's search at one depth is given up after this many times its time budget."""
 TERMINAL_VALUES_KEPT: Final = 12
@@ -62,11 +64,18 @@ def random_position_list(
 ) -> list[Position]:
     """`count` seeded positions (decision nodes) after `plies[0] .. plies[1]` random decision
     plies (both included), chance outcomes sampled by their probabilities. A playout that ends
-    before its ply count is started again."""
+    before its ply count is started again.
+
+    Raises:
+        ValueError: `PLAYOUT_TRIES` x `count` playouts did not give `count` positions (the
+            game ends before the plies asked, or at once).
+    """
     game = load_game(game_string)
     rng = np.random.default_rng(seed)
     positions: list[Position] = []
-    while len(positions) < count:
+    for _ in range(PLAYOUT_TRIES * count):
+        if len(positions) == count:
+            break
         target = int(rng.integers(plies[0], plies[1] + 1))
         state = game.new_initial_state()
         played = 0
@@ -79,6 +88,12 @@ def random_position_list(
             played += 1
         if not state.is_terminal():
             positions.append(Position(game_string, tuple(state.history())))
+    if len(positions) < count:
+        raise ValueError(
+            f"{game_string}: {PLAYOUT_TRIES * count} random playouts gave {len(positions)} of "
+            f"the {count} non-terminal positions asked after {plies[0]} to {plies[1]} plies; "
+            "the game ends before that (or at once): ask for fewer plies"
+        )
     return positions
 
 
