@@ -2,7 +2,7 @@
 
     python scripts/atlas.py --config configs/atlas.toml                  # run / resume, report
     python scripts/atlas.py --config configs/atlas.toml --report_only    # report only
-    python scripts/atlas.py --config configs/atlas.toml --notournaments  # measurements only
+    python scripts/atlas.py --config configs/atlas.toml --tournaments=false  # measurements only
     python scripts/atlas.py --config ... --executor=dask --scheduler=tcp://host:8786
 
 Runs every measurement that OUTPUT/records.jsonl does not hold yet (facts and depth calibration
