@@ -35,6 +35,7 @@ from spiel_bounded.experiments.atlas.tasks import (
     AtlasRecord,
     AtlasTask,
     first_stage,
+    positions_of,
     run_atlas_task,
 )
 from spiel_bounded.experiments.positions import Position
@@ -326,3 +327,15 @@ def test_the_script_runs_the_quick_atlas_and_writes_the_report(tmp_path: Path) -
         text=True,
     )
     assert bad.returncode == 2 and "nowhere.toml" in bad.stderr
+
+
+def test_a_bound_one_rounding_step_wide_is_not_a_different_value() -> None:
+    # Bounded Star-2 at epsilon 0 returns [-0.11111111111111112, -0.11111111111111102] at depth 4
+    # here (a chance node's weighted bounds differ in the last bits); expectiminimax gives
+    # -0.1111111111111111.
+    config = load_atlas_config(FULL)
+    position = positions_of(config, config.game("einstein_wurfelt_nicht"))[2]
+    comparison = measures.versus_openspiel(
+        position, algorithm="bounded_star2", evaluator="seeded_rollout", seconds=10, max_depth=4
+    )
+    assert comparison.depths == 4 and comparison.mismatches == 0

@@ -68,7 +68,7 @@ class AtlasRecord:
     """What one task measured (one line of records.jsonl).
 
     Attributes:
-        task_id, kind, label, game, index, params: As in the task.
+        task_id, kind, label, game, index, actions, params: As in the task.
         data: The measurement (`asdict` of the typed result of `measures`); empty on error.
         seconds: Process time of the task.
         error: The traceback when the task raised (run again on resume); "" otherwise.
@@ -83,6 +83,7 @@ class AtlasRecord:
     data: Mapping[str, Any]
     seconds: float
     error: str = ""
+    actions: tuple[int, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -95,6 +96,7 @@ class AtlasRecord:
     def from_line(cls, line: str) -> AtlasRecord:
         data = json.loads(line)
         names = {f.name for f in fields(cls)}
+        data["actions"] = tuple(data.get("actions", ()))
         return cls(**{key: value for key, value in data.items() if key in names})
 
 
@@ -109,6 +111,7 @@ def error_record(task: AtlasTask, error: str, seconds: float = 0.0) -> AtlasReco
         data={},
         seconds=seconds,
         error=error,
+        actions=task.actions,
     )
 
 
@@ -128,6 +131,7 @@ def run_atlas_task(task: AtlasTask) -> AtlasRecord:
         params=dict(task.params),
         data=data,
         seconds=time.process_time() - started,
+        actions=task.actions,
     )
 
 
