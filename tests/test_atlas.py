@@ -28,7 +28,7 @@ from spiel_bounded.experiments.atlas.config import (
     parse_atlas_config,
     with_run,
 )
-from spiel_bounded.experiments.atlas.report import build_atlas_report, q1_frame
+from spiel_bounded.experiments.atlas.report import build_atlas_report, planned, q1_frame
 from spiel_bounded.experiments.atlas.runner import RECORDS, read_records, run_atlas
 from spiel_bounded.experiments.atlas.tasks import (
     KINDS,
@@ -239,6 +239,28 @@ def test_a_changed_config_is_refused_and_run_settings_may_change(tmp_path: Path)
     assert resumed.resumed >= 3
 
 
+def test_rows_may_be_added_or_changed_and_only_their_tasks_run(tmp_path: Path) -> None:
+    raw = _raw()
+    raw["games"] = raw["games"][:1]
+    output = str(tmp_path / "atlas" / "run")
+    one_row = parse_atlas_config(raw, overrides={"output": output})
+    run_atlas(one_row, executor=InlineExecutor())
+    before = {record.task_id for record in read_records(output)}
+    raw["games"].append({"game": "nim", "evaluator": "seeded_rollout"})
+    recording = _Recording()
+    run_atlas(parse_atlas_config(raw, overrides={"output": output}), executor=recording)
+    assert recording.given and all("/nim/" in task_id for task_id in recording.given)
+    raw["games"][1]["rollouts"] = 3  # a changed row: its tasks are new, the old ones ignored
+    changed = parse_atlas_config(raw, overrides={"output": output})
+    recording = _Recording()
+    run_atlas(changed, executor=recording)
+    assert recording.given and all("/nim/" in task_id for task_id in recording.given)
+    assert not set(recording.given) & before
+    report_records = planned(changed, read_records(output))
+    nim = [r for r in report_records if r.label == "nim" and r.kind == "q1"]
+    assert nim and all(r.params.get("rollouts") == 3 for r in nim)
+
+
 class _StopAfter(InlineExecutor):
     """Runs only the first `count` tasks it is given (as a run stopped early would)."""
 
@@ -274,6 +296,8 @@ def _raw() -> dict[str, Any]:
         (lambda raw: raw["games"][2].update(solve=[{"game": "pig"}]), "two-player deterministic"),
         (lambda raw: raw["games"].append({"game": "kuhn_poker"}), "perfect-information"),
         (lambda raw: raw["games"][0].update(speed=1), r"speed: unknown key"),
+        (lambda raw: raw["games"][0].update(rollouts=4), "seeded_rollout evaluator only"),
+        (lambda raw: raw["games"][1].update(rollouts=0), "rollouts: must be an integer >= 1"),
         (lambda raw: raw["games"][0].update(plies=[12, 14]), "ends before that"),
         (
             lambda raw: raw["games"][0].update(solve=[{"game": "checkers(rows=4,columns=4)"}]),

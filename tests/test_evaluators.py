@@ -712,3 +712,17 @@ def test_seeded_rollout_gives_different_states_different_playouts() -> None:
     states = testing.random_positions(game, 40, plies=(2, 12), seed=5)
     evaluator = make_evaluator("seeded_rollout", game)
     assert len({tuple(evaluator.evaluate(state)) for state in states}) > 1
+
+
+def test_seeded_rollout_averages_its_playouts_in_steps_of_one_over_their_number() -> None:
+    game = pyspiel.load_game("othello")
+    states = testing.random_positions(game, 5, plies=(2, 10), seed=9)
+    eight = make_evaluator("seeded_rollout", game, rollouts=8)
+    one = make_evaluator("seeded_rollout", game)
+    for state in states:
+        value = eight.evaluate(state)
+        assert value == make_evaluator("seeded_rollout", game, rollouts=8).evaluate(state)
+        assert (8 * value[0]).is_integer() and value[0] == -value[1]
+        assert one.evaluate(state)[0] in (-1.0, 0.0, 1.0)
+    with pytest.raises(ValueError, match="rollouts"):
+        make_evaluator("seeded_rollout", game, rollouts=0)

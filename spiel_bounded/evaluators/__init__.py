@@ -52,7 +52,7 @@ def make_evaluator(
         spec: One of `EVALUATOR_NAMES`, "net:PATH" (a value-network checkpoint), or an object
             with a `name` and an `evaluate` method.
         game: The game the evaluator will be used on.
-        rollouts: Playouts per evaluation ("rollout" only).
+        rollouts: Playouts per evaluation ("rollout" and "seeded_rollout" only).
         seed: Integer seed or generator for the playouts ("rollout" only).
 
     Returns:
@@ -71,7 +71,7 @@ def make_evaluator(
         if spec == "heuristic":
             return HeuristicEvaluator(game)
         if spec == "seeded_rollout":
-            return SeededRolloutEvaluator(game)
+            return SeededRolloutEvaluator(game, rollouts=rollouts)
         if spec.startswith(NET_PREFIX) and len(spec) > len(NET_PREFIX):
             from spiel_bounded.evaluators.value_net.evaluator import ValueNetEvaluator
 

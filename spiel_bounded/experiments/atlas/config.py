@@ -31,6 +31,7 @@
     note = ""                      # optional: e.g. why a smaller variant than the default
     evaluator = "heuristic"        # optional: default heuristic where there is one, else
                                    #   seeded_rollout (deterministic per state)
+    rollouts = 8                   # optional, seeded_rollout only: playouts averaged per leaf
     plies = [4, 16]                # optional overrides of [atlas] keys for this game:
     max_depth = 8                  #   plies, positions, max_depth, q1_nodes, pruning_depth
     solve = [{ game = "hex(board_size=3)", plies = [0, 3], positions = 4 }]
@@ -45,7 +46,7 @@ import json
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -77,7 +78,7 @@ ATLAS_KEYS: Final = {
 }
 """Every `[atlas]` key and its default."""
 GAME_OVERRIDES: Final = ("plies", "positions", "max_depth", "q1_nodes", "pruning_depth")
-GAME_KEYS: Final = ("game", "label", "note", "evaluator", "solve", *GAME_OVERRIDES)
+GAME_KEYS: Final = ("game", "label", "note", "evaluator", "rollouts", "solve", *GAME_OVERRIDES)
 SOLVE_KEYS: Final = ("game", "plies", "positions")
 RUN_KEYS: Final = ("output", "workers", "executor", "scheduler")
 
@@ -112,6 +113,7 @@ class GameEntry:
         kind: "two_player" (deterministic), "chance" (two players with chance) or "n_player".
         note: Said beside the row (e.g. why a smaller variant than the default).
         evaluator: The leaf evaluator of every depth-limited search.
+        rollouts: Playouts averaged per leaf (`seeded_rollout`).
         plies, positions, max_depth, q1_nodes, pruning_depth: As in `[atlas]`, for this game.
         solve: Small variants for the solvers.
     """
@@ -127,6 +129,7 @@ class GameEntry:
     q1_nodes: int
     pruning_depth: int
     solve: tuple[SolveSet, ...] = ()
+    rollouts: int = 1
 
     @property
     def q1_algorithm(self) -> str:
@@ -155,9 +158,10 @@ class AtlasConfig:
     run: RunSettings
 
     def canonical(self) -> dict[str, Any]:
-        """What the measurements depend on: the settings and the games."""
-        settings = {k: v for k, v in self.settings.items() if k != "tournaments"}
-        return {"atlas": settings, "games": [asdict(entry) for entry in self.games]}
+        """What every measurement depends on: the `[atlas]` settings. Rows may be added or
+        changed between runs: a task's id holds its game and parameters, so a changed row's
+        tasks are new ones, and records of tasks no longer asked for are ignored."""
+        return {"atlas": {k: v for k, v in self.settings.items() if k != "tournaments"}}
 
     def fingerprint(self) -> str:
         text = json.dumps(self.canonical(), sort_keys=True)
@@ -329,6 +333,10 @@ def _game_entry(
         )
     if evaluator == "heuristic" and not has_heuristic(game):
         raise fail(f"{where} evaluator", f"{info.description} has no heuristic; use seeded_rollout")
+    rollouts = table.get("rollouts", 1)
+    _integer(rollouts, 1, f"{where} rollouts", fail)
+    if rollouts != 1 and evaluator != "seeded_rollout":
+        raise fail(f"{where} rollouts", "playouts are set for the seeded_rollout evaluator only")
     values = {key: table.get(key, settings[key]) for key in GAME_OVERRIDES}
     for key in ("positions", "max_depth", "q1_nodes", "pruning_depth"):
         _integer(values[key], 1, f"{where} {key}", fail)
@@ -353,6 +361,7 @@ def _game_entry(
         q1_nodes=values["q1_nodes"],
         pruning_depth=values["pruning_depth"],
         solve=solve_sets,
+        rollouts=rollouts,
     )
 
 

@@ -61,6 +61,12 @@ SOLVERS: Final = ("pns", "bounded_pns", "bounded_ab")
 TRACERS: Final = ("bounded_ab", "babmcts", "bounded_pns")
 
 
+def leaf_params(evaluator: str, rollouts: int) -> dict[str, Any]:
+    """A search's leaf parameters: the evaluator, and its playouts when not 1 (so that the tasks
+    of one playout keep the parameters, and ids, they had before playouts could be set)."""
+    return {"evaluator": evaluator, **({"rollouts": rollouts} if rollouts != 1 else {})}
+
+
 def random_position_list(
     game_string: str, count: int, plies: tuple[int, int], seed: int
 ) -> list[Position]:
@@ -295,6 +301,7 @@ def calibrate_depth(
     evaluator: str,
     budget: int,
     max_depth: int,
+    rollouts: int = 1,
 ) -> Calibration:
     """Searches `positions` at epsilon 0 at depths 1, 2, ... and picks the deepest whose median
     node count is within `budget`. Each search is capped at budget + 1 nodes: a capped search is
@@ -312,7 +319,11 @@ def calibrate_depth(
                     index=0,
                     position=position,
                     fraction=0.0,
-                    params={"depth": depth, "evaluator": evaluator, "nodes": budget + 1},
+                    params={
+                        "depth": depth,
+                        "nodes": budget + 1,
+                        **leaf_params(evaluator, rollouts),
+                    },
                 )
             )
             if not record.ok:
@@ -371,6 +382,7 @@ def versus_openspiel(
     evaluator: str,
     seconds: float,
     max_depth: int,
+    rollouts: int = 1,
 ) -> OpenSpielComparison:
     """Compares `algorithm` (bounded_ab or bounded_star2, epsilon 0, the bot's defaults) with
     OpenSpiel's search at depths 1, 2, ... until OpenSpiel needs more than `seconds` at a depth
@@ -382,7 +394,7 @@ def versus_openspiel(
     state = position.state()
     game = state.get_game()
     player = state.current_player()
-    leaf = make_evaluator(evaluator, game)
+    leaf = make_evaluator(evaluator, game, rollouts=rollouts)
 
     def value_function(leaf_state: pyspiel.State) -> float:
         return float(leaf.evaluate(leaf_state)[player])
@@ -421,7 +433,7 @@ def versus_openspiel(
                 index=0,
                 position=position,
                 fraction=0.0,
-                params={"depth": depth, "evaluator": evaluator},
+                params={"depth": depth, **leaf_params(evaluator, rollouts)},
             )
         )
         if not record.ok:
@@ -633,11 +645,17 @@ class PruningPoint:
 
 
 def pruning_nodes(
-    position: Position, *, pruning: str, depth: int, evaluator: str, nodes: int
+    position: Position,
+    *,
+    pruning: str,
+    depth: int,
+    evaluator: str,
+    nodes: int,
+    rollouts: int = 1,
 ) -> PruningPoint:
     """Max^n from `position` to `depth` with `pruning` (move ordering by the evaluator)."""
     state = position.state()
-    leaf = make_evaluator(evaluator, state.get_game())
+    leaf = make_evaluator(evaluator, state.get_game(), rollouts=rollouts)
     started = time.process_time()
     result = maxn(
         state,

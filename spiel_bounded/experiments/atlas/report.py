@@ -384,7 +384,7 @@ def _tournament_lines(config: AtlasConfig) -> tuple[list[str], dict[str, pd.Data
 
 def _skips_and_errors(config: AtlasConfig, records: Sequence[AtlasRecord]) -> list[str]:
     done = finished(records)
-    _, skips = second_stage(config, calibrated_depths(list(done.values())))
+    _, skips = second_stage(config, calibrated_depths(config, list(done.values())))
     lines = ["", "## Skipped measurements", ""]
     rows = [[skip.label, skip.kind, skip.reason] for skip in skips]
     lines += table(["game", "measurement", "reason"], rows, "lll") if rows else ["None."]
@@ -404,10 +404,18 @@ def _skips_and_errors(config: AtlasConfig, records: Sequence[AtlasRecord]) -> li
     return lines + table(["task", "error"], rows, "ll")
 
 
+def planned(config: AtlasConfig, records: Sequence[AtlasRecord]) -> list[AtlasRecord]:
+    """The records of tasks `config` asks for (a changed row's old records are left out)."""
+    stage_one = first_stage(config)
+    depths = calibrated_depths(config, records)
+    wanted = {task.task_id for task in [*stage_one, *second_stage(config, depths)[0]]}
+    return [record for record in records if record.task_id in wanted]
+
+
 def build_atlas_report(config: AtlasConfig, command: str) -> AtlasReport:
     """The report of `config`'s records (finished tasks only; a task run twice counts once)."""
     records = read_records(config.run.output)
-    done = list(finished(records).values())
+    done = planned(config, list(finished(records).values()))
     facts = _frame(done, "facts")
     q1 = q1_frame(done)
     calibration = _frame(done, "calibrate")
@@ -417,7 +425,7 @@ def build_atlas_report(config: AtlasConfig, command: str) -> AtlasReport:
     pruning = pruning_frame(_frame(done, "pruning"))
     beff = beff_frame(config, q1, facts)
     stage_one = len(first_stage(config))
-    stage_two = len(second_stage(config, calibrated_depths(done))[0])
+    stage_two = len(second_stage(config, calibrated_depths(config, done))[0])
     seconds = sum(record.seconds for record in done)
     lines = [
         "# The catalogue atlas: what bounding buys, game by game",

@@ -166,7 +166,8 @@ def _measure(
             if stage == 1:
                 tasks = first_stage(config)
             else:
-                tasks, _ = second_stage(config, calibrated_depths(list(done_ids.values())))
+                depths = calibrated_depths(config, list(done_ids.values()))
+                tasks, _ = second_stage(config, depths)
             pending = [task for task in tasks if task.task_id not in done_ids]
             totals["scheduled"] += len(tasks)
             totals["resumed"] += len(tasks) - len(pending)

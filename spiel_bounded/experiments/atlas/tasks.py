@@ -150,6 +150,7 @@ def _measure(task: AtlasTask) -> dict[str, Any]:
             evaluator=p["evaluator"],
             budget=p["budget"],
             max_depth=p["max_depth"],
+            rollouts=p.get("rollouts", 1),
         )
         return asdict(calibration)
     if task.kind == "q1":
@@ -161,7 +162,11 @@ def _measure(task: AtlasTask) -> dict[str, Any]:
                 index=task.index,
                 position=task.position,
                 fraction=p["fraction"],
-                params={"depth": p["depth"], "evaluator": p["evaluator"], "nodes": p["nodes"]},
+                params={
+                    "depth": p["depth"],
+                    "nodes": p["nodes"],
+                    **measures.leaf_params(p["evaluator"], p.get("rollouts", 1)),
+                },
             )
         )
         if not record.ok:
@@ -174,6 +179,7 @@ def _measure(task: AtlasTask) -> dict[str, Any]:
             evaluator=p["evaluator"],
             seconds=p["seconds"],
             max_depth=p["max_depth"],
+            rollouts=p.get("rollouts", 1),
         )
         return asdict(comparison)
     if task.kind == "solve":
@@ -191,6 +197,7 @@ def _measure(task: AtlasTask) -> dict[str, Any]:
             depth=p["depth"],
             evaluator=p["evaluator"],
             nodes=p["nodes"],
+            rollouts=p.get("rollouts", 1),
         )
         return asdict(point)
     raise ValueError(f"unknown task kind {task.kind!r}; accepted: {', '.join(KINDS)}")
@@ -240,7 +247,7 @@ def first_stage(config: AtlasConfig) -> list[AtlasTask]:
                 params={
                     "positions": [list(position.actions) for position in positions],
                     "algorithm": entry.q1_algorithm,
-                    "evaluator": entry.evaluator,
+                    **measures.leaf_params(entry.evaluator, entry.rollouts),
                     "budget": entry.q1_nodes,
                     "max_depth": entry.max_depth,
                 },
@@ -273,7 +280,7 @@ def second_stage(
                         algorithm=entry.q1_algorithm,
                         fraction=fraction,
                         depth=depth,
-                        evaluator=entry.evaluator,
+                        **measures.leaf_params(entry.evaluator, entry.rollouts),
                         nodes=Q1_CAP * entry.q1_nodes,
                     )
                 )
@@ -295,7 +302,7 @@ def second_stage(
                             position,
                             pruning=pruning,
                             depth=entry.pruning_depth,
-                            evaluator=entry.evaluator,
+                            **measures.leaf_params(entry.evaluator, entry.rollouts),
                             nodes=s["pruning_nodes"],
                         )
                     )
@@ -308,7 +315,7 @@ def second_stage(
                         index,
                         position,
                         algorithm=entry.q1_algorithm,
-                        evaluator=entry.evaluator,
+                        **measures.leaf_params(entry.evaluator, entry.rollouts),
                         seconds=s["openspiel_seconds"],
                         max_depth=entry.max_depth,
                     )
@@ -390,9 +397,10 @@ def _task(kind: str, entry: GameEntry, index: int, position: Position, **params:
     )
 
 
-def calibrated_depths(records: Sequence[AtlasRecord]) -> dict[str, int]:
-    """The depth of every row whose calibration has finished."""
-    return {r.label: int(r.data["depth"]) for r in records if r.kind == "calibrate" and r.ok}
+def calibrated_depths(config: AtlasConfig, records: Sequence[AtlasRecord]) -> dict[str, int]:
+    """The depth of every row whose calibration (as `config` asks for it) has finished."""
+    wanted = {task.task_id for task in first_stage(config) if task.kind == "calibrate"}
+    return {r.label: int(r.data["depth"]) for r in records if r.task_id in wanted and r.ok}
 
 
 def _stable(text: str) -> int:
