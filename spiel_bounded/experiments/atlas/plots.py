@@ -71,35 +71,36 @@ def branching_figure(beff: pd.DataFrame) -> Figure | None:
 
 
 def intervals_figure(trace: pd.DataFrame) -> Figure | None:
+    """One panel per traced variant (its first position): each search's proven interval as a
+    band against the node budget; a search stops at the budget that solved the root, and its
+    final interval is drawn on to the largest budget."""
     if trace.empty:
         return None
-    cases = list(dict.fromkeys(zip(trace["game"], trace["index"], strict=True)))
-    columns = min(4, len(cases))
-    rows = -(-len(cases) // columns)
-    figure = Figure(figsize=(3.2 * columns, 2.4 * rows + 0.8), layout="constrained")
+    trace = trace[trace["index"] == trace["index"].min()]
+    games = list(dict.fromkeys(trace["game"]))
+    columns = min(4, len(games))
+    rows = -(-len(games) // columns)
+    figure = Figure(figsize=(3.4 * columns, 2.3 * rows + 0.9), layout="constrained")
     panels = np.atleast_1d(figure.subplots(rows, columns, squeeze=False)).ravel()
-    for axes, (game, index) in zip(panels, cases, strict=False):
-        mine = trace[(trace["game"] == game) & (trace["index"] == index)]
+    for axes, game in zip(panels, games, strict=False):
+        mine = trace[trace["game"] == game]
+        last = max(max(budgets) for budgets in mine["budgets"])
         for row in mine.itertuples():
-            nodes = np.maximum(np.asarray(row.budgets, dtype=float), 1)
-            offset = {"bounded_ab": 0.94, "babmcts": 1.0, "bounded_pns": 1.06}[row.algorithm]
-            axes.vlines(
-                nodes * offset,
-                row.lower,
-                row.upper,
-                color=_COLOURS[row.algorithm],
-                linewidth=3,
-                alpha=0.8,
-                label=row.algorithm,
-            )
+            budgets = [*row.budgets, last] if row.budgets[-1] < last else list(row.budgets)
+            lower = [*row.lower, row.lower[-1]][: len(budgets)]
+            upper = [*row.upper, row.upper[-1]][: len(budgets)]
+            colour = _COLOURS[row.algorithm]
+            axes.fill_between(budgets, lower, upper, step="post", color=colour, alpha=0.18)
+            axes.step(budgets, lower, where="post", color=colour, label=row.algorithm)
+            axes.step(budgets, upper, where="post", color=colour)
         axes.set_xscale("log")
-        axes.set_title(f"{game} #{index}", fontsize=8)
+        axes.set_title(game, fontsize=8)
         axes.tick_params(labelsize=7)
         axes.grid(alpha=0.3)
-    for axes in panels[len(cases) :]:
+    for axes in panels[len(games) :]:
         axes.set_visible(False)
     handles: dict[str, Any] = {}
-    for axes in panels[: len(cases)]:
+    for axes in panels[: len(games)]:
         for handle, label in zip(*axes.get_legend_handles_labels(), strict=True):
             handles.setdefault(label, handle)
     figure.legend(
@@ -109,9 +110,9 @@ def intervals_figure(trace: pd.DataFrame) -> Figure | None:
         ncols=3,
         fontsize=8,
     )
+    figure.supxlabel("node budget (a fresh search per budget; log scale)", fontsize=8)
     figure.suptitle(
-        "Proven root interval [lower, upper] (mover's game value) against the node budget: "
-        "a fresh search per budget",
+        "Proven root interval [lower, upper] on the mover's game value against the node budget",
         fontsize=9,
     )
     return figure
