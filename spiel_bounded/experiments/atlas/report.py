@@ -40,6 +40,7 @@ from spiel_bounded.experiments.atlas.config import AtlasConfig
 from spiel_bounded.experiments.atlas.runner import finished, read_records
 from spiel_bounded.experiments.atlas.tasks import (
     PRUNINGS,
+    Q1_CAP,
     AtlasRecord,
     calibrated_depths,
     first_stage,
@@ -78,16 +79,17 @@ def quartiles(values: pd.Series, digits: int = 2) -> str:
 
 def q1_frame(records: Sequence[AtlasRecord]) -> pd.DataFrame:
     """One row per Q1 search, with its ratios to epsilon 0 and its error against the epsilon-0
-    value (the exact depth-limited value)."""
+    value (the exact depth-limited value); both NaN unless both searches completed."""
     frame = _frame(records, "q1")
     if frame.empty:
         return frame
-    reference = frame[frame["fraction"] == 0].set_index(["label", "index"])
+    reference = frame[(frame["fraction"] == 0) & frame["proved"]].set_index(["label", "index"])
     keys = pd.MultiIndex.from_frame(frame[["label", "index"]])
     for column in ("nodes", "seconds", "lower"):
         frame[f"exact_{column}"] = reference[column].reindex(keys).to_numpy()
-    frame["nodes_ratio"] = frame["nodes"] / frame["exact_nodes"]
-    frame["seconds_ratio"] = frame["seconds"] / frame["exact_seconds"]
+    completed = frame["proved"].astype(bool)
+    frame["nodes_ratio"] = (frame["nodes"] / frame["exact_nodes"]).where(completed)
+    frame["seconds_ratio"] = (frame["seconds"] / frame["exact_seconds"]).where(completed)
     frame["error"] = (frame["exact_lower"] - frame["lower"]) / frame["value_range"]
     outside = (frame["exact_lower"] < frame["lower"] - TOLERANCE) | (
         frame["exact_lower"] > frame["upper"] + TOLERANCE
@@ -146,6 +148,7 @@ def _q1_table(config: AtlasConfig, frame: pd.DataFrame, calibration: pd.DataFram
         "search",
         "depth",
         "n",
+        "completed",
         "nodes at eps 0",
         *[f"nodes at {100 * f:g}%" for f in positive],
         f"seconds at {100 * positive[-1]:g}%" if positive else "seconds",
@@ -163,6 +166,7 @@ def _q1_table(config: AtlasConfig, frame: pd.DataFrame, calibration: pd.DataFram
             entry.q1_algorithm,
             str(int(exact["depth"].max())) if not exact.empty else "-",
             str(len(exact)),
+            f"{int(mine['proved'].sum())} of {len(mine)}",
             quartiles(exact["nodes"], 0),
         ]
         for fraction in positive:
@@ -173,7 +177,7 @@ def _q1_table(config: AtlasConfig, frame: pd.DataFrame, calibration: pd.DataFram
         cells.append(f"{errors.max():.2f}" if not errors.empty else "-")
         cells.append(str(int(mine["violation"].sum())))
         rows.append(cells)
-    return table(header, rows, "llrrr" + "r" * len(positive) + "rrr")
+    return table(header, rows, "llrrrr" + "r" * len(positive) + "rrr")
 
 
 def beff_frame(config: AtlasConfig, frame: pd.DataFrame, facts: pd.DataFrame) -> pd.DataFrame:
@@ -449,7 +453,9 @@ def build_atlas_report(config: AtlasConfig, command: str) -> AtlasReport:
         "first positions needs at most the game's node budget (median), with the bot's defaults "
         "(iterative deepening, transposition table, move ordering). Ratios are per position, "
         "to the same search at epsilon 0 (median [quartiles]); epsilons are fractions of the "
-        "declared value range; error = epsilon-0 value - lower bound, in % of the range.",
+        "declared value range; error = epsilon-0 value - lower bound, in % of the range. n: "
+        "positions; completed: searches (positions x epsilons) that finished their depth within "
+        f"{Q1_CAP} x the node budget (the others count in no ratio's reference).",
         "",
         *_q1_table(config, q1, calibration),
         "",
