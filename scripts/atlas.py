@@ -10,7 +10,8 @@ first, then Q1, OpenSpiel comparisons, solving, interval traces and max^n prunin
 arena tournaments of `[atlas] tournaments`, each resuming in its own directory; so rerunning
 resumes, and a run stopped by Ctrl-C, SIGTERM or a kill loses no finished task or game. Shows
 progress on stderr, then writes report.md and the PNG plots into the parent of OUTPUT (for
-configs/atlas.toml: results/atlas/). Exit status: 0 done; 2 a config, output-directory or
+configs/atlas.toml: results/atlas/) and each tournament's own report (summary.md, tables, plots)
+into its directory. Exit status: 0 done; 2 a config, output-directory or
 command-line error; 130 after Ctrl-C, 143 after SIGTERM.
 """
 
@@ -26,7 +27,8 @@ from typing import Any
 from absl import flags
 
 from spiel_bounded import commandline
-from spiel_bounded.arena.config import ConfigError
+from spiel_bounded.arena.config import ConfigError, load_config
+from spiel_bounded.arena.report import report_from_directory, write_report
 from spiel_bounded.experiments.atlas.config import AtlasConfigError, load_atlas_config
 from spiel_bounded.experiments.atlas.report import build_atlas_report, write_atlas_report
 from spiel_bounded.experiments.atlas.runner import run_atlas
@@ -118,6 +120,11 @@ def main(argv: Sequence[str]) -> None:
         rebuild += f" --output {shlex.quote(_OUTPUT.value)}"
     report = build_atlas_report(config, rebuild)
     written = write_atlas_report(report, Path(config.run.output).parent)
+    for path in config.tournaments:  # each tournament's own report, as round_robin.py writes it
+        directory = load_config(path).run.output
+        if (Path(directory) / "games.csv").exists():
+            command = f"python scripts/round_robin.py --config {path} --report_only"
+            write_report(report_from_directory(directory, command=command), directory)
     sys.stdout.write(report.markdown)
     sys.stdout.write(f"\nWrote {', '.join(str(path) for path in written)}\n")
 

@@ -199,7 +199,7 @@ class _Recording(InlineExecutor):
 
 def test_the_quick_atlas_runs_every_kind_and_every_guarantee_holds(tmp_path: Path) -> None:
     config = quick(tmp_path)
-    result = run_atlas(config, executor=InlineExecutor())
+    result = run_atlas(config, executor=InlineExecutor(), tournaments=False)
     records = read_records(config.run.output)
     assert result.errors == 0 and all(record.ok for record in records)
     assert set(Counter(record.kind for record in records)) == set(KINDS)
@@ -210,7 +210,7 @@ def test_the_quick_atlas_runs_every_kind_and_every_guarantee_holds(tmp_path: Pat
     assert all(r.data["mismatches"] == 0 for r in records if r.kind == "openspiel")
     # Resuming runs nothing; a task whose last record is an error runs again, alone.
     recording = _Recording()
-    again = run_atlas(config, executor=recording)
+    again = run_atlas(config, executor=recording, tournaments=False)
     assert recording.given == [] and again.resumed == len(records)
     victim = records[-1]
     path = Path(config.run.output) / RECORDS
@@ -219,7 +219,7 @@ def test_the_quick_atlas_runs_every_kind_and_every_guarantee_holds(tmp_path: Pat
     failed.update(error="boom", data={})
     path.write_text("".join(lines[:-1]) + json.dumps(failed) + "\n")
     recording = _Recording()
-    run_atlas(config, executor=recording)
+    run_atlas(config, executor=recording, tournaments=False)
     assert recording.given == [victim.task_id]
     report = build_atlas_report(config, "cmd").markdown
     for section in ("## Facts", "## Q1", "## Against OpenSpiel", "## Solving", "## Max^n"):
@@ -229,13 +229,13 @@ def test_the_quick_atlas_runs_every_kind_and_every_guarantee_holds(tmp_path: Pat
 
 def test_a_changed_config_is_refused_and_run_settings_may_change(tmp_path: Path) -> None:
     config = quick(tmp_path)
-    run_atlas(config, executor=_StopAfter(3))
+    run_atlas(config, executor=_StopAfter(3), tournaments=False)
     raw = tomllib.loads(QUICK.read_text())
     raw["atlas"]["q1_nodes"] = 500
     changed = parse_atlas_config(raw, overrides={"output": str(config.run.output)})
     with pytest.raises(ConfigChangedError, match="atlas"):
-        run_atlas(changed, executor=InlineExecutor())
-    resumed = run_atlas(with_run(config, workers=2), executor=_StopAfter(1))
+        run_atlas(changed, executor=InlineExecutor(), tournaments=False)
+    resumed = run_atlas(with_run(config, workers=2), executor=_StopAfter(1), tournaments=False)
     assert resumed.resumed >= 3
 
 
@@ -244,16 +244,18 @@ def test_rows_may_be_added_or_changed_and_only_their_tasks_run(tmp_path: Path) -
     raw["games"] = raw["games"][:1]
     output = str(tmp_path / "atlas" / "run")
     one_row = parse_atlas_config(raw, overrides={"output": output})
-    run_atlas(one_row, executor=InlineExecutor())
+    run_atlas(one_row, executor=InlineExecutor(), tournaments=False)
     before = {record.task_id for record in read_records(output)}
     raw["games"].append({"game": "nim", "evaluator": "seeded_rollout"})
     recording = _Recording()
-    run_atlas(parse_atlas_config(raw, overrides={"output": output}), executor=recording)
+    run_atlas(
+        parse_atlas_config(raw, overrides={"output": output}), executor=recording, tournaments=False
+    )
     assert recording.given and all("/nim/" in task_id for task_id in recording.given)
     raw["games"][1]["rollouts"] = 3  # a changed row: its tasks are new, the old ones ignored
     changed = parse_atlas_config(raw, overrides={"output": output})
     recording = _Recording()
-    run_atlas(changed, executor=recording)
+    run_atlas(changed, executor=recording, tournaments=False)
     assert recording.given and all("/nim/" in task_id for task_id in recording.given)
     assert not set(recording.given) & before
     report_records = planned(changed, read_records(output))
@@ -339,6 +341,8 @@ def test_the_script_runs_the_quick_atlas_and_writes_the_report(tmp_path: Path) -
     assert "## Q1" in report and "--report_only" in report
     for name in ("savings.png", "branching.png", "intervals.png"):
         assert (output / name).read_bytes().startswith(b"\x89PNG")
+    assert "babmcts vs mcts" in report.split("## Tournaments")[1]
+    assert (output / "tournament" / "summary.md").exists()
     again = subprocess.run(
         [*command, "--report_only"], cwd=tmp_path, env=env, capture_output=True, text=True
     )
