@@ -30,8 +30,9 @@ from spiel_bounded import commandline
 from spiel_bounded.arena.config import ConfigError, load_config
 from spiel_bounded.arena.report import report_from_directory, write_report
 from spiel_bounded.experiments.atlas.config import AtlasConfigError, load_atlas_config
-from spiel_bounded.experiments.atlas.report import build_atlas_report, write_atlas_report
+from spiel_bounded.experiments.atlas.report import build_atlas_report
 from spiel_bounded.experiments.atlas.runner import run_atlas
+from spiel_bounded.experiments.report import write_report as write_files
 from spiel_bounded.runs import ClusterError, Progress, StoreError
 
 _CONFIG = flags.DEFINE_string("config", None, "Atlas config (TOML).")
@@ -119,7 +120,7 @@ def main(argv: Sequence[str]) -> None:
     if _OUTPUT.value:
         rebuild += f" --output {shlex.quote(_OUTPUT.value)}"
     report = build_atlas_report(config, rebuild)
-    written = write_atlas_report(report, Path(config.run.output).parent)
+    written = write_files(report, Path(config.run.output).parent)
     for path in config.tournaments:  # each tournament's own report, as round_robin.py writes it
         directory = load_config(path).run.output
         if (Path(directory) / "games.csv").exists():

@@ -47,17 +47,26 @@ FAMILIES: Final = {
 
 
 @dataclass(frozen=True, kw_only=True)
-class SweepReport:
-    """The report: its Markdown and the figures to write.
+class ReportFiles:
+    """A report to write: its Markdown and its figures.
 
     Attributes:
         markdown: The tables, with the command that regenerates them.
         figures: File name to figure.
-        frame: One row per finished search task, with its reference and ratios to epsilon 0.
     """
 
     markdown: str
     figures: dict[str, Figure]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweepReport(ReportFiles):
+    """The sweep's report.
+
+    Attributes:
+        frame: One row per finished search task, with its reference and ratios to epsilon 0.
+    """
+
     frame: pd.DataFrame
 
 
@@ -299,7 +308,7 @@ def build_report(config: SweepConfig, command: str) -> SweepReport:
     return SweepReport(markdown="\n".join(lines).rstrip() + "\n", figures=figures, frame=frame)
 
 
-def write_report(report: SweepReport, directory: str | Path) -> list[Path]:
+def write_report(report: ReportFiles, directory: str | Path) -> list[Path]:
     """Writes report.md and the PNGs into `directory`; returns the paths written."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ fsynced, then renamed over the old one.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -187,6 +188,24 @@ def usable_directory(directory: str | Path) -> Path:
             "directory that exists or can be created"
         ) from None
     return directory
+
+
+def read_json_object(path: str | Path) -> dict[str, Any] | None:
+    """The JSON object in `path` (a manifest), or None when the file does not exist.
+
+    Raises:
+        StoreError: The file cannot be read or holds no JSON object.
+    """
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise StoreError(f"{path}: unreadable ({error})") from None
+    if not isinstance(data, dict):
+        raise StoreError(f"{path}: unreadable (not a JSON object)")
+    return data
 
 
 def utc_now() -> str:

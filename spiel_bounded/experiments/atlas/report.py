@@ -23,13 +23,11 @@ Tables, each with its sample sizes:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from spiel_bounded.arena.config import load_config
 from spiel_bounded.arena.markdown import interval, number, table
@@ -46,18 +44,10 @@ from spiel_bounded.experiments.atlas.tasks import (
     first_stage,
     second_stage,
 )
-from spiel_bounded.experiments.report import knuth_moore_nodes
+from spiel_bounded.experiments.report import ReportFiles, knuth_moore_nodes
 from spiel_bounded.runs.journal import StoreError
 
 TOLERANCE: Final = 1e-9
-
-
-@dataclass(frozen=True, kw_only=True)
-class AtlasReport:
-    """The report: its Markdown and the figures to write (file name to figure)."""
-
-    markdown: str
-    figures: dict[str, Figure]
 
 
 def _frame(records: Sequence[AtlasRecord], kind: str) -> pd.DataFrame:
@@ -416,7 +406,7 @@ def planned(config: AtlasConfig, records: Sequence[AtlasRecord]) -> list[AtlasRe
     return [record for record in records if record.task_id in wanted]
 
 
-def build_atlas_report(config: AtlasConfig, command: str) -> AtlasReport:
+def build_atlas_report(config: AtlasConfig, command: str) -> ReportFiles:
     """The report of `config`'s records (finished tasks only; a task run twice counts once)."""
     records = read_records(config.run.output)
     done = planned(config, list(finished(records).values()))
@@ -512,16 +502,4 @@ def build_atlas_report(config: AtlasConfig, command: str) -> AtlasReport:
     }
     if figures:
         lines += ["", "## Plots", ""] + [f"![{name}]({name})" for name in figures]
-    return AtlasReport(markdown="\n".join(lines) + "\n", figures=figures)
-
-
-def write_atlas_report(report: AtlasReport, directory: str | Path) -> list[Path]:
-    """Writes report.md and the PNGs into `directory`; returns the paths written."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    written = [directory / "report.md"]
-    written[0].write_text(report.markdown)
-    for name, figure in report.figures.items():
-        figure.savefig(directory / name, dpi=100)
-        written.append(directory / name)
-    return written
+    return ReportFiles(markdown="\n".join(lines) + "\n", figures=figures)

@@ -37,6 +37,7 @@ from spiel_bounded.runs.journal import (
     Journal,
     StoreError,
     differences,
+    read_json_object,
     utc_now,
     write_atomic,
 )
@@ -232,16 +233,7 @@ class _Stage:
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any] | None:
-    path = Path(directory) / MANIFEST
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
-        raise StoreError(f"{path}: unreadable ({error})") from None
-    if not isinstance(data, dict):
-        raise StoreError(f"{path}: unreadable (not a JSON object)")
-    return data
+    return read_json_object(Path(directory) / MANIFEST)
 
 
 def _write_manifest(
