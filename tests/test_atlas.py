@@ -40,7 +40,7 @@ from spiel_bounded.experiments.atlas.tasks import (
 )
 from spiel_bounded.experiments.positions import Position
 from spiel_bounded.oracles import solve
-from spiel_bounded.runs import ConfigChangedError, InlineExecutor, Job
+from spiel_bounded.runs import ConfigChangedError, InlineExecutor, Job, make_executor
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "atlas_quick.toml"
@@ -273,6 +273,16 @@ class _StopAfter(InlineExecutor):
         super().run(job, list(tasks)[: self.count], done)
 
 
+def test_the_atlas_runs_on_a_local_dask_cluster(tmp_path: Path) -> None:
+    raw = _raw()
+    raw["games"] = raw["games"][:1]
+    config = parse_atlas_config(raw, overrides={"output": str(tmp_path / "run")})
+    result = run_atlas(config, executor=make_executor("dask", 1, None), tournaments=False)
+    records = read_records(config.run.output)
+    assert result.errors == 0 and len(records) == result.scheduled > 0
+    assert all(record.ok for record in records)
+
+
 # --------------------------------------------------------------------------------- config ---
 
 
@@ -367,3 +377,22 @@ def test_a_bound_one_rounding_step_wide_is_not_a_different_value() -> None:
         position, algorithm="bounded_star2", evaluator="seeded_rollout", seconds=10, max_depth=4
     )
     assert comparison.depths == 4 and comparison.mismatches == 0
+
+
+def test_the_committed_atlas_report_is_what_its_records_give(tmp_path: Path) -> None:
+    """The README's `--report_only` command, run on a copy of the committed files, writes the
+    committed report.md: the records, the config and the report agree."""
+    shutil.copytree(ROOT / "configs", tmp_path / "configs")
+    shutil.copytree(ROOT / "results" / "atlas", tmp_path / "results" / "atlas")
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "atlas.py"),
+        "--config",
+        "configs/atlas.toml",
+        "--report_only",
+    ]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    written = (tmp_path / "results" / "atlas" / "report.md").read_text()
+    assert written == (ROOT / "results" / "atlas" / "report.md").read_text()
