@@ -179,8 +179,8 @@ def beff_frame(config: AtlasConfig, frame: pd.DataFrame, facts: pd.DataFrame) ->
     for entry in config.games:
         exact = frame[(frame["label"] == entry.label) & (frame["fraction"] == 0)]
         mine = facts[facts["label"] == entry.label]
-        if exact.empty or mine.empty:
-            continue
+        if exact.empty or mine.empty or bool(mine.iloc[-1]["chance"]):
+            continue  # chance nodes count as nodes: no uniform minimal tree to compare with
         depth = int(exact["depth"].median())
         if depth < 2:
             continue
@@ -454,7 +454,8 @@ def build_atlas_report(config: AtlasConfig, command: str) -> ReportFiles:
         "b_eff = (nodes at epsilon 0)^(1/d) at the Q1 depth; b_KM = N_KM^(1/d) for the minimal "
         "tree of a uniform tree with the game's mean branching factor b (from the facts): "
         "N_KM = sum over k = 0..d of b^ceil(k/2) + b^floor(k/2) - 1. Iterative deepening's "
-        "shallower iterations are included in the nodes.",
+        "shallower iterations are included in the nodes. Games with chance are left out (their "
+        "chance nodes count as nodes).",
         "",
         *_beff_table(beff),
         "",
