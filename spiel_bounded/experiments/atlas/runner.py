@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -144,7 +144,7 @@ def run_atlas(
                 arena = load_config(path)
                 run_tournament(arena, on_progress=tournament_progress, command=command)
                 played.append((str(arena.run.output), clock() - started))
-    return AtlasRunResult(**{**result.__dict__, "tournaments": tuple(played)})
+    return replace(result, tournaments=tuple(played))
 
 
 def _measure(
