@@ -28,7 +28,12 @@ from spiel_bounded.experiments.atlas.config import (
     parse_atlas_config,
     with_run,
 )
-from spiel_bounded.experiments.atlas.report import build_atlas_report, planned, q1_frame
+from spiel_bounded.experiments.atlas.report import (
+    build_atlas_report,
+    listed_pairs,
+    planned,
+    q1_frame,
+)
 from spiel_bounded.experiments.atlas.runner import RECORDS, read_records, run_atlas
 from spiel_bounded.experiments.atlas.tasks import (
     KINDS,
@@ -377,6 +382,17 @@ def test_a_bound_one_rounding_step_wide_is_not_a_different_value() -> None:
         position, algorithm="bounded_star2", evaluator="seeded_rollout", seconds=10, max_depth=4
     )
     assert comparison.depths == 4 and comparison.mismatches == 0
+
+
+def test_a_tournament_table_reports_every_pairing_of_its_bots_once() -> None:
+    """A three-bot table (the n-player orderings) has three questions, not the first bot's two."""
+    pairs = listed_pairs([["brs_plus", "maxn", "paranoid"], ["rivest", "ab"]])
+    assert pairs == {
+        ("brs_plus", "maxn"),
+        ("brs_plus", "paranoid"),
+        ("maxn", "paranoid"),
+        ("rivest", "ab"),
+    }
 
 
 def test_the_committed_atlas_report_is_what_its_records_give(tmp_path: Path) -> None:

@@ -358,10 +358,12 @@ def _tournament_lines(config: AtlasConfig) -> tuple[list[str], dict[str, pd.Data
         if frame.empty:
             lines.append("No game played yet.")
             continue
-        first = (
-            {table_[0] for table_ in arena.tournament.tables} if arena.tournament.tables else set()
-        )
-        shown = frame[frame["bot"].isin(first)] if first else frame
+        shown = frame
+        if arena.tournament.tables:
+            listed = listed_pairs(arena.tournament.tables)
+            shown = frame[
+                [pair in listed for pair in zip(frame["bot"], frame["opponent"], strict=True)]
+            ]
         rows = [
             [
                 str(r.game),
@@ -374,6 +376,17 @@ def _tournament_lines(config: AtlasConfig) -> tuple[list[str], dict[str, pd.Data
         ]
         lines += table(["game", "pairing", "games", "W-D-L", "score % [95% Wilson]"], rows, "llrlr")
     return lines, scores
+
+
+def listed_pairs(tables: Sequence[Sequence[str]]) -> set[tuple[str, str]]:
+    """Each pairing of a listed table once, as the table orders it (the first bot of a two-bot
+    table is the candidate)."""
+    return {
+        (table_[i], table_[j])
+        for table_ in tables
+        for i in range(len(table_))
+        for j in range(i + 1, len(table_))
+    }
 
 
 def _skips_and_errors(config: AtlasConfig, records: Sequence[AtlasRecord]) -> list[str]:
