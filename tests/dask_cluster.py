@@ -33,7 +33,17 @@ class Cluster:
 
     @property
     def address(self) -> str:
-        return str(json.loads(self.scheduler_file.read_text())["address"])
+        address = self._written_address()
+        assert address is not None, f"{self.scheduler_file} holds no address"
+        return address
+
+    def _written_address(self) -> str | None:
+        """The address in the scheduler file; None while the file is missing or only partly
+        written (the scheduler creates it before it writes it)."""
+        try:
+            return str(json.loads(self.scheduler_file.read_text())["address"])
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            return None
 
     def start_scheduler(self) -> str:
         """Starts the scheduler; its address once it listens."""
@@ -49,7 +59,9 @@ class Cluster:
             ],
             self.directory / "scheduler.log",
         )
-        wait_until(self.scheduler_file.exists, None, "the scheduler wrote its address")
+        wait_until(
+            lambda: self._written_address() is not None, None, "the scheduler wrote its address"
+        )
         return self.address
 
     def start_workers(self, count: int) -> None:
