@@ -159,8 +159,8 @@ class AtlasConfig:
 
     def canonical(self) -> dict[str, Any]:
         """What every measurement depends on: the `[atlas]` settings. Rows may be added or
-        changed between runs: a task's id holds its game and parameters, so a changed row's
-        tasks are new ones, and records of tasks no longer asked for are ignored."""
+        changed between runs: a task's id holds its game, position and parameters, so a changed
+        row's tasks are new ones, and records of tasks no longer asked for are ignored."""
         return {"atlas": {k: v for k, v in self.settings.items() if k != "tournaments"}}
 
     def fingerprint(self) -> str:

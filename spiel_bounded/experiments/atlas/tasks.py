@@ -54,9 +54,9 @@ class AtlasTask:
 
     @property
     def task_id(self) -> str:
-        text = json.dumps({"game": self.game, "params": dict(self.params)}, sort_keys=True)
-        digest = hashlib.sha256(text.encode()).hexdigest()[:10]
-        return f"{self.kind}/{self.label}/{self.index}/{digest}"
+        """Names the measurement exactly (game, position and parameters), so a changed row's
+        tasks are new ones and a record is never reported for a position it did not search."""
+        return measurement_id(self.kind, self.label, self.index, self.game, self.actions, self.params)
 
     @property
     def position(self) -> Position:
@@ -98,6 +98,22 @@ class AtlasRecord:
         names = {f.name for f in fields(cls)}
         data["actions"] = tuple(data.get("actions", ()))
         return cls(**{key: value for key, value in data.items() if key in names})
+
+
+def measurement_id(
+    kind: str,
+    label: str,
+    index: int,
+    game: str,
+    actions: Sequence[int],
+    params: Mapping[str, Any],
+) -> str:
+    """`kind/label/index/digest`, the digest over the game, the actions and the parameters."""
+    text = json.dumps(
+        {"game": game, "actions": list(actions), "params": dict(params)}, sort_keys=True
+    )
+    digest = hashlib.sha256(text.encode()).hexdigest()[:10]
+    return f"{kind}/{label}/{index}/{digest}"
 
 
 def error_record(task: AtlasTask, error: str, seconds: float = 0.0) -> AtlasRecord:
