@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pyspiel
 import pytest
 
@@ -32,6 +33,7 @@ from spiel_bounded.experiments.atlas.report import (
     build_atlas_report,
     listed_pairs,
     planned,
+    pruning_frame,
     q1_frame,
 )
 from spiel_bounded.experiments.atlas.runner import RECORDS, read_records, run_atlas
@@ -44,6 +46,7 @@ from spiel_bounded.experiments.atlas.tasks import (
     run_atlas_task,
 )
 from spiel_bounded.experiments.positions import Position
+from spiel_bounded.experiments.report import knuth_moore_nodes
 from spiel_bounded.oracles import solve
 from spiel_bounded.runs import ConfigChangedError, InlineExecutor, Job, make_executor
 
@@ -407,6 +410,55 @@ def test_a_bound_one_rounding_step_wide_is_not_a_different_value() -> None:
         position, algorithm="bounded_star2", evaluator="seeded_rollout", seconds=10, max_depth=4
     )
     assert comparison.depths == 4 and comparison.mismatches == 0
+
+
+def test_the_minimal_tree_of_a_paranoid_search_counts_the_root_players_moves() -> None:
+    # b = 2, d = 3, three players: levels 1 + 2 + 3 + 5 (the root player moves once in 3 plies).
+    assert knuth_moore_nodes(2, 3, players=3) == 11
+    assert knuth_moore_nodes(3, 4) == 1 + 3 + 5 + 11 + 17  # two players: Knuth and Moore's
+    assert knuth_moore_nodes(3, 4, players=2) == knuth_moore_nodes(3, 4)
+
+
+def test_a_pruning_ratio_needs_plain_max_n_to_have_completed() -> None:
+    frame = pd.DataFrame(
+        [
+            {
+                "label": "g",
+                "index": 0,
+                "pruning": "none",
+                "completed": False,
+                "nodes": 100,
+                "values": [0.0, 1.0],
+            },
+            {
+                "label": "g",
+                "index": 0,
+                "pruning": "shallow",
+                "completed": True,
+                "nodes": 10,
+                "values": [1.0, 0.0],
+            },
+            {
+                "label": "g",
+                "index": 1,
+                "pruning": "none",
+                "completed": True,
+                "nodes": 100,
+                "values": [0.0, 1.0],
+            },
+            {
+                "label": "g",
+                "index": 1,
+                "pruning": "shallow",
+                "completed": True,
+                "nodes": 40,
+                "values": [0.0, 1.0],
+            },
+        ]
+    )
+    result = pruning_frame(frame)
+    assert result["plain_completed"].tolist() == [False, False, True, True]
+    assert result["same_value"].tolist() == [True, False, True, True]
 
 
 def test_a_tournament_table_reports_every_pairing_of_its_bots_once() -> None:

@@ -70,9 +70,16 @@ class SweepReport(ReportFiles):
     frame: pd.DataFrame
 
 
-def knuth_moore_nodes(branching: int, depth: int) -> int:
-    """Nodes of the minimal alpha-beta tree of uniform branching and depth, root included."""
-    return sum(branching ** math.ceil(k / 2) + branching ** (k // 2) - 1 for k in range(depth + 1))
+def knuth_moore_nodes(branching: int, depth: int, players: int = 2) -> int:
+    """Nodes of the minimal alpha-beta tree of uniform branching and depth, root included.
+
+    With `players` > 2 it is the paranoid tree's (the root player against a coalition, players
+    moving in turn): at level k the root player has made ceil(k / players) of the k moves, and
+    the minimal tree holds b^(its moves) + b^(the others' moves) - 1 nodes there."""
+    return sum(
+        branching ** math.ceil(k / players) + branching ** (k - math.ceil(k / players)) - 1
+        for k in range(depth + 1)
+    )
 
 
 def records_frame(

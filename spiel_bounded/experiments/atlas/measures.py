@@ -290,7 +290,7 @@ class Calibration:
     algorithm: str
     depth: int
     budget: int
-    by_depth: tuple[tuple[int, int], ...]
+    by_depth: tuple[tuple[int, float], ...]
     reason: str
 
 
@@ -306,7 +306,7 @@ def calibrate_depth(
     """Searches `positions` at epsilon 0 at depths 1, 2, ... and picks the deepest whose median
     node count is within `budget`. Each search is capped at budget + 1 nodes: a capped search is
     over budget, and its count shows as budget + 1 in `by_depth`."""
-    by_depth: list[tuple[int, int]] = []
+    by_depth: list[tuple[int, float]] = []
     chosen, reason = 1, f"max_depth {max_depth} reached"
     for depth in range(1, max_depth + 1):
         nodes, solved = [], 0
@@ -330,10 +330,10 @@ def calibrate_depth(
                 raise RuntimeError(record.error)
             nodes.append(record.nodes if record.proved else budget + 1)
             solved += record.stopped_by == "solved"
-        median = int(statistics.median(nodes))
+        median = statistics.median(nodes)
         by_depth.append((depth, median))
         if median > budget:
-            reason = f"depth {depth} needs {median:,} nodes (median), over the budget"
+            reason = f"depth {depth} needs {median:,.0f} nodes (median), over the budget"
             break
         chosen = depth
         if solved == len(positions):

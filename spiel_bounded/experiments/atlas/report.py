@@ -171,13 +171,18 @@ def _q1_table(config: AtlasConfig, frame: pd.DataFrame, calibration: pd.DataFram
 
 
 def beff_frame(config: AtlasConfig, frame: pd.DataFrame, facts: pd.DataFrame) -> pd.DataFrame:
-    """Per game: the epsilon-0 search's b_eff = nodes^(1/d) (median) against b_KM, the
-    Knuth-Moore minimal tree's for the game's mean branching factor (rounded) at depth d."""
+    """Per game: the epsilon-0 search's b_eff = nodes^(1/d) (median over the searches that
+    reached depth d) against b_KM, the minimal tree's for the game's mean branching factor
+    (rounded) at depth d (Knuth-Moore's, or paranoid's with more than two players)."""
     rows: list[dict[str, object]] = []
     if frame.empty or facts.empty:
         return pd.DataFrame(rows)
     for entry in config.games:
-        exact = frame[(frame["label"] == entry.label) & (frame["fraction"] == 0)]
+        exact = frame[
+            (frame["label"] == entry.label)
+            & (frame["fraction"] == 0)
+            & (frame["stopped_by"] == "depth")  # not capped, not ended early by a proof
+        ]
         mine = facts[facts["label"] == entry.label]
         if exact.empty or mine.empty or bool(mine.iloc[-1]["chance"]):
             continue  # chance nodes count as nodes: no uniform minimal tree to compare with
@@ -186,7 +191,8 @@ def beff_frame(config: AtlasConfig, frame: pd.DataFrame, facts: pd.DataFrame) ->
             continue
         branching = max(2, round(float(mine.iloc[-1]["branching_mean"])))
         b_eff = (exact["nodes"].astype(float) ** (1.0 / exact["depth"])).median()
-        b_km = knuth_moore_nodes(branching, depth) ** (1.0 / depth)
+        players = int(mine.iloc[-1]["players"])
+        b_km = knuth_moore_nodes(branching, depth, players) ** (1.0 / depth)
         rows.append(
             {
                 "label": entry.label,
@@ -291,6 +297,7 @@ def pruning_frame(pruning: pd.DataFrame) -> pd.DataFrame:
     plain = pruning[pruning["pruning"] == "none"].set_index(["label", "index"])
     keys = pd.MultiIndex.from_frame(pruning[["label", "index"]])
     pruning = pruning.copy()
+    pruning["plain_completed"] = plain["completed"].reindex(keys).eq(True).to_numpy()
     pruning["plain_nodes"] = plain["nodes"].reindex(keys).to_numpy()
     pruning["ratio"] = pruning["nodes"] / pruning["plain_nodes"]
     plain_values = plain["values"].reindex(keys).to_list()
@@ -316,9 +323,10 @@ def _pruning_table(config: AtlasConfig, pruning: pd.DataFrame) -> list[str]:
         ]
         for mode in PRUNINGS[1:]:
             rows_of = mine[mine["pruning"] == mode]
-            completed = rows_of[rows_of["completed"] & rows_of["plain_nodes"].notna()]
+            completed = rows_of[rows_of["completed"] & rows_of["plain_completed"]]
             cells.append(quartiles(completed["ratio"]) if not completed.empty else "-")
-        differing = mine[(mine["pruning"] != "none") & mine["completed"] & ~mine["same_value"]]
+        both = mine["completed"] & mine["plain_completed"]
+        differing = mine[(mine["pruning"] != "none") & both & ~mine["same_value"]]
         cells.append(str(len(differing)))
         rows.append(cells)
     header = [
@@ -464,11 +472,14 @@ def build_atlas_report(config: AtlasConfig, command: str) -> ReportFiles:
         "",
         "## Effective branching against Knuth-Moore",
         "",
-        "b_eff = (nodes at epsilon 0)^(1/d) at the Q1 depth; b_KM = N_KM^(1/d) for the minimal "
+        "b_eff = (nodes at epsilon 0)^(1/d) at the Q1 depth, over the searches that ran to "
+        "depth d (not capped, not ended early by a proof); b_KM = N_KM^(1/d) for the minimal "
         "tree of a uniform tree with the game's mean branching factor b (from the facts): "
-        "N_KM = sum over k = 0..d of b^ceil(k/2) + b^floor(k/2) - 1. Iterative deepening's "
-        "shallower iterations are included in the nodes. Games with chance are left out (their "
-        "chance nodes count as nodes).",
+        "N_KM = sum over k = 0..d of b^m + b^(k-m) - 1, m = ceil(k/n) the root player's moves "
+        "among the first k with n players moving in turn (n = 2: Knuth and Moore's; n > 2: "
+        "paranoid's). Iterative deepening's shallower iterations are included in the nodes. "
+        "Games with chance are left out (their chance nodes count as nodes); so are games "
+        "where no search ran to depth d.",
         "",
         *_beff_table(beff),
         "",

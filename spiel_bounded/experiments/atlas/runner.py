@@ -5,8 +5,9 @@ first stage's depths), then the arena tournaments the config names.
 Every finished task is appended to OUTPUT/records.jsonl with one `write` and an `fsync` before
 the next is accepted, so a run killed at any moment loses no finished task; OUTPUT/atlas.json
 holds the config's fingerprint, and a run whose `[atlas]` settings changed is refused
-(`ConfigChangedError`); rows may be added or changed, and only their new tasks run. Each tournament keeps its own directory (its config's `[run] output`)
-and resumes the same way. Nothing here prints: progress goes to callbacks.
+(`ConfigChangedError`); rows may be added or changed, and only their new tasks run. Each
+tournament keeps its own directory (its config's `[run] output`) and resumes the same way.
+Nothing here prints: progress goes to callbacks.
 """
 
 from __future__ import annotations

@@ -56,7 +56,9 @@ class AtlasTask:
     def task_id(self) -> str:
         """Names the measurement exactly (game, position and parameters), so a changed row's
         tasks are new ones and a record is never reported for a position it did not search."""
-        return measurement_id(self.kind, self.label, self.index, self.game, self.actions, self.params)
+        return measurement_id(
+            self.kind, self.label, self.index, self.game, self.actions, self.params
+        )
 
     @property
     def position(self) -> Position:
