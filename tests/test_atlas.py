@@ -181,9 +181,9 @@ def test_every_max_n_pruning_keeps_the_root_value() -> None:
 def test_seeded_rollout_lets_searches_agree_on_games_without_a_heuristic() -> None:
     (position,) = measures.random_position_list("othello", 1, (4, 6), seed=8)
     comparison = measures.versus_openspiel(
-        position, algorithm="bounded_ab", evaluator="seeded_rollout", seconds=0.02, max_depth=3
+        position, algorithm="bounded_ab", evaluator="seeded_rollout", seconds=0.05, max_depth=3
     )
-    assert comparison.mismatches == 0
+    assert comparison.mismatches == 0 and comparison.depths >= 2
 
 
 def test_a_task_that_raises_becomes_an_error_record() -> None:
@@ -344,6 +344,8 @@ def _raw() -> dict[str, Any]:
         (lambda raw: raw["games"][0].update(rollouts=4), "seeded_rollout evaluator only"),
         (lambda raw: raw["games"][1].update(rollouts=0), "rollouts: must be an integer >= 1"),
         (lambda raw: raw["games"][0].update(plies=[12, 14]), "ends before that"),
+        (lambda raw: raw["games"].append({"game": "nim(pile_sizes=1;2)"}), "add a label"),
+        (lambda raw: raw["games"][2].update(solve=[{"game": "nim"}]), "leave its solve sets"),
         (
             lambda raw: raw["games"][0].update(solve=[{"game": "checkers(rows=4,columns=4)"}]),
             "ends before that",
@@ -362,6 +364,14 @@ def test_the_full_config_loads_with_every_row_kind() -> None:
     kinds = Counter(entry.kind for entry in config.games)
     assert kinds["two_player"] >= 30 and kinds["chance"] >= 6 and kinds["n_player"] >= 6
     assert len(first_stage(config)) == 2 * len(config.games)
+
+
+def test_a_whole_number_of_seconds_is_the_same_setting_as_its_float() -> None:
+    whole, decimal = _raw(), _raw()
+    whole["atlas"]["openspiel_seconds"] = 1
+    decimal["atlas"]["openspiel_seconds"] = 1.0
+    fingerprints = {parse_atlas_config(raw).fingerprint() for raw in (whole, decimal)}
+    assert len(fingerprints) == 1
 
 
 # --------------------------------------------------------------------------------- script ---

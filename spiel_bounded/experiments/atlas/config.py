@@ -233,6 +233,7 @@ def parse_atlas_config(
     seconds = settings["openspiel_seconds"]
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
         raise fail("[atlas] openspiel_seconds", f"must be a number > 0; got {seconds!r}")
+    settings["openspiel_seconds"] = float(seconds)  # 1 and 1.0: one fingerprint, one task id
     settings["plies"] = _plies(settings["plies"], "[atlas] plies", fail)
     fractions = settings["epsilon_fractions"]
     if (
@@ -297,6 +298,12 @@ def _game_entry(
     game_string = table.get("game")
     if not isinstance(game_string, str) or not game_string:
         raise fail(f"{where} game", "must be an OpenSpiel game string")
+    if "label" not in table and not _NAME.match(game_string):
+        raise fail(
+            f"{where} game",
+            f"{game_string!r} cannot name its row: add a label (letters, digits and "
+            "_ . = ( ) , - only)",
+        )
     label = table.get("label", game_string)
     where = f"[[games]] {label}"
     if not isinstance(label, str) or not _NAME.match(label):
@@ -346,9 +353,19 @@ def _game_entry(
     solve = table.get("solve", [])
     if not isinstance(solve, list):
         raise fail(f"{where} solve", "must be a list of tables {game, plies, positions}")
-    solve_sets = tuple(_solve_set(item, f"{where} solve", kind, fail) for item in solve)
+    if solve and kind != "two_player":
+        raise fail(
+            f"{where} solve",
+            "the solvers (pns, bounded_pns, bounded_ab) take two-player deterministic games; "
+            f"this row is {info.description}: leave its solve sets out",
+        )
+    solve_sets = tuple(
+        _solve_set(item, number, f"{where} solve", settings["seed"], fail)
+        for number, item in enumerate(solve)
+    )
     plies = _plies(values["plies"], f"{where} plies", fail)
-    _reachable(game_string, plies, f"{where} plies", fail)
+    seed = position_seed(settings["seed"], label)
+    _reachable(game_string, values["positions"], plies, seed, f"{where} plies", fail)
     return GameEntry(
         label=label,
         game=game_string,
@@ -365,7 +382,7 @@ def _game_entry(
     )
 
 
-def _solve_set(item: Any, where: str, kind: str, fail: Any) -> SolveSet:
+def _solve_set(item: Any, number: int, where: str, seed: int, fail: Any) -> SolveSet:
     if not isinstance(item, dict):
         raise fail(where, "every entry must be a table {game, plies, positions}")
     _no_unknown(item, SOLVE_KEYS, where, fail)
@@ -376,7 +393,7 @@ def _solve_set(item: Any, where: str, kind: str, fail: Any) -> SolveSet:
         info = game_info(load_game(game_string))
     except ValueError as error:
         raise fail(f"{where} game", str(error)) from None
-    if kind != "two_player" or info.has_chance or info.num_players != 2:
+    if info.has_chance or info.num_players != 2:
         raise fail(
             f"{where} game",
             f"the solvers (pns, bounded_pns, bounded_ab) take two-player deterministic games; "
@@ -385,14 +402,24 @@ def _solve_set(item: Any, where: str, kind: str, fail: Any) -> SolveSet:
     positions = item.get("positions", 4)
     _integer(positions, 1, f"{where} positions", fail)
     plies = _plies(item.get("plies", [0, 0]), f"{where} plies", fail)
-    _reachable(game_string, plies, f"{where} plies", fail)
+    set_seed = position_seed(seed, game_string, number)
+    _reachable(game_string, positions, plies, set_seed, f"{where} plies", fail)
     return SolveSet(game=game_string, plies=plies, positions=positions)
 
 
-def _reachable(game_string: str, plies: tuple[int, int], where: str, fail: Any) -> None:
-    """Refuses plies after which random play does not leave a game going."""
+def position_seed(seed: int, name: str, number: int = 0) -> int:
+    """The seed of a position set: the config's `seed` offset by a stable digest of the set's
+    name (a row's label, a solve set's game) and its number, the same in every process."""
+    return seed + int(hashlib.sha256(name.encode()).hexdigest()[:6], 16) + number
+
+
+def _reachable(
+    game_string: str, count: int, plies: tuple[int, int], seed: int, where: str, fail: Any
+) -> None:
+    """Refuses plies after which random play does not leave the game going: the position set
+    the run will search is drawn here once."""
     try:
-        random_position_list(game_string, 1, plies, seed=0)
+        random_position_list(game_string, count, plies, seed)
     except ValueError as error:
         raise fail(where, str(error)) from None
 

@@ -6,8 +6,8 @@ result (`asdict` of it is the task record's `data`).
 - `calibrate_depth`: the deepest depth at which the epsilon-0 search of a game's first positions
   stays within a node budget (Q1 then searches every position at that depth).
 - `versus_openspiel`: our epsilon-0 search against OpenSpiel's `alpha_beta_search` (or
-  `expectiminimax` with chance) at the deepest depth OpenSpiel finishes within a time budget,
-  values checked equal at every depth on the way.
+  `expectiminimax` with chance) at depths 1, 2, ... up to the first depth at which OpenSpiel's
+  search needs more than a time budget, values checked equal at every depth.
 - `solve_position`: `pns`, `bounded_pns` or `bounded_ab` to the end of a small variant, within a
   node cap.
 - `trace_interval`: the proven root interval of `bounded_ab`, `babmcts` or `bounded_pns` at
@@ -15,12 +15,13 @@ result (`asdict` of it is the task record's `data`).
 - `pruning_nodes`: max^n at a fixed depth with one pruning mode.
 
 Seconds are process time (`time.process_time`) so that other processes on the machine change
-them less than wall time.
+them less than wall time; only the call rates of `game_facts` (short loops) are wall-clock.
 """
 
 from __future__ import annotations
 
 import statistics
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -209,7 +210,8 @@ def _reservoir(
 
 
 def _rates(states: Sequence[pyspiel.State]) -> tuple[float, float]:
-    """Calls per second of `child(a)` and of `clone()` + `apply_action(a)` over `states`."""
+    """Wall-clock calls per second of `child(a)` and of `clone()` + `apply_action(a)` over
+    `states`."""
     pairs = [(state, action) for state in states for action in state.legal_actions()[:RATE_ACTIONS]]
     if not pairs:
         return 0.0, 0.0
@@ -467,6 +469,9 @@ def versus_openspiel(
     )
 
 
+_PATCHING: Final = threading.Lock()
+
+
 class _Abandoned(Exception):
     """OpenSpiel's search ran past its deadline."""
 
@@ -474,22 +479,27 @@ class _Abandoned(Exception):
 @contextmanager
 def _counting(chance: bool, *, deadline: float) -> Iterator[list[int]]:
     """Counts the calls of OpenSpiel's recursive search function while inside, and stops the
-    search (`_Abandoned`) once the process time passes `deadline`."""
+    search (`_Abandoned`) once the process time passes `deadline`.
+
+    The count replaces the function in OpenSpiel's module, for the whole process: `_PATCHING`
+    keeps a second thread (a Dask worker with several threads) from counting at the same time.
+    """
     name = "expectiminimax" if chance else "_alpha_beta"
-    original = getattr(minimax, name)
-    count = [0]
+    with _PATCHING:
+        original = getattr(minimax, name)
+        count = [0]
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        count[0] += 1
-        if not count[0] & 1023 and time.process_time() > deadline:
-            raise _Abandoned
-        return original(*args, **kwargs)
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            count[0] += 1
+            if not count[0] & 1023 and time.process_time() > deadline:
+                raise _Abandoned
+            return original(*args, **kwargs)
 
-    setattr(minimax, name, counted)
-    try:
-        yield count
-    finally:
-        setattr(minimax, name, original)
+        setattr(minimax, name, counted)
+        try:
+            yield count
+        finally:
+            setattr(minimax, name, original)
 
 
 # -------------------------------------------------------------------------------- solving

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final
 
 from spiel_bounded.experiments.atlas import measures
-from spiel_bounded.experiments.atlas.config import AtlasConfig, GameEntry
+from spiel_bounded.experiments.atlas.config import AtlasConfig, GameEntry, position_seed
 from spiel_bounded.experiments.positions import Position
 from spiel_bounded.experiments.tasks import make_task, run_task
 from spiel_bounded.games import load_game
@@ -235,7 +235,7 @@ class Skip:
 
 def positions_of(config: AtlasConfig, entry: GameEntry) -> list[Position]:
     """The row's seeded positions (the same on every run of the config)."""
-    seed = config.settings["seed"] + _stable(entry.label)
+    seed = position_seed(config.settings["seed"], entry.label)
     return measures.random_position_list(entry.game, entry.positions, entry.plies, seed)
 
 
@@ -370,7 +370,7 @@ def _solving(config: AtlasConfig, entry: GameEntry) -> tuple[list[AtlasTask], li
                     reason=f"bounded_pns on {solve_set.game}: {reason}",
                 )
             )
-        seed = s["seed"] + _stable(solve_set.game) + number
+        seed = position_seed(s["seed"], solve_set.game, number)
         positions = measures.random_position_list(
             solve_set.game, solve_set.positions, solve_set.plies, seed
         )
@@ -419,8 +419,3 @@ def calibrated_depths(config: AtlasConfig, records: Sequence[AtlasRecord]) -> di
     """The depth of every row whose calibration (as `config` asks for it) has finished."""
     wanted = {task.task_id for task in first_stage(config) if task.kind == "calibrate"}
     return {r.label: int(r.data["depth"]) for r in records if r.task_id in wanted and r.ok}
-
-
-def _stable(text: str) -> int:
-    """A seed offset from a name that is the same in every process (unlike `hash`)."""
-    return int(hashlib.sha256(text.encode()).hexdigest()[:6], 16)
