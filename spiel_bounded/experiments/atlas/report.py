@@ -22,7 +22,8 @@ Tables, each with its sample sizes:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -40,6 +41,8 @@ from spiel_bounded.experiments.atlas.tasks import (
     PRUNINGS,
     Q1_CAP,
     AtlasRecord,
+    AtlasTask,
+    Skip,
     calibrated_depths,
     first_stage,
     second_stage,
@@ -130,7 +133,7 @@ def _facts_table(config: AtlasConfig, facts: pd.DataFrame) -> list[str]:
     return table(header, rows, "llrrllrrll")
 
 
-def _q1_table(config: AtlasConfig, frame: pd.DataFrame, calibration: pd.DataFrame) -> list[str]:
+def _q1_table(config: AtlasConfig, frame: pd.DataFrame, depths: Mapping[str, int]) -> list[str]:
     fractions = config.settings["epsilon_fractions"]
     positive = [f for f in fractions if f > 0]
     header = [
@@ -154,7 +157,7 @@ def _q1_table(config: AtlasConfig, frame: pd.DataFrame, calibration: pd.DataFram
         cells = [
             entry.label,
             entry.q1_algorithm,
-            str(int(exact["depth"].max())) if not exact.empty else "-",
+            str(depths.get(entry.label, "-")),
             str(len(exact)),
             f"{int(mine['proved'].sum())} of {len(mine)}",
             quartiles(exact["nodes"], 0),
@@ -397,9 +400,7 @@ def listed_pairs(tables: Sequence[Sequence[str]]) -> set[tuple[str, str]]:
     }
 
 
-def _skips_and_errors(config: AtlasConfig, records: Sequence[AtlasRecord]) -> list[str]:
-    done = finished(records)
-    _, skips = second_stage(config, calibrated_depths(config, list(done.values())))
+def _skips_and_errors(skips: Sequence[Skip], records: Sequence[AtlasRecord]) -> list[str]:
     lines = ["", "## Skipped measurements", ""]
     rows = [[skip.label, skip.kind, skip.reason] for skip in skips]
     lines += table(["game", "measurement", "reason"], rows, "lll") if rows else ["None."]
@@ -419,34 +420,49 @@ def _skips_and_errors(config: AtlasConfig, records: Sequence[AtlasRecord]) -> li
     return lines + table(["task", "error"], rows, "ll")
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What `config` asks for, given the calibrations finished so far."""
+
+    depths: Mapping[str, int]
+    tasks: list[AtlasTask]
+    skips: list[Skip]
+
+    def keep(self, records: Sequence[AtlasRecord]) -> list[AtlasRecord]:
+        wanted = {task.task_id for task in self.tasks}
+        return [record for record in records if record.task_id in wanted]
+
+
+def _plan(config: AtlasConfig, records: Sequence[AtlasRecord]) -> _Plan:
+    depths = calibrated_depths(config, records)
+    second, skips = second_stage(config, depths)
+    return _Plan(depths=depths, tasks=[*first_stage(config), *second], skips=skips)
+
+
 def planned(config: AtlasConfig, records: Sequence[AtlasRecord]) -> list[AtlasRecord]:
     """The records of tasks `config` asks for (a changed row's old records are left out)."""
-    stage_one = first_stage(config)
-    depths = calibrated_depths(config, records)
-    wanted = {task.task_id for task in [*stage_one, *second_stage(config, depths)[0]]}
-    return [record for record in records if record.task_id in wanted]
+    return _plan(config, records).keep(records)
 
 
 def build_atlas_report(config: AtlasConfig, command: str) -> ReportFiles:
     """The report of `config`'s records (finished tasks only; a task run twice counts once)."""
     records = read_records(config.run.output)
-    done = planned(config, list(finished(records).values()))
+    last_finished = list(finished(records).values())
+    plan = _plan(config, last_finished)
+    done = plan.keep(last_finished)
     facts = _frame(done, "facts")
     q1 = q1_frame(done)
-    calibration = _frame(done, "calibrate")
     comparison = _frame(done, "openspiel")
     solve = _frame(done, "solve")
     trace = _frame(done, "trace")
     pruning = pruning_frame(_frame(done, "pruning"))
     beff = beff_frame(config, q1, facts)
-    stage_one = len(first_stage(config))
-    stage_two = len(second_stage(config, calibrated_depths(config, done))[0])
     seconds = sum(record.seconds for record in done)
     lines = [
         "# The catalogue atlas: what bounding buys, game by game",
         "",
         f"Regenerate: `{command}`. Config: `{config.source}` (fingerprint "
-        f"{config.fingerprint()}). {len(done):,} of {stage_one + stage_two:,} measurement tasks "
+        f"{config.fingerprint()}). {len(done):,} of {len(plan.tasks):,} measurement tasks "
         f"finished, {seconds / 60:,.0f} minutes of process time. Rows: {len(config.games)} "
         "games. Intervals are quartiles [25%, 75%] unless marked as 95% intervals.",
         "",
@@ -468,7 +484,7 @@ def build_atlas_report(config: AtlasConfig, command: str) -> ReportFiles:
         "positions; completed: searches (positions x epsilons) that finished their depth within "
         f"{Q1_CAP} x the node budget (the others count in no ratio's reference).",
         "",
-        *_q1_table(config, q1, calibration),
+        *_q1_table(config, q1, plan.depths),
         "",
         "## Effective branching against Knuth-Moore",
         "",
@@ -514,7 +530,7 @@ def build_atlas_report(config: AtlasConfig, command: str) -> ReportFiles:
     ]
     tournament_lines, scores = _tournament_lines(config)
     lines += tournament_lines
-    lines += _skips_and_errors(config, records)
+    lines += _skips_and_errors(plan.skips, records)
     figures = {
         name: figure
         for name, figure in (
