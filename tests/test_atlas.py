@@ -347,6 +347,10 @@ def _raw() -> dict[str, Any]:
         (lambda raw: raw["games"].append({"game": "nim(pile_sizes=1;2)"}), "add a label"),
         (lambda raw: raw["games"][2].update(solve=[{"game": "nim"}]), "leave its solve sets"),
         (
+            lambda raw: raw["games"][1]["solve"].append({"game": "tic_tac_toe"}),
+            "solved in row tic_tac_toe already",
+        ),
+        (
             lambda raw: raw["games"][0].update(solve=[{"game": "checkers(rows=4,columns=4)"}]),
             "ends before that",
         ),

@@ -363,6 +363,15 @@ def _game_entry(
         _solve_set(item, number, f"{where} solve", settings["seed"], fail)
         for number, item in enumerate(solve)
     )
+    solved_in = {known.game: entry.label for entry in earlier for known in entry.solve}
+    for solve_set in solve_sets:
+        if solve_set.game in solved_in:
+            raise fail(
+                f"{where} solve",
+                f"{solve_set.game} is solved in row {solved_in[solve_set.game]} already; the "
+                "report has one row per variant, so list each variant once",
+            )
+        solved_in[solve_set.game] = label
     plies = _plies(values["plies"], f"{where} plies", fail)
     seed = position_seed(settings["seed"], label)
     _reachable(game_string, values["positions"], plies, seed, f"{where} plies", fail)
