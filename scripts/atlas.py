@@ -106,8 +106,8 @@ def main(argv: Sequence[str]) -> None:
                 f"({result.resumed} already done, {result.errors} errors); records in "
                 f"{result.output}\n"
             )
-            for directory, seconds in result.tournaments:
-                sys.stderr.write(f"tournament {directory}: {seconds:.0f} s\n")
+            for tournament in result.tournaments:
+                sys.stderr.write(f"tournament {tournament.directory}: {tournament.seconds:.0f} s\n")
     except (AtlasConfigError, ConfigError, StoreError) as error:
         sys.stderr.write(f"error: {error}\n")
         sys.exit(2)

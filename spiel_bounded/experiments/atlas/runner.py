@@ -34,6 +34,7 @@ from spiel_bounded.experiments.atlas.tasks import (
 from spiel_bounded.runs.control import Progress, sigterm_stops_the_run
 from spiel_bounded.runs.executors import Death, Executor, Watch, make_executor
 from spiel_bounded.runs.journal import (
+    Appender,
     ConfigChangedError,
     Journal,
     StoreError,
@@ -73,6 +74,15 @@ class AtlasJob:
         return error_record(task, f"the task {message}")
 
 
+@dataclass(frozen=True)
+class TournamentRun:
+    """One tournament of the run: its directory (its config's `[run] output`) and wall
+    seconds."""
+
+    directory: str
+    seconds: float
+
+
 @dataclass(frozen=True, kw_only=True)
 class AtlasRunResult:
     """What a run did.
@@ -84,7 +94,7 @@ class AtlasRunResult:
         done: Tasks run in this run.
         errors: Tasks of this run that raised.
         seconds: Wall-clock seconds of the measurements.
-        tournaments: The tournament directories, in config order, with their wall seconds.
+        tournaments: The tournaments run, in config order.
     """
 
     output: Path
@@ -93,7 +103,7 @@ class AtlasRunResult:
     done: int
     errors: int
     seconds: float
-    tournaments: tuple[tuple[str, float], ...] = ()
+    tournaments: tuple[TournamentRun, ...] = ()
 
 
 def read_records(directory: str | Path) -> list[AtlasRecord]:
@@ -144,7 +154,7 @@ def run_atlas(
                 started = clock()
                 arena = load_config(path)
                 run_tournament(arena, on_progress=tournament_progress, command=command)
-                played.append((str(arena.run.output), clock() - started))
+                played.append(TournamentRun(str(arena.run.output), clock() - started))
     return replace(result, tournaments=tuple(played))
 
 
@@ -206,7 +216,7 @@ class _Stage:
     def __init__(
         self,
         *,
-        journal: Any,
+        journal: Appender,
         records: list[AtlasRecord],
         total: int,
         resumed: int,
