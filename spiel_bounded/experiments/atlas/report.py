@@ -22,6 +22,7 @@ Tables, each with its sample sizes:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -392,12 +393,7 @@ def _tournament_lines(config: AtlasConfig) -> tuple[list[str], dict[str, pd.Data
 def listed_pairs(tables: Sequence[Sequence[str]]) -> set[tuple[str, str]]:
     """Each pairing of a listed table once, as the table orders it (the first bot of a two-bot
     table is the candidate)."""
-    return {
-        (table_[i], table_[j])
-        for table_ in tables
-        for i in range(len(table_))
-        for j in range(i + 1, len(table_))
-    }
+    return {pair for table_ in tables for pair in itertools.combinations(table_, 2)}
 
 
 def _skips_and_errors(skips: Sequence[Skip], records: Sequence[AtlasRecord]) -> list[str]:
