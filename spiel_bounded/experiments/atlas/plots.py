@@ -1,7 +1,7 @@
 """The atlas's figures (matplotlib's object API, no pyplot), each None when it has no data.
 
 - `savings_figure`: Q1 nodes at each epsilon relative to epsilon 0, one row per game.
-- `branching_figure`: b_eff of the epsilon-0 search against the Knuth-Moore b_KM, by game.
+- `branching_figure`: b_eff of the epsilon-0 search against the minimal tree's b_KM, by game.
 - `intervals_figure`: the proven root interval against the node budget for `bounded_ab`,
   `babmcts` and `bounded_pns`, side by side on the traced positions: the picture of what a
   bounded search is.
@@ -66,7 +66,11 @@ def branching_figure(beff: pd.DataFrame) -> Figure | None:
     axes.set_xlabel("branching factor (log scale)")
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8, loc="lower right")
-    axes.set_title("Effective branching of bounded alpha-beta against Knuth-Moore", fontsize=10)
+    axes.set_title(
+        "Effective branching at epsilon 0 against the minimal tree "
+        "(Knuth-Moore; paranoid's with n players)",
+        fontsize=10,
+    )
     return figure
 
 
