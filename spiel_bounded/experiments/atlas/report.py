@@ -26,7 +26,6 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
 
 import numpy as np
 import pandas as pd
@@ -37,6 +36,7 @@ from spiel_bounded.arena.report import pairing_table
 from spiel_bounded.arena.store import GameStore
 from spiel_bounded.experiments.atlas import plots
 from spiel_bounded.experiments.atlas.config import AtlasConfig
+from spiel_bounded.experiments.atlas.measures import VALUE_TOLERANCE
 from spiel_bounded.experiments.atlas.runner import finished, read_records
 from spiel_bounded.experiments.atlas.tasks import (
     PRUNINGS,
@@ -50,8 +50,6 @@ from spiel_bounded.experiments.atlas.tasks import (
 )
 from spiel_bounded.experiments.report import ReportFiles, knuth_moore_nodes
 from spiel_bounded.runs.journal import StoreError
-
-TOLERANCE: Final = 1e-9
 
 
 def _frame(records: Sequence[AtlasRecord], kind: str) -> pd.DataFrame:
@@ -85,10 +83,10 @@ def q1_frame(records: Sequence[AtlasRecord]) -> pd.DataFrame:
     frame["nodes_ratio"] = (frame["nodes"] / frame["exact_nodes"]).where(completed)
     frame["seconds_ratio"] = (frame["seconds"] / frame["exact_seconds"]).where(completed)
     frame["error"] = (frame["exact_lower"] - frame["lower"]) / frame["value_range"]
-    outside = (frame["exact_lower"] < frame["lower"] - TOLERANCE) | (
-        frame["exact_lower"] > frame["upper"] + TOLERANCE
+    outside = (frame["exact_lower"] < frame["lower"] - VALUE_TOLERANCE) | (
+        frame["exact_lower"] > frame["upper"] + VALUE_TOLERANCE
     )
-    wide = frame["upper"] - frame["lower"] > frame["epsilon"] + TOLERANCE
+    wide = frame["upper"] - frame["lower"] > frame["epsilon"] + VALUE_TOLERANCE
     frame["violation"] = frame["proved"] & (outside | wide)
     return frame
 
@@ -306,7 +304,7 @@ def pruning_frame(pruning: pd.DataFrame) -> pd.DataFrame:
     pruning["ratio"] = pruning["nodes"] / pruning["plain_nodes"]
     plain_values = plain["values"].reindex(keys).to_list()
     pruning["same_value"] = [
-        isinstance(other, list | tuple) and np.allclose(mine, other, atol=1e-9)
+        isinstance(other, list | tuple) and np.allclose(mine, other, atol=VALUE_TOLERANCE)
         for mine, other in zip(pruning["values"], plain_values, strict=True)
     ]
     return pruning
