@@ -30,6 +30,7 @@ from spiel_bounded.experiments.atlas.config import (
     with_run,
 )
 from spiel_bounded.experiments.atlas.report import (
+    beff_frame,
     build_atlas_report,
     listed_pairs,
     planned,
@@ -433,6 +434,54 @@ def test_the_minimal_tree_of_a_paranoid_search_counts_the_root_players_moves() -
     assert knuth_moore_nodes(2, 3, players=3) == 11
     assert knuth_moore_nodes(3, 4) == 1 + 3 + 5 + 11 + 17  # two players: Knuth and Moore's
     assert knuth_moore_nodes(3, 4, players=2) == knuth_moore_nodes(3, 4)
+
+
+def test_b_eff_counts_only_searches_that_ran_to_the_depth() -> None:
+    """A capped search (its last completed depth lower) or one a proof ended early says
+    nothing of the depth-d tree; a row left with none is not in the table."""
+    config = parse_atlas_config(_raw())
+    searches = pd.DataFrame(
+        [
+            {
+                "label": "tic_tac_toe",
+                "fraction": 0.0,
+                "stopped_by": "depth",
+                "depth": 4,
+                "nodes": 81,
+            },
+            {
+                "label": "tic_tac_toe",
+                "fraction": 0.0,
+                "stopped_by": "nodes",
+                "depth": 2,
+                "nodes": 300,
+            },
+            {
+                "label": "tic_tac_toe",
+                "fraction": 0.2,
+                "stopped_by": "depth",
+                "depth": 4,
+                "nodes": 16,
+            },
+            {
+                "label": "clobber_4x4",
+                "fraction": 0.0,
+                "stopped_by": "solved",
+                "depth": 3,
+                "nodes": 50,
+            },
+        ]
+    )
+    facts = pd.DataFrame(
+        [
+            {"label": label, "chance": False, "branching_mean": 6.0, "players": 2}
+            for label in ("tic_tac_toe", "clobber_4x4")
+        ]
+    )
+    beff = beff_frame(config, searches, facts)
+    assert beff["label"].tolist() == ["tic_tac_toe"]
+    assert beff["depth"].tolist() == [4] and beff["b_eff"].iloc[0] == pytest.approx(3.0)
+    assert beff["b_km"].iloc[0] == pytest.approx(knuth_moore_nodes(6, 4) ** 0.25)
 
 
 def test_a_pruning_ratio_needs_plain_max_n_to_have_completed() -> None:
