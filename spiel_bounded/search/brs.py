@@ -14,7 +14,10 @@ no segment.
 Depth counts decision plies, every player's, as in the package's other searches (preferred
 moves too: in pig, where a player may roll again and again through chance nodes, free moves
 would make the tree unbounded); chance nodes average and do not count. The value is the root
-player's; alpha-beta prunes between the root player and the opponents.
+player's; alpha-beta prunes between the root player and the opponents. Nodes (`stats.nodes`,
+and the node budget) count every state the search makes, the children a preferred move is
+chosen among included: those are most of BRS+'s work (3 to 10 states for each node of the
+searched tree on 3-player chinese_checkers).
 """
 
 from __future__ import annotations
@@ -57,7 +60,9 @@ class _BRSSearch:
         """The opponent's preferred move: best child for it by the evaluator (or returns)."""
         player = state.current_player()
         best_action, best_value = -1, -math.inf
+        tick = self.budget.tick
         for action in state.legal_actions():
+            tick()  # each child is a node: a node budget bounds this work too
             child = state.child(action)
             # Chance nodes included: the evaluator values them too.
             terminal = child.is_terminal()
