@@ -207,13 +207,11 @@ class _AlphaBeta:
         probing: bool,
         root: pyspiel.State | None = None,
     ) -> None:
-        self.info = info
         self.eps = float(settings.epsilon)
         self.has_chance = info.has_chance
         self.probing = probing
         self.carry = settings.chance_epsilon == "carry"
         self.max_player = max_player
-        self.evaluator = evaluator
         self.vmin = info.min_utility
         self.vmax = info.max_utility
         self.ordering = settings.move_ordering
