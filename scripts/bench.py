@@ -4,6 +4,8 @@
     python scripts/bench.py --suites=overshoot --repeats=1 --overshoot_before=<revision> \
         --output=results/bench_overshoot.md
     python scripts/bench.py --suites=pns --repeats=1 --output=results/bench_pns.md
+    python scripts/bench.py --suites=nplayer_time --nplayer_time_before=<revision> \
+        --output=results/bench_nplayer_time.md
     python scripts/bench.py --suites=memory --repeats=1 --output=results/bench_memory.md
     python scripts/bench.py --suites=value_net --output=results/bench_value_net.md
 
@@ -33,6 +35,7 @@ from benchmarks import (
     mcts,
     memory,
     nplayer,
+    nplayer_time,
     overshoot,
     pns,
     value_net,
@@ -45,6 +48,7 @@ SUITES = {
     "mcts": mcts.run,
     "memory": memory.run,
     "nplayer": nplayer.run,
+    "nplayer_time": nplayer_time.run,
     "overshoot": overshoot.run,
     "pns": pns.run,
     "value_net": value_net.run,
@@ -66,7 +70,8 @@ SUITES_FLAG_PREFIXES = (
 _SUITES = flags.DEFINE_list(
     "suites",
     ["alphabeta", "chance", "mcts"],
-    f"Suites to run, from: {', '.join(SUITES)} (overshoot compares with --overshoot_before).",
+    f"Suites to run, from: {', '.join(SUITES)} (overshoot and nplayer_time compare with a "
+    "revision: --overshoot_before, --nplayer_time_before).",
 )
 _OUTPUT = flags.DEFINE_string("output", "results/bench.md", "Markdown file to write.")
 _REPEATS = flags.DEFINE_integer("repeats", 3, "Timed repeats; the median is reported.")

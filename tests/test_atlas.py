@@ -21,7 +21,7 @@ import pandas as pd
 import pyspiel
 import pytest
 
-from spiel_bounded.experiments.atlas import measures
+from spiel_bounded.experiments.atlas import measures, plots
 from spiel_bounded.experiments.atlas.config import (
     AtlasConfig,
     AtlasConfigError,
@@ -535,6 +535,59 @@ def test_a_tournament_table_reports_every_pairing_of_its_bots_once() -> None:
         ("maxn", "paranoid"),
         ("rivest", "ab"),
     }
+
+
+def test_the_tournament_figure_shows_every_listed_pairing_with_its_interval() -> None:
+    """One panel per tournament: a row per game for a single pairing, a row per pairing for a
+    table of three."""
+
+    def scores(rows: list[tuple[str, str, str, float]]) -> pd.DataFrame:
+        return pd.DataFrame(
+            [
+                {
+                    "game": game,
+                    "bot": bot,
+                    "opponent": opponent,
+                    "games": 40,
+                    "score": score,
+                    "score_low": score - 0.1,
+                    "score_high": score + 0.1,
+                }
+                for game, bot, opponent, score in rows
+            ]
+        )
+
+    figure = plots.tournaments_figure(
+        {
+            "sims.toml": scores(
+                [("pig", "babmcts", "mcts", 0.45), ("hex", "babmcts", "mcts", 0.5)]
+            ),
+            "orderings.toml": scores(
+                [
+                    ("cc", "brs_plus", "maxn", 0.54),
+                    ("cc", "brs_plus", "paranoid", 0.47),
+                    ("cc", "maxn", "paranoid", 0.42),
+                ]
+            ),
+            "not yet played.toml": pd.DataFrame(),
+        }
+    )
+    assert figure is not None
+    visible = [axes for axes in figure.axes if axes.get_visible()]
+    assert [axes.get_title() for axes in visible] == ["sims.toml", "orderings.toml"]
+    labels = [[label.get_text() for label in axes.get_yticklabels()] for axes in visible]
+    assert labels == [
+        ["pig (n=40)", "hex (n=40)"],
+        [
+            "cc: brs_plus vs maxn (n=40)",
+            "cc: brs_plus vs paranoid (n=40)",
+            "cc: maxn vs paranoid (n=40)",
+        ],
+    ]
+    assert visible[0].get_xlabel() == "score of babmcts vs mcts, % (95% Wilson)"
+    (errorbars,) = visible[1].containers
+    assert errorbars.lines[0].get_xdata().tolist() == pytest.approx([54, 47, 42])
+    assert plots.tournaments_figure({"none.toml": pd.DataFrame()}) is None
 
 
 def test_the_committed_atlas_report_is_what_its_records_give(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from spiel_bounded.games import game_info
 from spiel_bounded.limits import Limits
 from spiel_bounded.registry import bots_for
 from spiel_bounded.result import SearchResult
+from spiel_bounded.search import brs
 from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab, paranoid
 from spiel_bounded.search.brs import brs_plus
 from spiel_bounded.search.maxn import (
@@ -454,6 +455,30 @@ def test_brs_plus_counts_the_children_of_preferred_moves() -> None:
     result = brs_plus(state, evaluator=evaluator, limits=Limits(nodes=200))
     assert result.stats.stopped_by == "nodes"
     assert 0 < result.stats.evaluations <= result.stats.nodes <= 200
+
+
+def test_brs_plus_chooses_each_preferred_move_once_per_search(monkeypatch) -> None:
+    """Iterative deepening searches the shallower tree again: each state's preferred move is
+    chosen once and remembered, and the values stay those of the brute force (test above)."""
+    chosen: list[tuple[int, ...]] = []
+    choose = brs._BRSSearch._choose_preferred
+
+    def recording(self, state):
+        chosen.append(tuple(state.history()))
+        return choose(self, state)
+
+    monkeypatch.setattr(brs._BRSSearch, "_choose_preferred", recording)
+    game = make_game(branching=3, depth=6, players=3, seed=7)
+    state = game.new_initial_state()
+    result = brs_plus(state, evaluator=CyclicEvaluator(game), limits=Limits(depth=5))
+    assert result.stats.depth == 5
+    assert chosen and len(chosen) == len(set(chosen))
+    # Without the memo (every call chooses again) the same search chooses more often.
+    with_memo = len(chosen)
+    chosen.clear()
+    monkeypatch.setattr(brs._BRSSearch, "preferred", recording)
+    brs_plus(state, evaluator=CyclicEvaluator(game), limits=Limits(depth=5))
+    assert len(chosen) > with_memo
 
 
 @pytest.mark.parametrize("search", [maxn, brs_plus, directed_offensive])

@@ -13,15 +13,14 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from absl import flags
+
+from benchmarks import revisions
 
 _GAMES = flags.DEFINE_list(
     "overshoot_games",
@@ -45,8 +44,6 @@ _SEED = flags.DEFINE_integer("overshoot_seed", 2026, "Seed of the random positio
 _BEFORE = flags.DEFINE_string(
     "overshoot_before", "HEAD", "Git revision of the code before the change."
 )
-
-_ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -75,30 +72,6 @@ def _bots(game: str) -> list[str]:
     return ["bounded_ab" if deterministic else "bounded_star2", "babmcts"]
 
 
-def random_positions(game: Any, count: int, plies: tuple[int, int], seed: int) -> list:
-    """`count` non-terminal decision positions after a random number of random decisions in
-    `plies` (chance outcomes by their probabilities); self-contained, so that both versions of
-    the code measure the same positions."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    states: list = []
-    while len(states) < count:
-        state = game.new_initial_state()
-        decisions = int(rng.integers(*plies))
-        played = 0
-        while not state.is_terminal() and (played < decisions or state.is_chance_node()):
-            if state.is_chance_node():
-                outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(int(rng.choice(outcomes, p=probabilities)))
-            else:
-                state.apply_action(int(rng.choice(state.legal_actions())))
-                played += 1
-        if not state.is_terminal():
-            states.append(state)
-    return states
-
-
 def measure(game: str, bot: str, limit: float, positions: int, seed: int) -> dict:
     """Runs in the subprocess: the moves of one (game, bot, limit), as a JSON-able dict."""
     import pyspiel
@@ -106,7 +79,7 @@ def measure(game: str, bot: str, limit: float, positions: int, seed: int) -> dic
     import spiel_bounded
 
     loaded = pyspiel.load_game(game)
-    states = random_positions(loaded, positions + 1, (4, 30), seed)
+    states = revisions.random_positions(loaded, positions + 1, (4, 30), seed)
     step, search, timed = [], [], []
     for index, state in enumerate(states):
         params: dict = {"seconds": limit}
@@ -126,17 +99,8 @@ def measure(game: str, bot: str, limit: float, positions: int, seed: int) -> dic
 
 
 def _run_version(pythonpath: Path, game: str, bot: str, limit: float) -> Moves:
-    arguments = json.dumps([game, bot, limit, _POSITIONS.value, _SEED.value])
-    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
-    output = subprocess.run(
-        [sys.executable, __file__, arguments],
-        env=env,
-        cwd=tempfile.gettempdir(),
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    data = json.loads(output.strip().splitlines()[-1])
+    arguments = [game, bot, limit, _POSITIONS.value, _SEED.value]
+    data = revisions.run_json(pythonpath, __file__, arguments)
     return Moves(
         data["limit"], tuple(data["step"]), tuple(data["search"]), tuple(data["stopped_by_time"])
     )
@@ -150,13 +114,7 @@ def _cell(values: list[float]) -> str:
 
 def run(repeats: int) -> list[str]:
     """Runs the suite; returns its Markdown section (`repeats` is not used: every move counts)."""
-    revision = subprocess.run(
-        ["git", "rev-parse", "--short", _BEFORE.value],
-        cwd=_ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    revision = revisions.short_revision(_BEFORE.value)
     load_before = os.getloadavg()[0]
     lines = [
         "## Time per move against the time limit",
@@ -174,16 +132,12 @@ def run(repeats: int) -> list[str]:
         "search max % | after: step mean % | step max % | search mean % | search max % |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    with tempfile.TemporaryDirectory() as before_dir:
-        archive = subprocess.run(
-            ["git", "archive", revision], cwd=_ROOT, check=True, capture_output=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", before_dir], input=archive, check=True)
+    with revisions.exported(revision) as before_dir:
         for game in _GAMES.value:
             for bot in _bots(game):
                 for limit in map(float, _LIMITS.value):
-                    old = _run_version(Path(before_dir), game, bot, limit)
-                    new = _run_version(_ROOT, game, bot, limit)
+                    old = _run_version(before_dir, game, bot, limit)
+                    new = _run_version(revisions.ROOT, game, bot, limit)
                     n = f"{sum(old.stopped_by_time)}/{sum(new.stopped_by_time)}"
                     lines.append(
                         f"| {game} | {bot} | {limit:g} | {n} | {_cell(old.overshoots(old.step))} "

@@ -17,7 +17,9 @@ would make the tree unbounded); chance nodes average and do not count. The value
 player's; alpha-beta prunes between the root player and the opponents. Nodes (`stats.nodes`,
 and the node budget) count every state the search makes, the children a preferred move is
 chosen among included: those are most of BRS+'s work (3 to 10 states for each node of the
-searched tree on 3-player chinese_checkers).
+searched tree on 3-player chinese_checkers). A state's preferred move is chosen once per search
+call and remembered (keyed by the history, which identifies the state in every game), so the
+deeper iterations of iterative deepening do not choose again what the shallower ones chose.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class _BRSSearch:
         self.evaluations = 0
         self.cutoffs = 0
         self.horizon = False
+        self._preferred: dict[tuple[int, ...], int] = {}
 
     def _values(self, state: pyspiel.State) -> list[float]:
         self.evaluations += 1
@@ -58,6 +61,13 @@ class _BRSSearch:
 
     def preferred(self, state: pyspiel.State) -> int:
         """The opponent's preferred move: best child for it by the evaluator (or returns)."""
+        key = tuple(state.history())
+        action = self._preferred.get(key)
+        if action is None:
+            action = self._preferred[key] = self._choose_preferred(state)
+        return action
+
+    def _choose_preferred(self, state: pyspiel.State) -> int:
         player = state.current_player()
         best_action, best_value = -1, -math.inf
         tick = self.budget.tick

@@ -5,8 +5,8 @@
 - `intervals_figure`: the proven root interval against the node budget for `bounded_ab`,
   `babmcts` and `bounded_pns`, side by side on the traced positions: the picture of what a
   bounded search is.
-- `tournaments_figure`: the first bot's score per game with 95% Wilson intervals, one panel
-  per two-player tournament.
+- `tournaments_figure`: each pairing's score per game with 95% Wilson intervals, one panel per
+  tournament.
 """
 
 from __future__ import annotations
@@ -123,31 +123,37 @@ def intervals_figure(trace: pd.DataFrame) -> Figure | None:
 
 
 def tournaments_figure(scores: Mapping[str, pd.DataFrame]) -> Figure | None:
-    shown = {
-        path: frame
-        for path, frame in scores.items()
-        if not frame.empty and frame["bot"].nunique() <= 2 and frame["game"].nunique() > 1
-    }
+    """One panel per tournament: each pairing's score with its 95% Wilson interval, a row per
+    game and pairing (`scores`: the pairings the report lists, each once)."""
+    shown = {path: frame for path, frame in scores.items() if not frame.empty}
     if not shown:
         return None
-    figure = Figure(figsize=(5 * len(shown), 4.5), layout="constrained")
-    panels = np.atleast_1d(figure.subplots(1, len(shown), squeeze=False)).ravel()
-    for axes, (path, frame) in zip(panels, shown.items(), strict=True):
-        first = frame.iloc[0]["bot"]
-        mine = frame[frame["bot"] == first]
-        y = np.arange(len(mine))
-        score = 100 * mine["score"].to_numpy(dtype=float)
-        low = score - 100 * mine["score_low"].to_numpy(dtype=float)
-        high = 100 * mine["score_high"].to_numpy(dtype=float) - score
+    columns = min(2, len(shown))
+    rows = -(-len(shown) // columns)
+    figure = Figure(figsize=(6 * columns, 4.5 * rows), layout="constrained")
+    panels = figure.subplots(rows, columns, squeeze=False).ravel()
+    for axes in panels[len(shown) :]:
+        axes.set_visible(False)
+    for axes, (path, frame) in zip(panels, shown.items(), strict=False):
+        pairs = list(zip(frame["bot"], frame["opponent"], strict=True))
+        one_pairing = len(set(pairs)) == 1
+        labels = [
+            f"{game} (n={games})" if one_pairing else f"{game}: {bot} vs {opponent} (n={games})"
+            for game, (bot, opponent), games in zip(
+                frame["game"], pairs, frame["games"], strict=True
+            )
+        ]
+        y = np.arange(len(frame))
+        score = 100 * frame["score"].to_numpy(dtype=float)
+        low = score - 100 * frame["score_low"].to_numpy(dtype=float)
+        high = 100 * frame["score_high"].to_numpy(dtype=float) - score
         axes.errorbar(score, y, xerr=[low, high], fmt="o", capsize=3)
         axes.axvline(50, color="grey", linewidth=0.8, linestyle=":")
-        axes.set_yticks(
-            y,
-            [f"{g} (n={n})" for g, n in zip(mine["game"], mine["games"], strict=True)],
-            fontsize=8,
-        )
+        axes.set_yticks(y, labels, fontsize=8)
+        axes.set_ylim(-0.7, len(frame) - 0.3)
         axes.set_xlim(0, 100)
-        axes.set_xlabel(f"score of {first} vs {mine.iloc[0]['opponent']}, % (95% Wilson)")
+        scored = f"{pairs[0][0]} vs {pairs[0][1]}" if one_pairing else "the first bot named"
+        axes.set_xlabel(f"score of {scored}, % (95% Wilson)")
         axes.set_title(path, fontsize=9)
         axes.grid(alpha=0.3)
     return figure

@@ -363,7 +363,6 @@ def _tournament_lines(config: AtlasConfig) -> tuple[list[str], dict[str, pd.Data
         arena = load_config(path)
         directory = Path(arena.run.output)
         frame = tournament_scores(directory)
-        scores[path] = frame
         lines += ["", f"### {path}", "", f"Games and full report: `{directory}/summary.md`.", ""]
         if frame.empty:
             lines.append("No game played yet.")
@@ -374,6 +373,7 @@ def _tournament_lines(config: AtlasConfig) -> tuple[list[str], dict[str, pd.Data
             shown = frame[
                 [pair in listed for pair in zip(frame["bot"], frame["opponent"], strict=True)]
             ]
+        scores[path] = shown
         rows = [
             [
                 str(r.game),
