@@ -574,14 +574,14 @@ def test_the_tournament_figure_shows_every_listed_pairing_with_its_interval() ->
     )
     assert figure is not None
     visible = [axes for axes in figure.axes if axes.get_visible()]
-    assert [axes.get_title() for axes in visible] == ["sims.toml", "orderings.toml"]
+    assert [axes.get_title() for axes in visible] == ["sims.toml", "orderings.toml\ncc"]
     labels = [[label.get_text() for label in axes.get_yticklabels()] for axes in visible]
     assert labels == [
         ["pig (n=40)", "hex (n=40)"],
         [
-            "cc: brs_plus vs maxn (n=40)",
-            "cc: brs_plus vs paranoid (n=40)",
-            "cc: maxn vs paranoid (n=40)",
+            "brs_plus vs maxn (n=40)",
+            "brs_plus vs paranoid (n=40)",
+            "maxn vs paranoid (n=40)",
         ],
     ]
     assert visible[0].get_xlabel() == "score of babmcts vs mcts, % (95% Wilson)"

@@ -137,12 +137,12 @@ def tournaments_figure(scores: Mapping[str, pd.DataFrame]) -> Figure | None:
     for axes, (path, frame) in zip(panels, shown.items(), strict=False):
         pairs = list(zip(frame["bot"], frame["opponent"], strict=True))
         one_pairing = len(set(pairs)) == 1
-        labels = [
-            f"{game} (n={games})" if one_pairing else f"{game}: {bot} vs {opponent} (n={games})"
-            for game, (bot, opponent), games in zip(
-                frame["game"], pairs, frame["games"], strict=True
-            )
-        ]
+        one_game = frame["game"].nunique() == 1
+        labels = []
+        for game, (bot, opponent), games in zip(frame["game"], pairs, frame["games"], strict=True):
+            named = [str(game)] if not one_game else []
+            named += [] if one_pairing else [f"{bot} vs {opponent}"]
+            labels.append(" ".join([": ".join(named), f"(n={games})"]).strip())
         y = np.arange(len(frame))
         score = 100 * frame["score"].to_numpy(dtype=float)
         low = score - 100 * frame["score_low"].to_numpy(dtype=float)
@@ -154,6 +154,6 @@ def tournaments_figure(scores: Mapping[str, pd.DataFrame]) -> Figure | None:
         axes.set_xlim(0, 100)
         scored = f"{pairs[0][0]} vs {pairs[0][1]}" if one_pairing else "the first bot named"
         axes.set_xlabel(f"score of {scored}, % (95% Wilson)")
-        axes.set_title(path, fontsize=9)
+        axes.set_title(f"{path}\n{frame['game'].iloc[0]}" if one_game else path, fontsize=9)
         axes.grid(alpha=0.3)
     return figure
