@@ -4,8 +4,8 @@
     python scripts/bench.py --suites=overshoot --repeats=1 --overshoot_before=<revision> \
         --output=results/bench_overshoot.md
     python scripts/bench.py --suites=pns --repeats=1 --output=results/bench_pns.md
-    python scripts/bench.py --suites=nplayer_time --nplayer_time_before=<revision> \
-        --output=results/bench_nplayer_time.md
+    python scripts/bench.py --suites=before_after --before_after_revision=<revision> \
+        --output=results/bench_before_after.md
     python scripts/bench.py --suites=memory --repeats=1 --output=results/bench_memory.md
     python scripts/bench.py --suites=value_net --output=results/bench_value_net.md
 
@@ -30,12 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchmarks import (
     alphabeta,
+    before_after,
     chance,
     equivalence,
     mcts,
     memory,
     nplayer,
-    nplayer_time,
     overshoot,
     pns,
     value_net,
@@ -43,12 +43,12 @@ from benchmarks import (
 
 SUITES = {
     "alphabeta": alphabeta.run,
+    "before_after": before_after.run,
     "chance": chance.run,
     "equivalence": equivalence.run,
     "mcts": mcts.run,
     "memory": memory.run,
     "nplayer": nplayer.run,
-    "nplayer_time": nplayer_time.run,
     "overshoot": overshoot.run,
     "pns": pns.run,
     "value_net": value_net.run,
@@ -57,6 +57,7 @@ SUITES = {
 # Suite flags start with these prefixes (ab_, chance_, equivalence_, mcts_, nplayer_, ...).
 SUITES_FLAG_PREFIXES = (
     "ab",
+    "before",
     "chance",
     "equivalence",
     "mcts",
@@ -70,8 +71,8 @@ SUITES_FLAG_PREFIXES = (
 _SUITES = flags.DEFINE_list(
     "suites",
     ["alphabeta", "chance", "mcts"],
-    f"Suites to run, from: {', '.join(SUITES)} (overshoot and nplayer_time compare with a "
-    "revision: --overshoot_before, --nplayer_time_before).",
+    f"Suites to run, from: {', '.join(SUITES)} (overshoot and before_after compare with a "
+    "revision: --overshoot_before, --before_after_revision).",
 )
 _OUTPUT = flags.DEFINE_string("output", "results/bench.md", "Markdown file to write.")
 _REPEATS = flags.DEFINE_integer("repeats", 3, "Timed repeats; the median is reported.")

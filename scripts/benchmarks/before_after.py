@@ -1,12 +1,13 @@
-"""Suite `nplayer_time`: the n-player bots at a time limit, the code before a change and after.
+"""Suite `before_after`: bots at a time limit and at a fixed depth, the code before a change and
+after.
 
-Each bot (`name` or `name:key=value,...`) makes one move from each of a set of seeded random
-positions of each game, at its defaults with `seconds` set, as the arena would call it: the
-depth its iterative deepening completed and its nodes. Each bot also searches the same
-positions to a fixed depth: nodes and seconds, and whether the move and value stayed the same
-(a change that only speeds a search up must keep them). Before: a git
-revision (`--nplayer_time_before`); after: the working tree; each measured in a subprocess, one
-after the other for each row.
+Each bot (`name`, or `name:key=value;key=value`) makes one move from each of a set of seeded
+random positions of each game (`game` or `game@depth`), at its defaults with `seconds` set, as
+the arena would call it: the depth its iterative deepening completed and its nodes. Each bot
+also searches the same positions to the fixed depth: nodes and seconds, and whether the move and
+value stayed the same (a change that only speeds a search up must keep them). A bot that refuses
+a game is left out of that game. Before: a git revision (`--before_after_revision`); after: the
+working tree; each measured in a subprocess, one after the other for each row.
 """
 
 from __future__ import annotations
@@ -22,20 +23,24 @@ from absl import flags
 from benchmarks import revisions
 
 _GAMES = flags.DEFINE_list(
-    "nplayer_time_games", ["chinese_checkers(players=3)"], "Games to measure."
+    "before_after_games",
+    ["chinese_checkers(players=3)"],
+    "Games to measure, each `game` or `game@depth` (a fixed depth of its own).",
 )
 _BOTS = flags.DEFINE_list(
-    "nplayer_time_bots",
+    "before_after_bots",
     ["brs_plus", "maxn:pruning=speculative", "paranoid"],
     "Bots: a registered name, optionally `:key=value` parameters joined by `;`.",
 )
-_SECONDS = flags.DEFINE_float("nplayer_time_seconds", 1.0, "Time limit of a move.")
-_DEPTH = flags.DEFINE_integer("nplayer_time_depth", 3, "The fixed depth of the second search.")
-_POSITIONS = flags.DEFINE_integer("nplayer_time_positions", 10, "Positions per game.")
-_PLIES = flags.DEFINE_list("nplayer_time_plies", ["20", "120"], "Random plies before a position.")
-_SEED = flags.DEFINE_integer("nplayer_time_seed", 2026, "Seed of the random positions.")
-_BEFORE = flags.DEFINE_string(
-    "nplayer_time_before", "HEAD", "Git revision of the code before the change."
+_SECONDS = flags.DEFINE_float("before_after_seconds", 1.0, "Time limit of a move.")
+_DEPTH = flags.DEFINE_integer(
+    "before_after_depth", 3, "The fixed depth of the second search (games without @depth)."
+)
+_POSITIONS = flags.DEFINE_integer("before_after_positions", 10, "Positions per game.")
+_PLIES = flags.DEFINE_list("before_after_plies", ["20", "120"], "Random plies before a position.")
+_SEED = flags.DEFINE_integer("before_after_seed", 2026, "Seed of the random positions.")
+_REVISION = flags.DEFINE_string(
+    "before_after_revision", "HEAD", "Git revision of the code before the change."
 )
 
 
@@ -62,6 +67,10 @@ def measure(
 
     loaded = pyspiel.load_game(game)
     name, parameters = _bot_parameters(bot)
+    try:
+        spiel_bounded.load_bot(name, loaded, 0, **parameters)
+    except ValueError as refused:
+        return {"refused": str(refused)}
     states = revisions.random_positions(loaded, positions + 1, (plies[0], plies[1]), seed)
     timed: dict[str, list] = {"depth": [], "nodes": []}
     fixed: dict[str, list] = {"nodes": [], "seconds": [], "action": [], "value": []}
@@ -109,43 +118,52 @@ class Moves:
         return f"{statistics.median(self.depths):g} [{min(self.depths)}, {max(self.depths)}]"
 
 
-def _run_version(pythonpath: Path, game: str, bot: str) -> Moves:
+def _run_version(pythonpath: Path, game: str, depth: int, bot: str) -> Moves | None:
+    """The bot's moves under the code at `pythonpath`; None when it refuses the game."""
     plies = [int(value) for value in _PLIES.value]
-    arguments = [game, bot, _SECONDS.value, _DEPTH.value, _POSITIONS.value, plies, _SEED.value]
-    return Moves.of(revisions.run_json(pythonpath, __file__, arguments))
+    arguments = [game, bot, _SECONDS.value, depth, _POSITIONS.value, plies, _SEED.value]
+    data = revisions.run_json(pythonpath, __file__, arguments)
+    return None if "refused" in data else Moves.of(data)
+
+
+def _game_and_depth(entry: str) -> tuple[str, int]:
+    game, _, depth = entry.partition("@")
+    return game, int(depth) if depth else _DEPTH.value
 
 
 def run(repeats: int) -> list[str]:
     """Runs the suite; returns its Markdown section (`repeats` is not used: every move counts)."""
-    revision = revisions.short_revision(_BEFORE.value)
+    revision = revisions.short_revision(_REVISION.value)
     lines = [
-        "## n-player bots at a time limit, before and after",
+        "## Bots at a time limit and at a fixed depth, before and after",
         "",
         f"Settings: {_POSITIONS.value} positions per game (after {_PLIES.value[0]}-"
         f"{_PLIES.value[1]} random plies, seed {_SEED.value}), one move each at "
         f"{_SECONDS.value:g} s, bots at their defaults with `seconds` set. Depth: the last "
         "depth iterative deepening completed, median [min, max]; nodes per move: median. "
-        f"Fixed depth: the same positions searched to depth {_DEPTH.value}, nodes and "
-        "seconds summed; 'same': every move and value agreed before and after. Before: "
-        f"revision {revision}; after: the working tree.",
+        "Fixed depth: the same positions searched to the depth given, nodes and seconds "
+        "summed; 'same': every move and value agreed before and after. Before: revision "
+        f"{revision}; after: the working tree.",
         "",
         "| game | bot | depth before | depth after | nodes per move before | after | "
-        "fixed depth: nodes before | after | seconds before | after | time after / before "
+        "fixed depth | nodes before | after | seconds before | after | time after / before "
         "| same |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     with revisions.exported(revision) as before_dir:
-        for game in _GAMES.value:
+        for game, depth in map(_game_and_depth, _GAMES.value):
             for bot in _BOTS.value:
-                old = _run_version(before_dir, game, bot)
-                new = _run_version(revisions.ROOT, game, bot)
+                old = _run_version(before_dir, game, depth, bot)
+                new = _run_version(revisions.ROOT, game, depth, bot)
+                if old is None or new is None:
+                    continue
                 same = "yes" if old.fixed_results == new.fixed_results else "NO"
                 lines.append(
                     f"| {game} | {bot} | {old.depth_cell()} | {new.depth_cell()} | "
                     f"{statistics.median(old.nodes):,.0f} | {statistics.median(new.nodes):,.0f} | "
-                    f"{old.fixed_nodes:,} | {new.fixed_nodes:,} | {old.fixed_seconds:.2f} | "
-                    f"{new.fixed_seconds:.2f} | {new.fixed_seconds / old.fixed_seconds:.2f} | "
-                    f"{same} |"
+                    f"{depth} | {old.fixed_nodes:,} | {new.fixed_nodes:,} | "
+                    f"{old.fixed_seconds:.2f} | {new.fixed_seconds:.2f} | "
+                    f"{new.fixed_seconds / old.fixed_seconds:.2f} | {same} |"
                 )
     return [*lines, ""]
 
