@@ -73,6 +73,9 @@ def _observables(state: pyspiel.State) -> tuple[object, ...]:
         ("chinese_checkers(players=6)", 3, 8),
         ("maedn(players=3)", 3, 8),
         ("maedn", 3, 8),
+        ("amazons", 2, 8),
+        ("banqi", 3, 8),
+        ("nim", 20, None),
     ],
 )
 def test_undo_is_exact_where_searches_use_it(
@@ -101,5 +104,21 @@ def test_undo_is_exact_where_searches_use_it(
 
 
 def test_undo_exact_games_are_tested() -> None:
-    tested = {"breakthrough", "tic_tac_toe", "chinese_checkers", "maedn"}
+    tested = {"amazons", "banqi", "breakthrough", "chinese_checkers", "maedn", "nim", "tic_tac_toe"}
     assert tested == UNDO_EXACT_GAMES
+
+
+def test_undo_is_not_exact_in_backgammon_and_clobber() -> None:
+    """Why they are not in `UNDO_EXACT_GAMES` (OpenSpiel 2.0.2): undoing backgammon's opening
+    roll allows doubles on the next (36 outcomes, not 30), and clobber's undo keeps the move
+    number of the child."""
+    backgammon = pyspiel.load_game("backgammon").new_initial_state()
+    assert len(backgammon.chance_outcomes()) == 30
+    backgammon.apply_action(0)
+    backgammon.undo_action(pyspiel.PlayerId.CHANCE, 0)
+    assert len(backgammon.chance_outcomes()) == 36
+    clobber = pyspiel.load_game("clobber").new_initial_state()
+    player, action = clobber.current_player(), clobber.legal_actions()[0]
+    clobber.apply_action(action)
+    clobber.undo_action(player, action)
+    assert clobber.move_number() == 1
