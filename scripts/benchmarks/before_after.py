@@ -21,6 +21,7 @@ from pathlib import Path
 from absl import flags
 
 from benchmarks import revisions
+from spiel_bounded.registry import get_spec
 
 _GAMES = flags.DEFINE_list(
     "before_after_games",
@@ -67,10 +68,8 @@ def measure(
 
     loaded = pyspiel.load_game(game)
     name, parameters = _bot_parameters(bot)
-    try:
-        spiel_bounded.load_bot(name, loaded, 0, **parameters)
-    except ValueError as refused:
-        return {"refused": str(refused)}
+    if name not in spiel_bounded.bots_for(loaded):
+        return {"refused": game}
     states = revisions.random_positions(loaded, positions + 1, (plies[0], plies[1]), seed)
     timed: dict[str, list] = {"depth": [], "nodes": []}
     fixed: dict[str, list] = {"nodes": [], "seconds": [], "action": [], "value": []}
@@ -134,6 +133,8 @@ def _game_and_depth(entry: str) -> tuple[str, int]:
 def run(repeats: int) -> list[str]:
     """Runs the suite; returns its Markdown section (`repeats` is not used: every move counts)."""
     revision = revisions.short_revision(_REVISION.value)
+    for bot in _BOTS.value:
+        get_spec(_bot_parameters(bot)[0])  # an unknown bot is an error, not a refused game
     lines = [
         "## Bots at a time limit and at a fixed depth, before and after",
         "",

@@ -50,15 +50,17 @@ def run_json(pythonpath: Path, script: str, arguments: list[Any]) -> Any:
     `pythonpath`; returns the JSON of its last line of output."""
     # The suites import `benchmarks` from the working tree's scripts.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pythonpath), str(ROOT / "scripts")])}
-    output = subprocess.run(
+    done = subprocess.run(
         [sys.executable, script, json.dumps(arguments)],
         env=env,
         cwd=tempfile.gettempdir(),
-        check=True,
         capture_output=True,
         text=True,
-    ).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    )
+    if done.returncode != 0:
+        said = "\n".join(done.stderr.strip().splitlines()[-5:])
+        raise RuntimeError(f"{Path(script).name} {arguments} under {pythonpath} failed:\n{said}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def random_positions(game: Any, count: int, plies: tuple[int, int], seed: int) -> list:
