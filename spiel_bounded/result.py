@@ -122,6 +122,7 @@ class SearchStats:
             depth), "depth" (the depth limit was completed), "simulations" (MCTS: its count was
             completed), "nodes" or "seconds" (a budget ran out; an iterative search then returns
             its last completed iteration).
+        engine: The engine that ran: "python" or "native" (`spiel_bounded.native`).
     """
 
     nodes: int | None = 0
@@ -133,6 +134,7 @@ class SearchStats:
     depth: int = 0
     seconds: float = 0.0
     stopped_by: StopReason = "depth"
+    engine: str = "python"
 
 
 @dataclass(frozen=True, kw_only=True)

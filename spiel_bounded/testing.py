@@ -357,9 +357,10 @@ class EquivalenceCase:
             f"order={int(self.move_ordering)}|nodes={self.nodes}"
         )
 
-    def run(self, search: AlphaBetaSearch | None = None) -> dict[str, Any]:
+    def run(self, search: AlphaBetaSearch | None = None, *, engine: str = "python") -> dict[str, Any]:
         """Runs the case (with `search` in place of the package's function of its name, which
-        must take the same arguments) and returns its fingerprint (`search_fingerprint`)."""
+        must take the same arguments) on `engine` ("python" or "native"; a game without a C++
+        heuristic has it called back) and returns its fingerprint (`search_fingerprint`)."""
         state = _equivalence_state(self.positions, self.index)
         function = search or getattr(alphabeta, self.search)
         result = function(
@@ -371,6 +372,7 @@ class EquivalenceCase:
                 iterative_deepening=self.iterative_deepening,
                 transpositions=self.transpositions,
                 move_ordering=self.move_ordering,
+                engine=engine,
             ),
         )
         return search_fingerprint(result)

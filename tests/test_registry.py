@@ -11,6 +11,7 @@ import pytest
 from spiel_bounded import list_bots, load_bot
 from spiel_bounded.registry import bots_for, get_spec
 from spiel_bounded.result import BoundsOn
+from spiel_bounded.search.alphabeta import AlphaBetaSettings
 
 EXPECTED = {
     "bounded_ab",
@@ -140,7 +141,8 @@ def test_every_setting_is_reachable_from_load_bot(name: str, settings: dict) -> 
 @pytest.mark.parametrize("name", ["bounded_ab", "bounded_star2", "babmcts"])
 def test_a_refused_setting_names_the_bot_and_what_is_accepted(name: str) -> None:
     setting = "max_nodes" if name == "babmcts" else "tt_capacity"
-    with pytest.raises(ValueError, match=f"'{setting}' of bot '{name}'.*an integer >= 1, got 0"):
+    accepted = "an integer >= 1( or None)?, got 0"
+    with pytest.raises(ValueError, match=f"'{setting}' of bot '{name}'.*{accepted}"):
         load_bot(name, "tic_tac_toe", 0, **{setting: 0})
 
 
@@ -159,10 +161,15 @@ def test_openspiel_ab_reports_a_depth_limited_value_and_no_node_count() -> None:
 
 def test_the_readme_memory_table_states_the_current_defaults() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    rows = re.findall(r"^\| `(\w+)` \([^)]*\) \| ([^|]+) \| ([\d,]+) \|", readme, re.MULTILINE)
-    assert len(rows) == 5, rows
-    for parameter, bots, default in rows:
+    rows = re.findall(
+        r"^\| `(\w+)` \(([^)]*)\) \| ([^|]+) \| ([\d,]+) \|", readme, re.MULTILINE
+    )
+    assert len(rows) == 6, rows
+    for parameter, unit, bots, default in rows:
         names = [name for name in re.findall(r"`(\w+)`", bots) if name != "mp_mix"]
         assert names, bots
         for name in names:
-            assert get_spec(name).params[parameter].default == int(default.replace(",", "")), name
+            declared = get_spec(name).params[parameter].default
+            if declared is None:  # the engine's own default (the alpha-beta family)
+                declared = AlphaBetaSettings().capacity(native="native engine" in unit)
+            assert declared == int(default.replace(",", "")), name

@@ -94,5 +94,10 @@ class ZeroEvaluator:
             share = 0.5 * (game.min_utility() + game.max_utility())
         self._values = (float(share),) * players
 
+    @property
+    def values(self) -> tuple[float, ...]:
+        """The value of every state, per player."""
+        return self._values
+
     def evaluate(self, state: pyspiel.State) -> Sequence[float]:
         return self._values

@@ -107,6 +107,11 @@ class RolloutEvaluator:
             bot = pyspiel.MCTSBot(game, playouts, 1.0, 1, 1, False, 0, False)
             self._search = bot.mcts_search
 
+    def draw_seed(self) -> int:
+        """A seed drawn from the evaluator's generator (for playouts run elsewhere, such as the
+        native engine's)."""
+        return int(self._draw())
+
     @property
     def fast(self) -> bool:
         """True when `first_player_value` can be used (two-player zero-sum C++ games)."""

@@ -44,7 +44,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import pyspiel
 
@@ -59,11 +59,13 @@ from spiel_bounded.games import (
     require_decision_state,
 )
 from spiel_bounded.limits import Budget, Limits, SearchStopped
+from spiel_bounded.native import ENGINES, engine_module
+from spiel_bounded.native.evaluators import native_evaluator
 from spiel_bounded.params import (
     FLAG,
     NON_NEGATIVE,
     NON_NEGATIVE_INT,
-    POSITIVE_INT,
+    OPTIONAL_POSITIVE_INT,
     OneOf,
     check_fields,
     setting,
@@ -84,6 +86,9 @@ _HISTORY_LIMIT = 1 << 30
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
 
 CHANCE_EPSILON_POLICIES = ("uniform", "carry")
+NATIVE_CAPACITY: Final = 2_000_000
+"""Default table entries on the native engine: at most 4M slots of 48 bytes (192 MB), about the
+memory of the Python engine's 500,000 entries."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,10 +117,12 @@ class AlphaBetaSettings:
     # state.move_number()`, an upper bound on the rest of the game. A search that reaches every
     # terminal needs one iteration, and the shallower ones would only repeat work (tic_tac_toe
     # from the start: 2,863 nodes instead of 5,774).
-    tt_capacity: int = setting(
-        DEFAULT_CAPACITY,
-        "transposition-table entries at most (about 330 bytes each on connect_four)",
-        POSITIVE_INT,
+    tt_capacity: int | None = setting(
+        None,
+        f"transposition-table entries at most (None: {DEFAULT_CAPACITY:,} on the Python engine, "
+        f"about 330 bytes each on connect_four; {NATIVE_CAPACITY:,} on the native engine, 48 "
+        "bytes a slot)",
+        OPTIONAL_POSITIVE_INT,
     )
     chance_epsilon: str = setting(
         "uniform",
@@ -125,6 +132,21 @@ class AlphaBetaSettings:
     # Keeping sum_j p_j eps_j <= eps: "uniform" gives every outcome eps; "carry" gives outcome j
     # the unused tolerance divided by the probability mass still to search, so slack an exact
     # outcome did not use flows to the outcomes after it.
+    engine: str = setting(
+        "auto",
+        "auto (native when built and the evaluator has a C++ twin), native (a Python evaluator "
+        "is called back) or python",
+        OneOf(ENGINES),
+    )
+    # The native engine (`spiel_bounded.native`) follows this module step for step: at a fixed
+    # depth, with a table that does not fill, both visit the same nodes and return the same
+    # bounds, moves and principal variation.
+
+    def capacity(self, *, native: bool) -> int:
+        """The table capacity on the named engine (`tt_capacity`, or that engine's default)."""
+        if self.tt_capacity is not None:
+            return self.tt_capacity
+        return NATIVE_CAPACITY if native else DEFAULT_CAPACITY
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -177,6 +199,15 @@ def _checked_leaf_value(
     return value_of
 
 
+def _leaf_function(
+    evaluator: Evaluator, info: GameInfo, player: int
+) -> Callable[[pyspiel.State], float]:
+    """The evaluator's `leaf_value(player)` where it has one, else its checked value."""
+    fast_value = getattr(evaluator, "leaf_value", None)
+    leaf_value = fast_value(player) if fast_value is not None else None
+    return leaf_value or _checked_leaf_value(evaluator, info, player)
+
+
 class _AlphaBeta:
     """State of one search call: bounds, table, ordering heuristics, counters. Every value
     (node results, windows, table entries) is in the utility of `max_player`, the player to move
@@ -215,7 +246,9 @@ class _AlphaBeta:
         self.vmin = info.min_utility
         self.vmax = info.max_utility
         self.ordering = settings.move_ordering
-        self.tt = TranspositionTable(settings.tt_capacity) if settings.transpositions else None
+        self.tt = (
+            TranspositionTable(settings.capacity(native=False)) if settings.transpositions else None
+        )
         self.key = key_function(game, root)
         # `string_key`, written out on the hot path where it is the game's key.
         self.string_keys = key_rule(game).kind == "string"
@@ -227,11 +260,7 @@ class _AlphaBeta:
         self.cutoffs = 0
         self.tt_hits = 0
         self.horizon = False  # set when the evaluator is called below the current node
-        fast_value = getattr(evaluator, "leaf_value", None)
-        leaf_value = fast_value(max_player) if fast_value is not None else None
-        self.leaf_value: Callable[[pyspiel.State], float] = leaf_value or _checked_leaf_value(
-            evaluator, info, max_player
-        )
+        self.leaf_value = _leaf_function(evaluator, info, max_player)
         self.child_leaves: ChildLeaves | None = (
             None if self.has_chance else getattr(evaluator, "child_leaves", None)
         )
@@ -752,7 +781,6 @@ def _search(
     info = require_decision_state(state, algorithm, requirements, hint=hint)
     check_epsilon(settings.epsilon, info, algorithm)
     max_player = state.current_player()
-    engine = _AlphaBeta(game, info, max_player, evaluator, settings, budget, probing, state)
 
     final_depth = limits.depth if limits.depth is not None else game.max_game_length()
     first_depth = 1 if settings.iterative_deepening else final_depth
@@ -760,44 +788,37 @@ def _search(
     remaining = game.max_game_length() - state.move_number()
     if not info.has_chance and 0 < remaining <= min(settings.endgame_plies, final_depth):
         first_depth = final_depth
-    best: _Iteration | None = None
-    stopped_by: StopReason = "depth"
-    try:
-        for depth in range(first_depth, final_depth + 1):
-            best = engine.root(state, depth, best)
-            if not best.horizon:
-                stopped_by = "solved"
-                break
-    except SearchStopped as stop:
-        stopped_by = stop.reason
-
-    seconds = budget.elapsed()
-    stats = SearchStats(
-        nodes=budget.nodes,
-        evaluations=engine.evaluations,
-        cutoffs=engine.cutoffs,
-        tt_hits=engine.tt_hits,
-        depth=best.depth if best is not None else 0,
-        seconds=seconds,
-        stopped_by=stopped_by,
+    native = native_evaluator(
+        settings.engine,
+        algorithm,
+        evaluator,
+        game,
+        lambda: _leaf_function(evaluator, info, max_player),
     )
+    if native is not None:
+        run = _native_run(
+            state, native, settings, limits, budget, (first_depth, final_depth), probing, clock
+        )
+    else:
+        run = _python_run(
+            state, evaluator, settings, budget, (first_depth, final_depth), probing, info
+        )
+    best, stats = run.best, run.stats
     if best is None:
-        fallback = engine._ordered(state, max_player, 0, None)[0]
         return SearchResult(
-            action=fallback,
+            action=run.fallback,
             lower=info.min_utility,
             upper=info.max_utility,
-            pv=(fallback,),
+            pv=(run.fallback,),
             stats=stats,
             bounds_on=GAME_VALUE,  # the whole value range
         )
-    action = best.order[0]
     return SearchResult(
-        action=action,
+        action=best.order[0],
         lower=best.lower,
         upper=best.upper,
         children=dict(best.children),
-        pv=engine.principal_variation(state, action, best.depth),
+        pv=run.pv,
         stats=stats,
         bounds_on=(
             depth_limited(model, best.depth, evaluator)
@@ -805,3 +826,104 @@ def _search(
             else solved(model, game_value=info.num_players == 2 and info.zero_sum)
         ),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """What one engine's search produced: the last completed iteration (None when none
+    completed, and then `fallback` is the move to play), its principal variation, the stats."""
+
+    best: _Iteration | None
+    pv: tuple[int, ...]
+    fallback: int
+    stats: SearchStats
+
+
+def _python_run(
+    state: pyspiel.State,
+    evaluator: Evaluator,
+    settings: AlphaBetaSettings,
+    budget: Budget,
+    depths: tuple[int, int],
+    probing: bool,
+    info: GameInfo,
+) -> _Run:
+    max_player = state.current_player()
+    engine = _AlphaBeta(
+        state.get_game(), info, max_player, evaluator, settings, budget, probing, state
+    )
+    best: _Iteration | None = None
+    stopped_by: StopReason = "depth"
+    try:
+        for depth in range(depths[0], depths[1] + 1):
+            best = engine.root(state, depth, best)
+            if not best.horizon:
+                stopped_by = "solved"
+                break
+    except SearchStopped as stop:
+        stopped_by = stop.reason
+    stats = SearchStats(
+        nodes=budget.nodes,
+        evaluations=engine.evaluations,
+        cutoffs=engine.cutoffs,
+        tt_hits=engine.tt_hits,
+        depth=best.depth if best is not None else 0,
+        seconds=budget.elapsed(),
+        stopped_by=stopped_by,
+    )
+    if best is None:
+        fallback = engine._ordered(state, max_player, 0, None)[0]
+        return _Run(best=None, pv=(fallback,), fallback=fallback, stats=stats)
+    pv = engine.principal_variation(state, best.order[0], best.depth)
+    return _Run(best=best, pv=pv, fallback=best.order[0], stats=stats)
+
+
+def _native_run(
+    state: pyspiel.State,
+    native: Any,
+    settings: AlphaBetaSettings,
+    limits: Limits,
+    budget: Budget,
+    depths: tuple[int, int],
+    probing: bool,
+    clock: Callable[[], float],
+) -> _Run:
+    """The same search on the native engine (`spiel_bounded.native`), with the same rules."""
+    game = state.get_game()
+    seconds = None
+    if limits.seconds is not None:  # what setting up left of the time limit
+        seconds = max(limits.seconds - budget.elapsed(), 1e-9)
+    outcome = engine_module("alpha-beta").alpha_beta(
+        state,
+        native,
+        epsilon=float(settings.epsilon),
+        transpositions=settings.transpositions,
+        move_ordering=settings.move_ordering,
+        tt_capacity=settings.capacity(native=True),
+        carry=settings.chance_epsilon == "carry",
+        probing=probing,
+        undo=game.get_type().short_name in UNDO_EXACT_GAMES,
+        key_kind=key_rule(game).kind,
+        first_depth=depths[0],
+        final_depth=depths[1],
+        max_nodes=limits.nodes,
+        seconds=seconds,
+        clock=None if clock is time.perf_counter else clock,
+    )
+    stats = SearchStats(
+        nodes=outcome.nodes,
+        evaluations=outcome.evaluations,
+        cutoffs=outcome.cutoffs,
+        tt_hits=outcome.tt_hits,
+        depth=outcome.depth,
+        seconds=budget.elapsed(),
+        stopped_by=outcome.stopped_by,
+        engine="native",
+    )
+    if not outcome.completed:
+        return _Run(best=None, pv=(outcome.fallback,), fallback=outcome.fallback, stats=stats)
+    children = {child.action: Interval(child.lower, child.upper) for child in outcome.children}
+    best = _Iteration(
+        outcome.depth, outcome.lower, outcome.upper, children, list(outcome.order), outcome.horizon
+    )
+    return _Run(best=best, pv=tuple(outcome.pv), fallback=best.order[0], stats=stats)

@@ -1,0 +1,57 @@
+"""Which evaluator a native search runs: a C++ twin of the package's evaluator, or a callback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import pyspiel
+
+from spiel_bounded.evaluators.base import Evaluator, ZeroEvaluator
+from spiel_bounded.evaluators.heuristics import HeuristicEvaluator
+from spiel_bounded.evaluators.rollout import RolloutEvaluator
+from spiel_bounded.native import available, check_engine, engine_module, warn_fallback
+
+
+def _twin(module: ModuleType, evaluator: Evaluator, game: pyspiel.Game) -> Any | None:
+    """The C++ twin of `evaluator`, or None when it has none."""
+    if isinstance(evaluator, ZeroEvaluator):
+        return module.constant_evaluator(list(evaluator.values))
+    if isinstance(evaluator, RolloutEvaluator):
+        low, high = float(game.min_utility()), float(game.max_utility())
+        return module.rollout_evaluator(evaluator.rollouts, evaluator.draw_seed(), low, high)
+    if isinstance(evaluator, HeuristicEvaluator):
+        return module.heuristic_evaluator(game)
+    return None
+
+
+def native_evaluator(
+    engine: str,
+    algorithm: str,
+    evaluator: Evaluator,
+    game: pyspiel.Game,
+    value_of: Callable[[], Callable[[pyspiel.State], float]],
+) -> Any | None:
+    """The evaluator a search with setting `engine` runs natively, or None for the Python engine.
+
+    "auto" runs natively when the engine is built and `evaluator` has a C++ twin; "native"
+    always, calling a Python evaluator back through `value_of()` (the checked `state -> value`
+    function of the Python engine, for the search's maximizing player).
+
+    Raises:
+        ValueError: `engine` is unknown, or "native" where the native engine is unavailable.
+    """
+    check_engine(engine)
+    if engine == "python":
+        return None
+    if engine == "auto" and not available():
+        warn_fallback()
+        return None
+    module = engine_module(algorithm)
+    twin = _twin(module, evaluator, game)
+    if twin is not None or engine == "auto":
+        return twin
+    value = value_of()
+    name = str(getattr(evaluator, "name", type(evaluator).__name__))
+    return module.callback_evaluator(lambda state, _player: value(state), name)

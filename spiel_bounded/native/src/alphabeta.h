@@ -1,0 +1,64 @@
+// The bounded alpha-beta engine over OpenSpiel's C++ states: the native twin of
+// `spiel_bounded.search.alphabeta` (bounded_ab, bounded_star1 / bounded_star2, paranoid). The
+// Python module's docstring states the rules (windows, epsilon, Star-1 / Star-2 at chance
+// nodes); this engine follows the Python one step for step, so that at a fixed depth it visits
+// the same nodes and returns the same bounds, moves and principal variation
+// (`tests/test_native_alphabeta.py`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "budget.h"
+#include "evaluator.h"
+#include "keys.h"
+#include "open_spiel/spiel.h"
+
+namespace spiel_bounded {
+
+// What the Python `_search` decided: the settings, and the depths to iterate over.
+struct AlphaBetaConfig {
+  double epsilon = 0.0;
+  bool transpositions = true;
+  bool move_ordering = true;
+  int64_t tt_capacity = 2'000'000;
+  bool carry = false;    // chance_epsilon == "carry"
+  bool probing = false;  // Star-2
+  bool undo = false;     // children by ApplyAction / UndoAction (UNDO_EXACT_GAMES)
+  KeyKind key_kind = KeyKind::kString;
+  int first_depth = 1;
+  int final_depth = 1;
+};
+
+struct RootChild {
+  int64_t action;
+  double lower;
+  double upper;
+};
+
+// The last completed iteration, the counters, and why the search ended.
+struct AlphaBetaOutcome {
+  bool completed = false;  // an iteration completed (else `fallback` is the move to play)
+  int depth = 0;
+  double lower = 0.0;
+  double upper = 0.0;
+  bool horizon = true;
+  std::vector<RootChild> children;  // in search order
+  std::vector<int64_t> order;       // best first
+  std::vector<int64_t> pv;
+  int64_t fallback = -1;
+  std::string stopped_by = "depth";
+  int64_t nodes = 0;
+  int64_t evaluations = 0;
+  int64_t cutoffs = 0;
+  int64_t tt_hits = 0;
+  int64_t tt_entries = 0;
+  double seconds = 0.0;
+};
+
+// Searches `root` (a decision state) for its player to move; see the Python `_search`.
+AlphaBetaOutcome AlphaBetaSearch(const open_spiel::State& root, Evaluator& evaluator,
+                                 const AlphaBetaConfig& config, Budget& budget);
+
+}  // namespace spiel_bounded

@@ -1,0 +1,43 @@
+// Leaf evaluators of the native searches: the twin of `spiel_bounded.evaluators.base`.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "open_spiel/spiel.h"
+
+namespace spiel_bounded {
+
+// Estimates a non-terminal state's value for each player, in the game's own utility range.
+// Native evaluators are trusted (tests compare each with its Python twin); a Python evaluator
+// called back from C++ is checked on the Python side, as on the Python engine.
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  // The value of `state` for `player`.
+  virtual double Value(const open_spiel::State& state, int player) = 0;
+  // A short name for messages and stats ("zero", "heuristic", ...).
+  virtual std::string name() const = 0;
+};
+
+// Values every state at `values[player]`.
+std::unique_ptr<Evaluator> MakeConstantEvaluator(std::vector<double> values);
+
+// The mean return over `playouts` uniformly random playouts (seeded, reproducible), clamped to
+// [low, high] (a rounded mean of values in range can overshoot a bound by one ulp).
+std::unique_ptr<Evaluator> MakeRolloutEvaluator(int playouts, uint64_t seed, double low,
+                                                double high);
+
+// Calls `value(state, player)` back (a Python evaluator).
+std::unique_ptr<Evaluator> MakeCallbackEvaluator(
+    std::function<double(const open_spiel::State&, int)> value, std::string name);
+
+// The hand-written heuristic of `game` (connect_four, tic_tac_toe, breakthrough), or nullptr
+// when it has none in C++. Throws std::invalid_argument when the game prints its states in a
+// layout the heuristic does not understand.
+std::unique_ptr<Evaluator> MakeHeuristicEvaluator(const open_spiel::Game& game);
+
+}  // namespace spiel_bounded
