@@ -357,7 +357,9 @@ class EquivalenceCase:
             f"order={int(self.move_ordering)}|nodes={self.nodes}"
         )
 
-    def run(self, search: AlphaBetaSearch | None = None, *, engine: str = "python") -> dict[str, Any]:
+    def run(
+        self, search: AlphaBetaSearch | None = None, *, engine: str = "python"
+    ) -> dict[str, Any]:
         """Runs the case (with `search` in place of the package's function of its name, which
         must take the same arguments) on `engine` ("python" or "native"; a game without a C++
         heuristic has it called back) and returns its fingerprint (`search_fingerprint`)."""

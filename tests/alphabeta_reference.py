@@ -172,7 +172,9 @@ class ReferenceEngine:
         self.vmin = info.min_utility
         self.vmax = info.max_utility
         self.ordering = settings.move_ordering
-        self.tt = ReferenceTable(settings.capacity(native=False)) if settings.transpositions else None
+        self.tt = (
+            ReferenceTable(settings.capacity(native=False)) if settings.transpositions else None
+        )
         self.key = key_function(game, root)
         self.budget = budget
         num_actions = game.num_distinct_actions()

@@ -207,7 +207,10 @@ def test_time_limit_is_honoured_within_one_evaluation(seconds: float, cost: floa
     [
         ({"epsilon": -0.1}, "epsilon must be a number >= 0"),
         ({"epsilon": float("nan")}, "epsilon must be a number >= 0"),
-        ({"tt_capacity": 0}, "AlphaBetaSettings.tt_capacity must be an integer >= 1 or None, got 0"),
+        (
+            {"tt_capacity": 0},
+            "AlphaBetaSettings.tt_capacity must be an integer >= 1 or None, got 0",
+        ),
         ({"transpositions": 1}, "AlphaBetaSettings.transpositions must be True or False"),
     ],
 )
