@@ -6,8 +6,8 @@ resolves OpenSpiel's symbols from the `pyspiel.so` Python already loaded: that l
 with `RTLD_LOCAL`, so it is reopened here with `RTLD_GLOBAL | RTLD_NOLOAD` (no second copy, no
 second game registry) before the extension is imported.
 
-Where the extension was not built (no C++ compiler at install time) or does not load, the package
-runs on its Python engines: `engine="auto"` falls back to them with one warning that says why, and
+Where the extension was not built (no C++ compiler at install time), does not load, or is
+disabled (`SPIEL_BOUNDED_NATIVE=0`), the package runs on its Python engines: `engine="auto"` falls back to them with one warning that says why, and
 `engine="native"` is an error that says the same.
 """
 
@@ -28,6 +28,11 @@ the evaluator has a native form (else the Python engine), `native` requires it (
 evaluator is then called back from C++), `python` runs the Python reference engine."""
 
 
+DISABLE_VARIABLE: Final = "SPIEL_BOUNDED_NATIVE"
+"""Set to 0 in the environment, the native engine counts as unavailable (the Python engines run
+everywhere; "native" is an error)."""
+
+
 class NativeEngineWarning(UserWarning):
     """Issued once when `engine="auto"` falls back to the Python engines because the native
     engine is not available."""
@@ -36,6 +41,8 @@ class NativeEngineWarning(UserWarning):
 @cache
 def _load() -> tuple[ModuleType | None, str]:
     """The extension module, or None and why it is unavailable."""
+    if os.environ.get(DISABLE_VARIABLE, "") == "0":
+        return None, f"the native engine is disabled ({DISABLE_VARIABLE}=0)"
     try:
         ctypes.CDLL(pyspiel.__file__, mode=os.RTLD_GLOBAL | os.RTLD_NOLOAD)
         from spiel_bounded.native import _engine  # type: ignore[attr-defined]
