@@ -4,19 +4,24 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
+NATIVE_SOURCES := setup.py $(wildcard spiel_bounded/native/src/*.cc spiel_bounded/native/src/*.h)
+# Where a C++ compiler exists the native engine must build (a failed build is an error, not a
+# silent fallback to the Python engines); elsewhere the package installs without it.
+export SPIEL_BOUNDED_REQUIRE_NATIVE := $(shell command -v c++ >/dev/null 2>&1 && echo 1)
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run test lint typecheck pytest bench native sanitize clean
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or: make PYTHON=python3)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(STAMP_RUN): pyproject.toml | $(PY)
+$(STAMP_RUN): pyproject.toml $(NATIVE_SOURCES) | $(PY)
 	$(PY) -m pip install --quiet -e .
 	touch $@
 
-$(STAMP_DEV): pyproject.toml | $(PY)
+$(STAMP_DEV): pyproject.toml $(NATIVE_SOURCES) | $(PY)
 	$(PY) -m pip install --quiet -e ".[dev,cluster,jax,fast,alphazero]"
 	touch $@ $(STAMP_RUN)
 
@@ -26,11 +31,26 @@ run: $(STAMP_RUN)
 test: $(STAMP_DEV)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/clang-format --dry-run --Werror spiel_bounded/native/src/*
 	$(PY) -m mypy spiel_bounded
 	$(PY) -m pytest -n auto -q
 
 bench: $(STAMP_RUN)
 	$(PY) scripts/bench.py
 
+# Rebuilds the native engine in place after a change to its C++ (pip install -e builds it too).
+native: $(STAMP_DEV)
+	$(PY) setup.py -q build_ext --inplace
+
+# The native engine's tests under AddressSanitizer and UndefinedBehaviorSanitizer (run before each
+# change to the C++); the normal build is restored afterwards.
+sanitize: $(STAMP_DEV)
+	SPIEL_BOUNDED_NATIVE_FLAGS="$(SANITIZE_FLAGS)" $(PY) setup.py -q build_ext --inplace --force \
+		--build-temp build/sanitize
+	LD_PRELOAD="$$(c++ -print-file-name=libasan.so) $$(c++ -print-file-name=libubsan.so)" \
+		ASAN_OPTIONS=detect_leaks=0 $(PY) -m pytest -q -p no:xdist -p no:cacheprovider \
+		tests/test_native_alphabeta.py tests/test_native_heuristics.py; \
+		status=$$?; $(PY) setup.py -q build_ext --inplace --force; exit $$status
+
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build spiel_bounded/native/*.so

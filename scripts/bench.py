@@ -8,6 +8,7 @@
         --output=results/bench_before_after.md
     python scripts/bench.py --suites=memory --repeats=1 --output=results/bench_memory.md
     python scripts/bench.py --suites=value_net --output=results/bench_value_net.md
+    python scripts/bench.py --suites=native --output=results/bench_native.md
 
 Each suite is a module of `scripts/benchmarks` with `run(repeats) -> list[str]` returning its
 Markdown section, listed in `SUITES`; the file written starts with the command and the machine.
@@ -35,6 +36,7 @@ from benchmarks import (
     equivalence,
     mcts,
     memory,
+    native,
     nplayer,
     overshoot,
     pns,
@@ -48,6 +50,7 @@ SUITES = {
     "equivalence": equivalence.run,
     "mcts": mcts.run,
     "memory": memory.run,
+    "native": native.run,
     "nplayer": nplayer.run,
     "overshoot": overshoot.run,
     "pns": pns.run,
@@ -62,6 +65,7 @@ SUITES_FLAG_PREFIXES = (
     "equivalence",
     "mcts",
     "memory",
+    "native",
     "nplayer",
     "overshoot",
     "pns",

@@ -26,7 +26,7 @@ import pytest
 from spiel_bounded import load_bot
 from spiel_bounded.evaluators import make_evaluator
 from spiel_bounded.limits import Limits
-from spiel_bounded.native import available
+from spiel_bounded.native import available, engine_module
 from spiel_bounded.search.alphabeta import (
     AlphaBetaSettings,
     bounded_ab,
@@ -343,3 +343,20 @@ except ValueError as error:
     assert warned.startswith("1 the native engine is disabled (SPIEL_BOUNDED_NATIVE=0)")
     assert "engine='native' was asked for, but the native engine is disabled" in refused
     assert "engine='auto' or 'python' runs the Python engine" in refused
+
+
+@pytest.mark.parametrize("name", ["connect_four", "connect_four(rows=5,columns=4)", "breakthrough"])
+def test_the_text_searches_read_is_the_state_string(name: str) -> None:
+    module = engine_module("test")
+    game = pyspiel.load_game(name)
+    root = game.new_initial_state()
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        state = root.clone()
+        while True:
+            text, from_history = module.state_text(root, state)
+            assert text == str(state)
+            assert from_history == name.startswith("connect_four")
+            if state.is_terminal():
+                break
+            state.apply_action(int(rng.choice(state.legal_actions())))

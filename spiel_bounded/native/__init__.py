@@ -7,8 +7,8 @@ with `RTLD_LOCAL`, so it is reopened here with `RTLD_GLOBAL | RTLD_NOLOAD` (no s
 second game registry) before the extension is imported.
 
 Where the extension was not built (no C++ compiler at install time), does not load, or is
-disabled (`SPIEL_BOUNDED_NATIVE=0`), the package runs on its Python engines: `engine="auto"` falls back to them with one warning that says why, and
-`engine="native"` is an error that says the same.
+disabled (`SPIEL_BOUNDED_NATIVE=0`), the package runs on its Python engines: `engine="auto"` falls
+back to them with one warning that says why, and `engine="native"` is an error that says the same.
 """
 
 from __future__ import annotations

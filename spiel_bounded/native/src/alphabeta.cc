@@ -60,8 +60,8 @@ class Engine {
         vmax_(root.GetGame()->MaxUtility()),
         has_chance_(root.GetGame()->GetType().chance_mode !=
                     open_spiel::GameType::ChanceMode::kDeterministic),
-        history_(root.NumPlayers(),
-                 std::vector<int64_t>(root.GetGame()->NumDistinctActions(), 0)) {
+        key_(root, config.key_kind),
+        history_(root.NumPlayers(), std::vector<int64_t>(root.GetGame()->NumDistinctActions(), 0)) {
     if (root.GetGame()->NumDistinctActions() > std::numeric_limits<int32_t>::max()) {
       throw std::invalid_argument("the native engine needs fewer than 2^31 distinct actions");
     }
@@ -83,15 +83,15 @@ class Engine {
   Bounds Chance(State& state, int depth, double alpha, double beta, double eps, int ply);
   bool Probe(const State& state, int depth, const open_spiel::ActionsAndProbs& outcomes,
              const std::vector<size_t>& order, std::vector<double>& lowers,
-             std::vector<double>& uppers, double& lower, double& upper, double alpha,
-             double beta, double eps, int ply);
+             std::vector<double>& uppers, double& lower, double& upper, double alpha, double beta,
+             double eps, int ply);
   void RecordCut(int player, Action move, int depth, int ply, bool early);
   double LeafValue(const State& state) {
     ++evaluations;
     horizon_ = true;
     return evaluator_.Value(state, max_player_);
   }
-  Key KeyOf(const State& state) const { return StateKey(state, config_.key_kind); }
+  Key KeyOf(const State& state) const { return key_(state); }
 
   const AlphaBetaConfig& config_;
   Evaluator& evaluator_;
@@ -100,6 +100,7 @@ class Engine {
   const double vmin_;
   const double vmax_;
   const bool has_chance_;
+  KeyFunction key_;
   std::unique_ptr<IntervalTable> table_;
   std::vector<std::vector<int64_t>> history_;
   std::vector<std::vector<Action>> killers_;
@@ -247,8 +248,7 @@ Bounds Engine::Node(State& state, int depth, double alpha, double beta, double e
   return {lower, upper};
 }
 
-Bounds Engine::Chance(State& state, int depth, double alpha, double beta, double eps,
-                      int ply) {
+Bounds Engine::Chance(State& state, int depth, double alpha, double beta, double eps, int ply) {
   const open_spiel::ActionsAndProbs outcomes = state.ChanceOutcomes();
   const size_t count = outcomes.size();
   std::vector<double> lowers(count, vmin_), uppers(count, vmax_);
@@ -285,8 +285,7 @@ Bounds Engine::Chance(State& state, int depth, double alpha, double beta, double
   });
   bool cut = false;
   if (config_.probing) {
-    cut = Probe(state, depth, outcomes, order, lowers, uppers, lower, upper, alpha, beta, eps,
-                ply);
+    cut = Probe(state, depth, outcomes, order, lowers, uppers, lower, upper, alpha, beta, eps, ply);
   }
   if (!cut) {
     double spent = 0.0;
@@ -423,8 +422,7 @@ Iteration Engine::Root(const State& state, int depth, const Iteration* previous)
   return iteration;
 }
 
-std::vector<Action> Engine::PrincipalVariation(const State& state, Action first,
-                                               int depth) const {
+std::vector<Action> Engine::PrincipalVariation(const State& state, Action first, int depth) const {
   std::vector<Action> pv{first};
   if (!table_) return pv;
   std::vector<Key> seen;
@@ -452,6 +450,7 @@ const char* ReasonName(StopReason reason) {
 
 AlphaBetaOutcome AlphaBetaSearch(const State& root, Evaluator& evaluator,
                                  const AlphaBetaConfig& config, Budget& budget) {
+  evaluator.StartSearch(root);
   Engine engine(root, evaluator, config, budget);
   // The root is searched on a copy: with `undo`, the engine changes the states it is given.
   const std::unique_ptr<State> state = root.Clone();

@@ -17,6 +17,9 @@ namespace spiel_bounded {
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
+  // Called before a search from `root` values states below it: an evaluator may choose there
+  // how to read them (the board heuristics read connect_four's text from the history).
+  virtual void StartSearch(const open_spiel::State& root) {}
   // The value of `state` for `player`.
   virtual double Value(const open_spiel::State& state, int player) = 0;
   // A short name for messages and stats ("zero", "heuristic", ...).

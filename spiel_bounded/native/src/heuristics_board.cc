@@ -5,14 +5,17 @@
 // same float operations, so values are equal to the last bit (tests/test_native_heuristics.py).
 // The boards' own fields are private to OpenSpiel and states can also be built from structs, so
 // the printed board is the one reliable view of a state.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "evaluator.h"
+#include "state_text.h"
 
 namespace spiel_bounded {
 namespace {
@@ -29,7 +32,7 @@ constexpr int kBreakthroughDefended = 1;        // BREAKTHROUGH_DEFENDED
 constexpr double kBreakthroughScale = 30.0;     // BREAKTHROUGH_SCALE
 constexpr double kConfidence = 0.95;            // _CONFIDENCE
 
-// `text` as Python's repr() would show it (enough of it for error messages).
+// `text` in quotes with newlines and unprintable bytes escaped, as Python's repr() shows it.
 std::string Quoted(const std::string& text) {
   std::string out = "'";
   for (const char c : text) {
@@ -96,10 +99,10 @@ class LineScorer {
     // (sum over windows of at most 4 ** (window - 1) = 2 ** (2 * window - 2), below 2 ** 62).
     uint64_t count = 0;
     for (const Line& line : lines_) count += line.cells - window + 1;
-    if (window > 32 || count >= (uint64_t{1} << 62 >> (2 * window - 2))) {
-      throw std::invalid_argument("the line heuristic's score would overflow: " +
-                                  std::to_string(count) + " windows of " +
-                                  std::to_string(window) + " cells");
+    if (window > 32 || count >= ((uint64_t{1} << 62) >> (2 * window - 2))) {
+      throw std::invalid_argument(
+          "the line heuristic's score would overflow: " + std::to_string(count) + " windows of " +
+          std::to_string(window) + " cells");
     }
     // A window's pieces are counted as one sum of cell codes, 'x' = 1 and 'o' = window + 1,
     // so `weights_[sum]` is the window's signed worth: own pieces with no opponent piece.
@@ -112,6 +115,9 @@ class LineScorer {
       weights_[n * (window + 1)] = -worth;
     }
     static_assert(kLineWeightBase == 4, "the weights are computed as powers of two");
+    digit_[static_cast<unsigned char>('x')] = 1;
+    digit_[static_cast<unsigned char>('o')] = 2;
+    FillTables();
   }
 
   int64_t Score(const std::string& text) const {
@@ -119,17 +125,14 @@ class LineScorer {
     int64_t centre = 0;
     for (const int cell : centre_) centre += (text[cell] == 'x') - (text[cell] == 'o');
     int64_t score = centre_bonus_ * centre;
-    // Slides a window along each line: its code sum gains the cell entering, loses the one leaving.
     for (const Line& line : lines_) {
-      const char* cells = text.data() + line.start;
-      const int step = line.step;
-      int sum = 0;
-      int k = 0;
-      for (; k < window_ - 1; ++k) sum += Code(cells[k * step]);
-      for (; k < line.cells; ++k) {
-        sum += Code(cells[k * step]);
-        score += weights_[sum];
-        sum -= Code(cells[(k - window_ + 1) * step]);
+      if (line.tabled) {  // the line's cells as a base-3 number index its worth
+        const char* cells = text.data() + line.start;
+        int index = 0;
+        for (int k = line.cells - 1; k >= 0; --k) index = 3 * index + Digit(cells[k * line.step]);
+        score += tables_[line.cells][index];
+      } else {
+        score += WindowsOf(text.data() + line.start, line.step, line.cells);
       }
     }
     return score;
@@ -140,9 +143,48 @@ class LineScorer {
     int start;  // string index of the first cell
     int step;   // string index difference between consecutive cells
     int cells;
+    bool tabled = false;  // valued by `tables_[cells]` (short lines), else window by window
   };
 
+  // The worth of the windows of one line: a window slides along it, its code sum gaining the
+  // entering cell and losing the leaving one (the definition the tables are filled from).
+  int64_t WindowsOf(const char* cells, int step, int count) const {
+    int64_t score = 0;
+    int sum = 0;
+    int k = 0;
+    for (; k < window_ - 1; ++k) sum += Code(cells[k * step]);
+    for (; k < count; ++k) {
+      sum += Code(cells[k * step]);
+      score += weights_[sum];
+      sum -= Code(cells[(k - window_ + 1) * step]);
+    }
+    return score;
+  }
+
+  // Fills one table per line length of at most kMaxTableCells cells: every base-3 line (digit
+  // 0 '.', 1 'x', 2 'o', first cell least significant) valued by `WindowsOf`.
+  void FillTables() {
+    for (Line& line : lines_) {
+      if (line.cells > kMaxTableCells) continue;
+      std::vector<int64_t>& table = tables_[line.cells];
+      if (table.empty()) {
+        int size = 1;
+        for (int k = 0; k < line.cells; ++k) size *= 3;
+        table.resize(size);
+        std::string cells(line.cells, '.');
+        for (int index = 0; index < size; ++index) {
+          for (int k = 0, rest = index; k < line.cells; ++k, rest /= 3) cells[k] = ".xo"[rest % 3];
+          table[index] = WindowsOf(cells.data(), 1, line.cells);
+        }
+      }
+      line.tabled = true;
+    }
+  }
+
   int Code(char cell) const { return code_[static_cast<unsigned char>(cell)]; }
+  int Digit(char cell) const { return digit_[static_cast<unsigned char>(cell)]; }
+
+  static constexpr int kMaxTableCells = 9;  // 3^9 entries: larger boards slide windows instead
 
   int window_;
   int centre_bonus_;
@@ -151,6 +193,8 @@ class LineScorer {
   std::vector<int> centre_;  // string indices of the centre column cells
   std::vector<int64_t> weights_;
   int code_[256] = {};
+  int digit_[256] = {};
+  std::vector<int64_t> tables_[kMaxTableCells + 1];
 };
 
 // `_BreakthroughScorer`: 'b' (player 0, moving down) and 'w' (player 1, moving up) pieces are
@@ -165,8 +209,8 @@ class BreakthroughScorer {
     const int goal = rows - 1;
     const int divisor = (goal - 1) * (goal - 1) > 1 ? (goal - 1) * (goal - 1) : 1;
     for (int distance = 0; distance < goal; ++distance) {
-      weights_[distance] = kBreakthroughPiece + distance +
-                           (kBreakthroughAdvance * distance * distance) / divisor;
+      weights_[distance] =
+          kBreakthroughPiece + distance + (kBreakthroughAdvance * distance * distance) / divisor;
     }
     weights_[goal - 1] += kBreakthroughNearPromotion;
     weights_[goal] = kBreakthroughPiece + 2 * (kBreakthroughAdvance + kBreakthroughNearPromotion);
@@ -226,8 +270,15 @@ class BoardHeuristic final : public Evaluator {
     half_ = 0.5 * (high - low) * kConfidence;
   }
 
+  void StartSearch(const open_spiel::State& root) override { text_.emplace(root); }
+
   double Value(const open_spiel::State& state, int player) override {
-    const auto score = static_cast<double>(scorer_.Score(state.ToString()));
+    if (text_.has_value()) {
+      text_->Write(state, buffer_);
+    } else {
+      buffer_ = state.ToString();
+    }
+    const auto score = static_cast<double>(scorer_.Score(buffer_));
     const double offset = half_ * std::tanh(score * inverse_scale_);
     return player == 0 ? mid_ + offset : mid_ - offset;
   }
@@ -236,13 +287,15 @@ class BoardHeuristic final : public Evaluator {
 
  private:
   Scorer scorer_;
+  std::optional<StateText> text_;  // how the current search's states are read
+  std::string buffer_;
   double inverse_scale_;
   double mid_ = 0.0;
   double half_ = 0.0;
 };
 
 template <typename Scorer>
-std::unique_ptr<Evaluator> Make(const open_spiel::Game& game, Scorer scorer, double scale) {
+std::unique_ptr<Evaluator> MakeBoard(const open_spiel::Game& game, Scorer scorer, double scale) {
   return std::make_unique<BoardHeuristic<Scorer>>(game, std::move(scorer), scale);
 }
 
@@ -250,55 +303,47 @@ std::unique_ptr<Evaluator> Make(const open_spiel::Game& game, Scorer scorer, dou
 
 std::unique_ptr<Evaluator> MakeHeuristicEvaluator(const open_spiel::Game& game) {
   const std::string short_name = game.GetType().short_name;
-  if (short_name != "connect_four" && short_name != "tic_tac_toe" &&
-      short_name != "breakthrough") {
+  if (short_name != "connect_four" && short_name != "tic_tac_toe" && short_name != "breakthrough") {
     return nullptr;
   }
-  // Mirrors `_scorer`: the scorers read cells at fixed offsets of the printed board.
+  // Mirrors `_scorer`: the scorers read cells at fixed offsets of the printed board, so a board
+  // printed differently (another OpenSpiel version) must fail loudly, not score garbage.
   const std::string text = game.NewInitialState()->ToString();
-  const open_spiel::GameParameters params = game.GetParameters();
-  auto param = [&params](const char* name) { return params.at(name).int_value(); };
-  bool understood = false;
-  std::unique_ptr<Evaluator> evaluator;
-  if (short_name == "connect_four") {
-    const int rows = param("rows"), columns = param("columns"), window = param("x_in_row");
-    std::string line(columns, '.');
-    line += '\n';
-    std::string expected;
-    for (int row = 0; row < rows; ++row) expected += line;
-    understood = text == expected;
-    if (understood && window < 1) {
-      throw std::invalid_argument("the connect_four heuristic needs x_in_row >= 1 in " +
-                                  game.ToString());
-    }
-    if (understood) {
-      evaluator = Make(game,
-                       LineScorer(rows, columns, columns + 1, window, kConnectFourCentreBonus,
-                                  text.size()),
-                       kConnectFourScale);
-    }
-  } else if (short_name == "tic_tac_toe") {
-    understood = text == "...\n...\n...";
-    if (understood) evaluator = Make(game, LineScorer(3, 3, 4, 3, 0, text.size()), kTicTacToeScale);
-  } else {
-    const int rows = param("rows"), columns = param("columns");
-    // Layout only (like Python): one label character, the cells and a newline per row, then
-    // the column letters; ASCII so that Python's character offsets are byte offsets.
-    understood = text.size() == static_cast<size_t>(rows + 1) * (columns + 2);
-    for (const char c : text) understood = understood && static_cast<unsigned char>(c) < 0x80;
-    if (understood) {
-      evaluator = Make(game, BreakthroughScorer(rows, columns, text.size()), kBreakthroughScale);
-    }
-  }
-  if (!understood) {
+  auto misprinted = [&] {
     std::string description = game.ToString();  // as `game_description`: no empty "()"
     if (description.size() > 2 && description.compare(description.size() - 2, 2, "()") == 0) {
       description.resize(description.size() - 2);
     }
-    throw std::invalid_argument("the " + short_name + " heuristic does not understand how " +
-                                description + " prints its initial state: " + Quoted(text));
+    return std::invalid_argument("the " + short_name + " heuristic does not understand how " +
+                                 description + " prints its initial state: " + Quoted(text));
+  };
+  const open_spiel::GameParameters params = game.GetParameters();
+  auto param = [&params](const char* name) { return params.at(name).int_value(); };
+
+  if (short_name == "tic_tac_toe") {
+    if (text != "...\n...\n...") throw misprinted();
+    return MakeBoard(game, LineScorer(3, 3, 4, 3, 0, text.size()), kTicTacToeScale);
   }
-  return evaluator;
+  const int rows = param("rows"), columns = param("columns");
+  if (short_name == "connect_four") {
+    std::string expected;
+    for (int row = 0; row < rows; ++row) expected += std::string(columns, '.') + "\n";
+    if (text != expected) throw misprinted();
+    const int window = param("x_in_row");
+    if (window < 1) {  // Python would slice nonsense windows
+      throw std::invalid_argument("the connect_four heuristic needs x_in_row >= 1, not " +
+                                  std::to_string(window));
+    }
+    return MakeBoard(
+        game, LineScorer(rows, columns, columns + 1, window, kConnectFourCentreBonus, text.size()),
+        kConnectFourScale);
+  }
+  // breakthrough, layout only (like Python): a one-character label, the cells and a newline per
+  // row, then the column letters; ASCII, so that Python's character offsets are byte offsets.
+  const bool ascii = std::all_of(text.begin(), text.end(),
+                                 [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  if (!ascii || text.size() != static_cast<size_t>(rows + 1) * (columns + 2)) throw misprinted();
+  return MakeBoard(game, BreakthroughScorer(rows, columns, text.size()), kBreakthroughScale);
 }
 
 }  // namespace spiel_bounded

@@ -21,20 +21,6 @@ uint64_t Finalize(uint64_t k) {
   return k;
 }
 
-// The key's parts, written with their lengths so that different parts never read alike.
-class KeyBytes {
- public:
-  void Int(int64_t value) { bytes_.append(reinterpret_cast<const char*>(&value), sizeof value); }
-  void Text(const std::string& text) {
-    Int(static_cast<int64_t>(text.size()));
-    bytes_ += text;
-  }
-  Key Hash() const { return Hash128(bytes_.data(), bytes_.size()); }
-
- private:
-  std::string bytes_;
-};
-
 }  // namespace
 
 Key Hash128(const char* data, size_t size) {
@@ -80,46 +66,47 @@ KeyKind ParseKeyKind(const std::string& name) {
                               "chance_count, history");
 }
 
-Key StateKey(const open_spiel::State& state, KeyKind kind) {
-  KeyBytes key;
-  if (kind == KeyKind::kHistory) {
-    for (open_spiel::Action action : state.History()) key.Int(action);
-    return key.Hash();
+void KeyFunction::Text(const open_spiel::State& state) const {
+  // Written with its length, so that different parts never read alike.
+  text_.Write(state, text_buffer_);
+  Int(static_cast<int64_t>(text_buffer_.size()));
+  bytes_ += text_buffer_;
+}
+
+Key KeyFunction::operator()(const open_spiel::State& state) const {
+  bytes_.clear();
+  if (kind_ == KeyKind::kHistory) {
+    for (open_spiel::Action action : state.History()) Int(action);
+    return Hash128(bytes_.data(), bytes_.size());
   }
-  key.Int(state.CurrentPlayer());
-  switch (kind) {
-    case KeyKind::kString:
-      key.Text(state.ToString());
-      break;
+  Int(state.CurrentPlayer());
+  Text(state);
+  switch (kind_) {
     case KeyKind::kStringMove:
-      key.Int(state.MoveNumber());
-      key.Text(state.ToString());
+      Int(state.MoveNumber());
       break;
     case KeyKind::kAmazons: {
-      key.Text(state.ToString());
       const int phase = state.MoveNumber() % 3;
       if (phase != 0) {
-        key.Int(phase);
-        key.Int(state.History().back());
+        Int(phase);
+        Int(state.History().back());
       }
       break;
     }
     case KeyKind::kCheckers: {
-      key.Text(state.ToString());
       const std::vector<open_spiel::Action> history = state.History();
       int counter = 0;
       for (auto action = history.rbegin(); action != history.rend(); ++action) {
         if ((*action & 1) != 0 || counter >= kCheckersNoCaptureLimit) break;
         ++counter;
       }
-      key.Int(counter);
+      Int(counter);
       const bool last = counter == 0 && !history.empty();
-      key.Int(last ? 1 : 0);
-      if (last) key.Int(history.back());
+      Int(last ? 1 : 0);
+      if (last) Int(history.back());
       break;
     }
     case KeyKind::kPig: {
-      key.Text(state.ToString());
       int64_t decisions = 0;
       bool decision_next = true;  // the initial state is player 0's decision
       for (open_spiel::Action action : state.History()) {
@@ -130,20 +117,21 @@ Key StateKey(const open_spiel::State& state, KeyKind kind) {
           decision_next = true;
         }
       }
-      key.Int(decisions);
+      Int(decisions);
       break;
     }
     case KeyKind::kChanceCount: {
-      key.Text(state.ToString());
       int64_t rolls = 0;
-      for (const auto& step : state.FullHistory()) rolls += step.player == open_spiel::kChancePlayerId;
-      key.Int(rolls);
+      for (const auto& step : state.FullHistory()) {
+        rolls += step.player == open_spiel::kChancePlayerId;
+      }
+      Int(rolls);
       break;
     }
-    default:
+    default:  // kString: the player and the text
       break;
   }
-  return key.Hash();
+  return Hash128(bytes_.data(), bytes_.size());
 }
 
 }  // namespace spiel_bounded

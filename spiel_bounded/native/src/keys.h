@@ -5,6 +5,7 @@
 #include <string>
 
 #include "open_spiel/spiel.h"
+#include "state_text.h"
 
 namespace spiel_bounded {
 
@@ -23,8 +24,25 @@ enum class KeyKind { kString, kStringMove, kAmazons, kCheckers, kPig, kChanceCou
 // The kind named `name`; throws std::invalid_argument naming the accepted ones.
 KeyKind ParseKeyKind(const std::string& name);
 
-// The key of `state` under `kind`: the same parts as the Python key function, hashed.
-Key StateKey(const open_spiel::State& state, KeyKind kind);
+// The keys of one search: the same parts as the Python key function of `kind`, hashed.
+class KeyFunction {
+ public:
+  KeyFunction(const open_spiel::State& root, KeyKind kind) : kind_(kind), text_(root) {}
+
+  // The key of `state` (the root or a state below it).
+  Key operator()(const open_spiel::State& state) const;
+
+ private:
+  void Int(int64_t value) const {
+    bytes_.append(reinterpret_cast<const char*>(&value), sizeof value);
+  }
+  void Text(const open_spiel::State& state) const;
+
+  KeyKind kind_;
+  StateText text_;
+  mutable std::string text_buffer_;  // reused: no allocation per key
+  mutable std::string bytes_;
+};
 
 // MurmurHash3-style 128-bit hash of `size` bytes.
 Key Hash128(const char* data, size_t size);

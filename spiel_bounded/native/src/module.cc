@@ -10,6 +10,7 @@
 #include "budget.h"
 #include "evaluator.h"
 #include "open_spiel/spiel.h"
+#include "state_text.h"
 
 namespace py = pybind11;
 using spiel_bounded::Evaluator;
@@ -19,7 +20,13 @@ namespace {
 void BindEvaluators(py::module_& m) {
   py::class_<Evaluator, std::shared_ptr<Evaluator>>(
       m, "Evaluator", "A native leaf evaluator: `value(state, player)` in the game's units.")
-      .def("value", &Evaluator::Value, py::arg("state"), py::arg("player"))
+      .def(
+          "value",
+          [](Evaluator& evaluator, const open_spiel::State& state, int player) {
+            evaluator.StartSearch(state);
+            return evaluator.Value(state, player);
+          },
+          py::arg("state"), py::arg("player"))
       .def_property_readonly("name", &Evaluator::name);
   m.def(
       "constant_evaluator",
@@ -115,18 +122,32 @@ void BindAlphaBeta(py::module_& m) {
         return spiel_bounded::AlphaBetaSearch(state, evaluator, config, budget);
       },
       py::arg("state"), py::arg("evaluator"), py::kw_only(), py::arg("epsilon"),
-      py::arg("transpositions"), py::arg("move_ordering"), py::arg("tt_capacity"),
-      py::arg("carry"), py::arg("probing"), py::arg("undo"), py::arg("key_kind"),
-      py::arg("first_depth"), py::arg("final_depth"), py::arg("max_nodes") = py::none(),
-      py::arg("seconds") = py::none(), py::arg("clock") = py::none(),
+      py::arg("transpositions"), py::arg("move_ordering"), py::arg("tt_capacity"), py::arg("carry"),
+      py::arg("probing"), py::arg("undo"), py::arg("key_kind"), py::arg("first_depth"),
+      py::arg("final_depth"), py::arg("max_nodes") = py::none(), py::arg("seconds") = py::none(),
+      py::arg("clock") = py::none(),
       "Bounded alpha-beta / Star-1 / Star-2 / paranoid from a decision state "
       "(spiel_bounded.search.alphabeta decides the arguments).");
 }
 
 }  // namespace
 
+void BindStateText(py::module_& m) {
+  m.def(
+      "state_text",
+      [](const open_spiel::State& root, const open_spiel::State& state) {
+        const spiel_bounded::StateText text(root);
+        std::string out;
+        text.Write(state, out);
+        return py::make_tuple(out, text.from_history());
+      },
+      py::arg("root"), py::arg("state"),
+      "(text of `state` as the searches from `root` read it, whether it came from the history).");
+}
+
 PYBIND11_MODULE(_engine, m) {
   m.doc() = "The native search engines of spiel_bounded over OpenSpiel's C++ states.";
   BindEvaluators(m);
   BindAlphaBeta(m);
+  BindStateText(m);
 }

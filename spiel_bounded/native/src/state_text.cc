@@ -1,0 +1,52 @@
+#include "state_text.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace spiel_bounded {
+
+StateText::StateText(const open_spiel::State& root) {
+  const std::shared_ptr<const open_spiel::Game> game = root.GetGame();
+  if (game->GetType().short_name != "connect_four") return;
+  const open_spiel::GameParameters params = game->GetParameters();
+  const int rows = params.at("rows").int_value();
+  const int columns = params.at("columns").int_value();
+  std::string row(columns, '.');
+  row += '\n';
+  std::string empty;
+  for (int r = 0; r < rows; ++r) empty += row;
+  rows_ = rows;
+  columns_ = columns;
+  heights_.assign(columns, 0);
+  empty_board_ = empty;
+  std::string text;
+  FromHistory(root, text);
+  if (text != root.ToString()) columns_ = 0;  // not reproduced: read ToString()
+}
+
+void StateText::Write(const open_spiel::State& state, std::string& out) const {
+  if (columns_ > 0) {
+    FromHistory(state, out);
+  } else {
+    out = state.ToString();
+  }
+}
+
+void StateText::FromHistory(const open_spiel::State& state, std::string& out) const {
+  // Pieces fall to the bottom row, which is printed last. `FullHistory` is read by reference
+  // (`History` would copy it).
+  out = empty_board_;
+  std::fill(heights_.begin(), heights_.end(), 0);
+  const int stride = columns_ + 1;
+  for (const open_spiel::State::PlayerAction& step : state.FullHistory()) {
+    const int column = static_cast<int>(step.action);
+    if (column < 0 || column >= columns_ || heights_[column] >= rows_ || step.player < 0 ||
+        step.player > 1) {
+      out = state.ToString();  // not a connect_four history after all
+      return;
+    }
+    out[(rows_ - 1 - heights_[column]++) * stride + column] = step.player == 0 ? 'x' : 'o';
+  }
+}
+
+}  // namespace spiel_bounded

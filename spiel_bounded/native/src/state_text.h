@@ -1,0 +1,35 @@
+// A state's string, as `str(state)` gives it, read the cheapest exact way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "open_spiel/spiel.h"
+
+namespace spiel_bounded {
+
+// Writes `state.ToString()`, or for connect_four the same text built from the history (the
+// game's own ToString appends cell by cell and costs about 5x more). The history is used only
+// when it reproduces the root's board (a state built from a board string has no history), and
+// then it does for every state below the root too: a child's board is its parent's plus the
+// move, as its history is. `tests/test_native_alphabeta.py` compares both texts over random
+// games.
+class StateText {
+ public:
+  explicit StateText(const open_spiel::State& root);
+
+  // Writes the text of `state` (the root or a state below it) into `out`.
+  void Write(const open_spiel::State& state, std::string& out) const;
+
+  bool from_history() const { return columns_ > 0; }
+
+ private:
+  void FromHistory(const open_spiel::State& state, std::string& out) const;
+
+  int rows_ = 0;
+  int columns_ = 0;  // > 0: connect_four text from the history
+  std::string empty_board_;
+  mutable std::vector<int> heights_;  // reused: no allocation per text
+};
+
+}  // namespace spiel_bounded
