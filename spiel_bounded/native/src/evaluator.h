@@ -22,6 +22,12 @@ class Evaluator {
   virtual void StartSearch(const open_spiel::State& root) {}
   // The value of `state` for `player`.
   virtual double Value(const open_spiel::State& state, int player) = 0;
+  // Every player's value of `state`, into `out` (resized to the number of players). The default
+  // asks `Value` once per player; an evaluator that computes all at once overrides it.
+  virtual void Values(const open_spiel::State& state, std::vector<double>& out) {
+    out.resize(state.NumPlayers());
+    for (int player = 0; player < state.NumPlayers(); ++player) out[player] = Value(state, player);
+  }
   // A short name for messages and stats ("zero", "heuristic", ...).
   virtual std::string name() const = 0;
 };

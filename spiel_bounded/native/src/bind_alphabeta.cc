@@ -1,0 +1,83 @@
+// Bindings of the alpha-beta family and of the budget every native search runs on.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+
+#include "alphabeta.h"
+#include "bindings.h"
+#include "budget.h"
+#include "open_spiel/spiel.h"
+
+namespace py = pybind11;
+
+namespace spiel_bounded {
+
+Budget MakeBudget(std::optional<int64_t> max_nodes, std::optional<double> seconds,
+                  std::optional<py::function> clock) {
+  Budget::Clock read = SteadySeconds;
+  if (clock.has_value()) {
+    py::function function = *clock;
+    read = [function]() { return function().cast<double>(); };
+  }
+  auto interrupt = []() {
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  };
+  return Budget({max_nodes.value_or(-1), seconds.value_or(-1.0)}, read, interrupt);
+}
+
+void BindAlphaBeta(py::module_& m) {
+  py::class_<RootChild>(m, "RootChild")
+      .def_readonly("action", &RootChild::action)
+      .def_readonly("lower", &RootChild::lower)
+      .def_readonly("upper", &RootChild::upper);
+  py::class_<AlphaBetaOutcome>(m, "AlphaBetaOutcome")
+      .def_readonly("completed", &AlphaBetaOutcome::completed)
+      .def_readonly("depth", &AlphaBetaOutcome::depth)
+      .def_readonly("lower", &AlphaBetaOutcome::lower)
+      .def_readonly("upper", &AlphaBetaOutcome::upper)
+      .def_readonly("horizon", &AlphaBetaOutcome::horizon)
+      .def_readonly("children", &AlphaBetaOutcome::children)
+      .def_readonly("order", &AlphaBetaOutcome::order)
+      .def_readonly("pv", &AlphaBetaOutcome::pv)
+      .def_readonly("fallback", &AlphaBetaOutcome::fallback)
+      .def_readonly("stopped_by", &AlphaBetaOutcome::stopped_by)
+      .def_readonly("nodes", &AlphaBetaOutcome::nodes)
+      .def_readonly("evaluations", &AlphaBetaOutcome::evaluations)
+      .def_readonly("cutoffs", &AlphaBetaOutcome::cutoffs)
+      .def_readonly("tt_hits", &AlphaBetaOutcome::tt_hits)
+      .def_readonly("tt_entries", &AlphaBetaOutcome::tt_entries)
+      .def_readonly("seconds", &AlphaBetaOutcome::seconds);
+  m.def(
+      "alpha_beta",
+      [](const open_spiel::State& state, Evaluator& evaluator, double epsilon, bool transpositions,
+         bool move_ordering, int64_t tt_capacity, bool carry, bool probing, bool undo,
+         const std::string& key_kind, int first_depth, int final_depth,
+         std::optional<int64_t> max_nodes, std::optional<double> seconds,
+         std::optional<py::function> clock) {
+        AlphaBetaConfig config;
+        config.epsilon = epsilon;
+        config.transpositions = transpositions;
+        config.move_ordering = move_ordering;
+        config.tt_capacity = tt_capacity;
+        config.carry = carry;
+        config.probing = probing;
+        config.undo = undo;
+        config.key_kind = ParseKeyKind(key_kind);
+        config.first_depth = first_depth;
+        config.final_depth = final_depth;
+        Budget budget = MakeBudget(max_nodes, seconds, std::move(clock));
+        return AlphaBetaSearch(state, evaluator, config, budget);
+      },
+      py::arg("state"), py::arg("evaluator"), py::kw_only(), py::arg("epsilon"),
+      py::arg("transpositions"), py::arg("move_ordering"), py::arg("tt_capacity"), py::arg("carry"),
+      py::arg("probing"), py::arg("undo"), py::arg("key_kind"), py::arg("first_depth"),
+      py::arg("final_depth"), py::arg("max_nodes") = py::none(), py::arg("seconds") = py::none(),
+      py::arg("clock") = py::none(),
+      "Bounded alpha-beta / Star-1 / Star-2 / paranoid from a decision state "
+      "(spiel_bounded.search.alphabeta decides the arguments).");
+}
+
+}  // namespace spiel_bounded

@@ -1,0 +1,73 @@
+// Bindings of the evaluators and of the state text the searches read.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "evaluator.h"
+#include "open_spiel/spiel.h"
+#include "state_text.h"
+
+namespace py = pybind11;
+
+namespace spiel_bounded {
+
+void BindEvaluators(py::module_& m) {
+  py::class_<Evaluator, std::shared_ptr<Evaluator>>(
+      m, "Evaluator", "A native leaf evaluator: `value(state, player)` in the game's units.")
+      .def(
+          "value",
+          [](Evaluator& evaluator, const open_spiel::State& state, int player) {
+            evaluator.StartSearch(state);
+            return evaluator.Value(state, player);
+          },
+          py::arg("state"), py::arg("player"))
+      .def_property_readonly("name", &Evaluator::name);
+  m.def(
+      "constant_evaluator",
+      [](std::vector<double> values) -> std::shared_ptr<Evaluator> {
+        return MakeConstantEvaluator(std::move(values));
+      },
+      py::arg("values"), "Values every state at `values[player]` (the zero evaluator).");
+  m.def(
+      "rollout_evaluator",
+      [](int playouts, uint64_t seed, double low, double high) -> std::shared_ptr<Evaluator> {
+        if (playouts < 1) throw py::value_error("playouts must be >= 1");
+        return MakeRolloutEvaluator(playouts, seed, low, high);
+      },
+      py::arg("playouts"), py::arg("seed"), py::arg("low"), py::arg("high"),
+      "Mean return of seeded uniformly random playouts, clamped to [low, high].");
+  m.def(
+      "heuristic_evaluator",
+      [](const open_spiel::Game& game) -> std::shared_ptr<Evaluator> {
+        return MakeHeuristicEvaluator(game);
+      },
+      py::arg("game"), "The game's hand-written heuristic in C++, or None.");
+  m.def(
+      "callback_evaluator",
+      [](py::function value, std::string name) -> std::shared_ptr<Evaluator> {
+        // The callback gets a copy that Python owns: it may keep it past the search.
+        auto call = [value](const open_spiel::State& state, int player) {
+          return value(state.Clone(), player).cast<double>();
+        };
+        return MakeCallbackEvaluator(call, std::move(name));
+      },
+      py::arg("value"), py::arg("name"),
+      "Calls `value(state, player) -> float` back (a Python evaluator).");
+
+  m.def(
+      "state_text",
+      [](const open_spiel::State& root, const open_spiel::State& state) {
+        const StateText text(root);
+        std::string out;
+        text.Write(state, out);
+        return py::make_tuple(out, text.from_history());
+      },
+      py::arg("root"), py::arg("state"),
+      "(text of `state` as the searches from `root` read it, whether it came from the history).");
+}
+
+}  // namespace spiel_bounded

@@ -1,0 +1,21 @@
+// The binding functions of the module `spiel_bounded.native._engine`, one file each.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "budget.h"
+
+namespace spiel_bounded {
+
+// A budget on `clock` (None: a steady clock) that stops for Ctrl-C / SIGTERM: Python's signal
+// handlers run at every checkpoint, and an exception they raise ends the search.
+Budget MakeBudget(std::optional<int64_t> max_nodes, std::optional<double> seconds,
+                  std::optional<pybind11::function> clock);
+
+void BindEvaluators(pybind11::module_& m);  // bind_evaluators.cc
+void BindAlphaBeta(pybind11::module_& m);   // bind_alphabeta.cc
+
+}  // namespace spiel_bounded
