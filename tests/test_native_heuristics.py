@@ -64,3 +64,29 @@ def test_native_values_equal_python_values(game_string: str, games: int) -> None
 @pytest.mark.parametrize("game_string", ["othello", "chess", "pig"])
 def test_games_without_native_heuristic_give_none(game_string: str) -> None:
     assert ENGINE.heuristic_evaluator(pyspiel.load_game(game_string)) is None
+
+
+@pytest.mark.parametrize("name", ["connect_four", "connect_four(rows=4,columns=5,x_in_row=3)"])
+def test_connect_four_children_valued_without_building_them(name: str) -> None:
+    module = ENGINE
+    game = pyspiel.load_game(name)
+    native = module.heuristic_evaluator(game)
+    python = HeuristicEvaluator(game)
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            for player in (0, 1):
+                leaves = module.child_leaves(native, state, player)
+                expected = []
+                for move in state.legal_actions():
+                    child = state.child(move)
+                    if child.is_terminal():
+                        expected.append((child.player_return(player), True))
+                    else:
+                        expected.append((python.evaluate(child)[player], False))
+                assert leaves == expected
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    tic_tac_toe = pyspiel.load_game("tic_tac_toe")
+    cannot = module.heuristic_evaluator(tic_tac_toe)
+    assert module.child_leaves(cannot, tic_tac_toe.new_initial_state(), 0) is None

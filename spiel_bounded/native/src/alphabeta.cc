@@ -86,7 +86,7 @@ class Engine {
              std::vector<double>& uppers, double& lower, double& upper, double alpha, double beta,
              double eps, int ply);
   void RecordCut(int player, Action move, int depth, int ply, bool early);
-  double LeafValue(const State& state) {
+  double EvaluateLeaf(const State& state) {
     ++evaluations;
     horizon_ = true;
     return evaluator_.Value(state, max_player_);
@@ -147,7 +147,7 @@ Bounds Engine::Node(State& state, int depth, double alpha, double beta, double e
     return {value, value};
   }
   if (depth <= 0) {
-    const double value = LeafValue(state);
+    const double value = EvaluateLeaf(state);
     return {value, value};
   }
   if (has_chance_ && state.IsChanceNode()) return Chance(state, depth, alpha, beta, eps, ply);
@@ -183,6 +183,10 @@ Bounds Engine::Node(State& state, int depth, double alpha, double beta, double e
   const size_t last = moves.size() - 1;
   const int child_depth = depth - 1;
   const bool is_max = player == max_player_;
+  // The children at the depth limit valued without building them (connect_four's heuristic):
+  // counted, and their evaluations, as if each were searched.
+  const bool leaves =
+      child_depth <= 0 && !has_chance_ && evaluator_.BeginChildren(state, max_player_);
   Action best_move = moves[0];
   int64_t cut = -1;  // index of the move that closed the window
   double lower, upper, best;
@@ -196,7 +200,15 @@ Bounds Engine::Node(State& state, int depth, double alpha, double beta, double e
   for (size_t i = 0; i < moves.size(); ++i) {
     const Action move = moves[i];
     Bounds child;
-    if (config_.undo) {
+    if (leaves) {
+      budget_.Tick();
+      const LeafValue leaf = evaluator_.ChildValue(move);
+      if (!leaf.terminal) {
+        ++evaluations;
+        horizon_ = true;
+      }
+      child = {leaf.value, leaf.value};
+    } else if (config_.undo) {
       state.ApplyAction(move);
       child = Node(state, child_depth, alpha, beta, eps, ply + 1);
       state.UndoAction(player, move);

@@ -3,7 +3,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.h"
@@ -58,6 +60,22 @@ void BindEvaluators(py::module_& m) {
       py::arg("value"), py::arg("name"),
       "Calls `value(state, player) -> float` back (a Python evaluator).");
 
+  m.def(
+      "child_leaves",
+      [](Evaluator& evaluator, const open_spiel::State& state,
+         int player) -> std::optional<std::vector<std::pair<double, bool>>> {
+        evaluator.StartSearch(state);
+        if (!evaluator.BeginChildren(state, player)) return std::nullopt;
+        std::vector<std::pair<double, bool>> leaves;
+        for (const open_spiel::Action move : state.LegalActions()) {
+          const LeafValue leaf = evaluator.ChildValue(move);
+          leaves.emplace_back(leaf.value, leaf.terminal);
+        }
+        return leaves;
+      },
+      py::arg("evaluator"), py::arg("state"), py::arg("player"),
+      "(value for `player`, terminal) of every child of `state` in legal-move order, valued "
+      "without building them, or None when the evaluator cannot.");
   m.def(
       "state_text",
       [](const open_spiel::State& root, const open_spiel::State& state) {

@@ -11,6 +11,12 @@
 
 namespace spiel_bounded {
 
+// A child's value for the searching player, and whether the child is terminal (its return).
+struct LeafValue {
+  double value = 0.0;
+  bool terminal = false;
+};
+
 // Estimates a non-terminal state's value for each player, in the game's own utility range.
 // Native evaluators are trusted (tests compare each with its Python twin); a Python evaluator
 // called back from C++ is checked on the Python side, as on the Python engine.
@@ -28,6 +34,12 @@ class Evaluator {
     out.resize(state.NumPlayers());
     for (int player = 0; player < state.NumPlayers(); ++player) out[player] = Value(state, player);
   }
+  // Optional, for the children at a search's depth limit: when `BeginChildren` returns true,
+  // `ChildValue(move)` gives each legal move's child valued for `player` without building it,
+  // exactly what building it and reading its return (terminal) or `Value` would give. A search
+  // asks for every child of one parent before it calls `BeginChildren` again.
+  virtual bool BeginChildren(const open_spiel::State& parent, int player) { return false; }
+  virtual LeafValue ChildValue(open_spiel::Action move) { return {}; }
   // A short name for messages and stats ("zero", "heuristic", ...).
   virtual std::string name() const = 0;
 };

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -94,6 +95,9 @@ class LineScorer {
     for (int row = 1; row < rows; ++row) add(row, 0, 1, 1, false);
     for (int column = 0; column < columns; ++column) add(0, column, 1, -1, false);
     for (int row = 1; row < rows; ++row) add(row, columns - 1, 1, -1, false);
+    through_.resize(length);
+    centre_cell_.assign(length, false);
+    for (const int cell : centre_) centre_cell_[cell] = true;
     if (lines_.empty()) return;
     // Python's integers never overflow: refuse boards whose score might not fit in 64 bits
     // (sum over windows of at most 4 ** (window - 1) = 2 ** (2 * window - 2), below 2 ** 62).
@@ -118,6 +122,11 @@ class LineScorer {
     digit_[static_cast<unsigned char>('x')] = 1;
     digit_[static_cast<unsigned char>('o')] = 2;
     FillTables();
+    for (size_t line = 0; line < lines_.size(); ++line) {
+      for (int k = 0; k < lines_[line].cells; ++k) {
+        through_[lines_[line].start + k * lines_[line].step].push_back(static_cast<int>(line));
+      }
+    }
   }
 
   int64_t Score(const std::string& text) const {
@@ -125,16 +134,29 @@ class LineScorer {
     int64_t centre = 0;
     for (const int cell : centre_) centre += (text[cell] == 'x') - (text[cell] == 'o');
     int64_t score = centre_bonus_ * centre;
-    for (const Line& line : lines_) {
-      if (line.tabled) {  // the line's cells as a base-3 number index its worth
-        const char* cells = text.data() + line.start;
-        int index = 0;
-        for (int k = line.cells - 1; k >= 0; --k) index = 3 * index + Digit(cells[k * line.step]);
-        score += tables_[line.cells][index];
-      } else {
-        score += WindowsOf(text.data() + line.start, line.step, line.cells);
+    for (const Line& line : lines_) score += WorthOf(line, text);
+    return score;
+  }
+
+  // The score once `piece` fills the empty `cell` of `text`, whose score is `score`, from the
+  // lines through that cell only (`ConnectFourChildren` in heuristics.py); nullopt when the
+  // piece completes a run of `window` (no line held one before, or the game would be over).
+  // `text` is left as it was.
+  std::optional<int64_t> ScoreAfter(std::string& text, int64_t score, int cell, char piece) const {
+    const std::vector<int>& through = through_[cell];
+    for (const int line : through) score -= WorthOf(lines_[line], text);
+    if (centre_cell_[cell]) score += piece == 'x' ? centre_bonus_ : -centre_bonus_;
+    text[cell] = piece;
+    bool won = false;
+    for (const int line : through) {
+      if (HasRun(lines_[line], text, piece)) {
+        won = true;
+        break;
       }
+      score += WorthOf(lines_[line], text);
     }
+    text[cell] = '.';
+    if (won) return std::nullopt;
     return score;
   }
 
@@ -145,6 +167,23 @@ class LineScorer {
     int cells;
     bool tabled = false;  // valued by `tables_[cells]` (short lines), else window by window
   };
+
+  int64_t WorthOf(const Line& line, const std::string& text) const {
+    const char* cells = text.data() + line.start;
+    if (!line.tabled) return WindowsOf(cells, line.step, line.cells);
+    int index = 0;  // the line's cells as a base-3 number index its worth
+    for (int k = line.cells - 1; k >= 0; --k) index = 3 * index + Digit(cells[k * line.step]);
+    return tables_[line.cells][index];
+  }
+
+  bool HasRun(const Line& line, const std::string& text, char piece) const {
+    int run = 0;
+    for (int k = 0; k < line.cells; ++k) {
+      run = text[line.start + k * line.step] == piece ? run + 1 : 0;
+      if (run >= window_) return true;
+    }
+    return false;
+  }
 
   // The worth of the windows of one line: a window slides along it, its code sum gaining the
   // entering cell and losing the leaving one (the definition the tables are filled from).
@@ -195,6 +234,8 @@ class LineScorer {
   int code_[256] = {};
   int digit_[256] = {};
   std::vector<int64_t> tables_[kMaxTableCells + 1];
+  std::vector<std::vector<int>> through_;  // string index -> the lines through that cell
+  std::vector<bool> centre_cell_;
 };
 
 // `_BreakthroughScorer`: 'b' (player 0, moving down) and 'w' (player 1, moving up) pieces are
@@ -278,15 +319,67 @@ class BoardHeuristic final : public Evaluator {
     } else {
       buffer_ = state.ToString();
     }
-    const auto score = static_cast<double>(scorer_.Score(buffer_));
-    const double offset = half_ * std::tanh(score * inverse_scale_);
-    return player == 0 ? mid_ + offset : mid_ - offset;
+    return ValueOfScore(scorer_.Score(buffer_), player);
   }
 
   std::string name() const override { return "heuristic"; }
 
+  // connect_four: the children at the depth limit, scored from the parent's text.
+  bool BeginChildren(const open_spiel::State& parent, int player) override {
+    if constexpr (std::is_same_v<Scorer, LineScorer>) {
+      if (child_rows_ == 0 || !text_.has_value()) return false;
+      text_->Write(parent, parent_text_);
+      parent_score_ = scorer_.Score(parent_text_);
+      piece_ = parent.CurrentPlayer() == 0 ? 'x' : 'o';
+      won_ = parent.CurrentPlayer() == player ? max_utility_ : min_utility_;
+      player_ = player;
+      empty_cells_ = std::count(parent_text_.begin(), parent_text_.end(), '.');
+      return true;
+    } else {
+      return false;
+    }
+  }
+
+  LeafValue ChildValue(open_spiel::Action move) override {
+    if constexpr (std::is_same_v<Scorer, LineScorer>) {
+      const int stride = static_cast<int>(parent_text_.size()) / child_rows_;
+      int cell = -1;  // the lowest empty cell of the column: pieces fall to the last row printed
+      for (int row = child_rows_ - 1; row >= 0 && cell < 0; --row) {
+        if (parent_text_[row * stride + move] == '.') cell = row * stride + static_cast<int>(move);
+      }
+      const std::optional<int64_t> score =
+          scorer_.ScoreAfter(parent_text_, parent_score_, cell, piece_);
+      if (!score.has_value()) return {won_, true};
+      if (empty_cells_ == 1) return {0.0, true};  // the board is full: a draw
+      return {ValueOfScore(*score, player_), false};
+    } else {
+      return {};
+    }
+  }
+
+  // connect_four only: enables `BeginChildren` on a board of `rows` printed lines.
+  void EnableChildren(int rows, const open_spiel::Game& game) {
+    child_rows_ = rows;
+    max_utility_ = game.MaxUtility();
+    min_utility_ = game.MinUtility();
+  }
+
  private:
+  double ValueOfScore(int64_t score, int player) const {
+    const double offset = half_ * std::tanh(static_cast<double>(score) * inverse_scale_);
+    return player == 0 ? mid_ + offset : mid_ - offset;
+  }
+
   Scorer scorer_;
+  int child_rows_ = 0;  // > 0: connect_four's children can be scored from the parent
+  std::string parent_text_;
+  int64_t parent_score_ = 0;
+  char piece_ = 'x';
+  double won_ = 0.0;
+  int player_ = 0;
+  int64_t empty_cells_ = 0;
+  double max_utility_ = 0.0;
+  double min_utility_ = 0.0;
   std::optional<StateText> text_;  // how the current search's states are read
   std::string buffer_;
   double inverse_scale_;
@@ -334,9 +427,11 @@ std::unique_ptr<Evaluator> MakeHeuristicEvaluator(const open_spiel::Game& game) 
       throw std::invalid_argument("the connect_four heuristic needs x_in_row >= 1, not " +
                                   std::to_string(window));
     }
-    return MakeBoard(
+    auto heuristic = std::make_unique<BoardHeuristic<LineScorer>>(
         game, LineScorer(rows, columns, columns + 1, window, kConnectFourCentreBonus, text.size()),
         kConnectFourScale);
+    heuristic->EnableChildren(rows, game);
+    return heuristic;
   }
   // breakthrough, layout only (like Python): a one-character label, the cells and a newline per
   // row, then the column letters; ASCII, so that Python's character offsets are byte offsets.
