@@ -9,6 +9,7 @@
     python scripts/bench.py --suites=memory --repeats=1 --output=results/bench_memory.md
     python scripts/bench.py --suites=value_net --output=results/bench_value_net.md
     python scripts/bench.py --suites=native --output=results/bench_native.md
+    python scripts/bench.py --suites=selfplay --output=results/bench_selfplay.md
 
 Each suite is a module of `scripts/benchmarks` with `run(repeats) -> list[str]` returning its
 Markdown section, listed in `SUITES`; the file written starts with the command and the machine.
@@ -40,6 +41,7 @@ from benchmarks import (
     nplayer,
     overshoot,
     pns,
+    selfplay,
     value_net,
 )  # after the path set-up
 
@@ -54,6 +56,7 @@ SUITES = {
     "nplayer": nplayer.run,
     "overshoot": overshoot.run,
     "pns": pns.run,
+    "selfplay": selfplay.run,
     "value_net": value_net.run,
 }
 
@@ -69,6 +72,7 @@ SUITES_FLAG_PREFIXES = (
     "nplayer",
     "overshoot",
     "pns",
+    "selfplay",
     "value",
 )
 
