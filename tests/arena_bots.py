@@ -7,6 +7,7 @@ SIGKILL tests), with these bots available.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import sys
@@ -25,6 +26,7 @@ from spiel_bounded.arena import (
     load_config,
     run_tournament,
 )
+from spiel_bounded.registry import load_bot
 
 BLOCK_ENV = "SPIEL_BOUNDED_TEST_BLOCK"
 BLOCKED_DIR_ENV = "SPIEL_BOUNDED_TEST_BLOCKED_DIR"
@@ -82,6 +84,25 @@ class _BlockingBot(_RandomBot):
         return super().step(state)
 
 
+class _SegfaultingEvaluator:
+    """Faults on its first call: from inside a native search, what a crash in C++ looks like."""
+
+    name = "segfaulting"
+
+    def evaluate(self, state: pyspiel.State) -> list[float]:
+        ctypes.string_at(0)  # reads address 0: SIGSEGV
+        raise AssertionError("unreachable")
+
+
+def native_crashing_bot(
+    game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int
+) -> Any:
+    """`bounded_ab` on the native engine whose search dies of a segfault."""
+    return load_bot(
+        "bounded_ab", game, player, depth=2, engine="native", evaluator=_SegfaultingEvaluator()
+    )
+
+
 def random_bot(game: pyspiel.Game, player: int, params: Mapping[str, Any], seed: int) -> Any:
     return _RandomBot(seed)
 
@@ -127,6 +148,7 @@ EXTRA_BOTS = {
     "test_raising": raising_bot,
     "test_illegal": illegal_bot,
     "test_crashing": crashing_bot,
+    "test_native_crashing": native_crashing_bot,
     "test_crashing_factory": crashing_factory,
     "test_exiting": exiting_bot,
     "test_blocking": blocking_bot,

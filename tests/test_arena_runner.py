@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from spiel_bounded import native
 from spiel_bounded.arena import (
     ConfigChangedError,
     DaskExecutor,
@@ -203,6 +204,27 @@ def test_a_game_that_kills_its_worker_is_recorded_with_the_signal_and_seat(
             )
         assert expected in record.error
         assert record.error.count(expected) == 2  # the second death, then the first
+
+
+@pytest.mark.skipif(not native.available(), reason="the native engine is not built")
+def test_a_native_search_that_crashes_costs_no_finished_game(tmp_path: Path) -> None:
+    bots = '[[bots]]\nlabel = "native"\nbot = "test_native_crashing"\n'
+    tournament = parse_config(
+        config(tmp_path, bots=bots).text.replace(f', "{TREE}"', ""),
+        source="t",
+        extra_bots=EXTRA_BOTS,
+    )
+    result = run_tournament(tournament, executor=ProcessExecutor(2), extra_bots=EXTRA_BOTS)
+    records = GameStore(tmp_path).read_records()
+    assert result.played == len(records) == 6
+    for record in records:
+        if "native" not in record.seats:
+            assert record.ok, record.error
+            continue
+        seat = record.seats.index("native")
+        assert record.error_kind == "crash" and record.error_seat == seat
+        expected = f"killed by SIGSEGV while seat {seat} (native) was choosing a move at ply {seat}"
+        assert record.error.count(expected) == 2  # replayed once, then recorded
 
 
 def test_a_worker_that_exits_by_itself_is_a_runner_error_replayed_on_resume(
