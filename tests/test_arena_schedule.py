@@ -155,23 +155,33 @@ def _records_with_hash(matches: tuple, label: str, stored: str) -> list[GameReco
 
 
 def test_a_removed_parameter_at_its_old_default_keeps_the_games() -> None:
-    """The documented migration (`REMOVED_PARAMETERS`): games played before `reference_engine`
-    left the alpha-beta bots carry a hash that covers it at its default, False; they are the
-    same bot's games, and still scheduled. At True (another engine then) they are not."""
-    matches = make_schedule(parse_config(AB_CONFIG).tournament)
+    """The documented migrations (`former_hashes`): games played before the alpha-beta bots
+    gained `engine` ran on the Python engine with 500,000-entry tables, and those played before
+    `reference_engine` left carry a hash that covers it at its default, False; they are the same
+    bot's games, and still scheduled, when the bot is pinned to the Python engine. At
+    `reference_engine = True`, or for a bot on another engine, they are not."""
+    config = AB_CONFIG.replace("depth = 2 }", 'depth = 2, engine = "python" }')
+    matches = make_schedule(parse_config(config).tournament)
     seat = next(seat for match in matches for seat in match.seats if seat.label == "ab")
     full = registry.check_params(registry.get_spec("bounded_ab"), {**seat.params, "seed": 0})
     del full["seed"]
-    assert "reference_engine" not in full
+    assert "reference_engine" not in full and full["tt_capacity"] is None
     assert seat.params_hash == params_hash("bounded_ab", full)
-    before = params_hash("bounded_ab", {**full, "reference_engine": False})
-    assert seat.former_hashes == (before,)
-    assert mismatch(_records_with_hash(matches, "ab", before), matches, "t.toml") is None
-    assert changed_parameters(_records_with_hash(matches, "ab", before), matches) == []
-    other = params_hash("bounded_ab", {**full, "reference_engine": True})
+    old = {name: value for name, value in full.items() if name != "engine"}
+    old["tt_capacity"] = 500_000
+    before_engines = params_hash("bounded_ab", old)
+    before = params_hash("bounded_ab", {**old, "reference_engine": False})
+    assert seat.former_hashes == (before_engines, before)
+    for stored in (before_engines, before):
+        assert mismatch(_records_with_hash(matches, "ab", stored), matches, "t.toml") is None
+        assert changed_parameters(_records_with_hash(matches, "ab", stored), matches) == []
+    other = params_hash("bounded_ab", {**old, "reference_engine": True})
     wrong = mismatch(_records_with_hash(matches, "ab", other), matches, "t.toml")
     assert wrong is not None and f"ab (bounded_ab: {other} in games.csv" in wrong
     assert changed_parameters(_records_with_hash(matches, "ab", other), matches) == ["ab"]
+    auto = make_schedule(parse_config(AB_CONFIG).tournament)
+    native_seat = next(seat for match in auto for seat in match.seats if seat.label == "ab")
+    assert native_seat.former_hashes == ()  # the Python engine's games are not the native bot's
 
 
 def test_removed_parameters_are_gone_from_their_bots() -> None:

@@ -261,14 +261,14 @@ def test_a_record_made_with_other_settings_never_counts_as_done(tmp_path: Path) 
 
     report = build_report(config, "cmd")
     assert "Not shown: 3 finished record(s) were made with other settings" in report.markdown
-    assert "bounded_ab: tt_capacity 2000000 -> 500000" in report.markdown
+    assert "bounded_ab: tt_capacity 2000000 -> None" in report.markdown
     assert "bounded_pns: settings not recorded" in report.markdown
     assert not set(report.frame["task_id"]) & set(changed)
 
     recording = _Recording()
     result = run_sweep(config, executor=recording)
     assert sorted(recording.given) == sorted(changed)
-    assert result.other_settings == 3 and "tt_capacity 2000000 -> 500000" in result.settings_note
+    assert result.other_settings == 3 and "tt_capacity 2000000 -> None" in result.settings_note
     assert "Not shown" not in build_report(config, "cmd").markdown
 
 

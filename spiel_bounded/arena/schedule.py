@@ -159,13 +159,34 @@ away from its default (e.g. `reference_engine = true`) is not accepted: that bot
 exists. Only a removal that leaves play unchanged belongs here."""
 
 
+_ALPHA_BETA_BOTS: Final = ("bounded_ab", "bounded_star1", "bounded_star2", "paranoid")
+
+
+def _before_engines(bot: str, full: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The parameters games of `bot` carried before issue 38 gave the alpha-beta bots `engine`
+    (they all ran on the Python engine) and `tt_capacity` the default None (500,000 then, which
+    None still is on the Python engine); None when today's parameters play differently (another
+    engine: the same moves at a fixed depth, more nodes at a time limit)."""
+    if bot not in _ALPHA_BETA_BOTS or full.get("engine") != "python":
+        return None
+    before = {name: value for name, value in full.items() if name != "engine"}
+    if before.get("tt_capacity", 0) is None:
+        before["tt_capacity"] = 500_000
+    return before
+
+
 def former_hashes(bot: str, full: Mapping[str, Any]) -> tuple[str, ...]:
     """The parameter hashes games of `bot` with today's full parameters `full` carried before
-    `REMOVED_PARAMETERS[bot]` were removed (none when nothing was removed from it)."""
+    `REMOVED_PARAMETERS[bot]` were removed and before the alpha-beta bots gained `engine` (none
+    when neither applies)."""
+    forms = [dict(full)]
+    before = _before_engines(bot, full)
+    if before is not None:
+        forms.append(before)
     removed = REMOVED_PARAMETERS.get(bot)
-    if not removed or set(removed) & set(full):
-        return ()
-    return (params_hash(bot, {**full, **removed}),)
+    if removed and not set(removed) & set(full):
+        forms += [{**form, **removed} for form in forms if "engine" not in form]
+    return tuple(params_hash(bot, form) for form in forms[1:])
 
 
 def make_schedule(
