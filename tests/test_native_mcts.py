@@ -55,7 +55,9 @@ def _comparable(result: SearchResult) -> SearchResult:
     return replace(result, stats=replace(result.stats, seconds=0.0, engine=""))
 
 
-def _assert_same(python: BABMCTSTreeBase, native: BABMCTSTreeBase, results: Sequence[SearchResult]):
+def _assert_same(
+    python: BABMCTSTreeBase, native: BABMCTSTreeBase, results: Sequence[SearchResult]
+) -> None:
     assert results[1].stats.engine == "native"
     assert native.snapshot() == python.snapshot()
     assert _comparable(results[1]) == _comparable(results[0])
