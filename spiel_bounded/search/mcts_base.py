@@ -4,9 +4,10 @@ search loop's limits, the move choice, the `SearchResult`) and what the compiled
 (`compiled_reasons`).
 
 The search's rules are stated in `search/mcts.py`, whose `BABMCTSTree` is the reference tree;
-`search/mcts_compiled.py`'s `CompiledBABMCTSTree` runs the same search over arrays; and
-`search/babmcts.py` chooses between the two (`make_tree`) and is the entry point (`babmcts`).
-Both trees build on this module, neither imports the other.
+`search/mcts_native.py`'s `NativeBABMCTSTree` runs the same search in C++ (`spiel_bounded.native`),
+`search/mcts_compiled.py`'s `CompiledBABMCTSTree` over numba-compiled arrays; and
+`search/babmcts.py` chooses among them (`tree_engine`, `make_tree`) and is the entry point
+(`babmcts`). Every tree builds on this module, none imports another.
 
 Units. Inside a tree every value is in player 0's utility (player 0 is MAX, player 1 MIN), so a
 reused tree stays valid whoever moves at its new root; `SearchResult`s are in the utility of the
@@ -231,6 +232,7 @@ class BABMCTSTreeBase(ABC):
     the search loop's limits and statistics, the move choice and the `SearchResult`.
 
     `spiel_bounded.search.mcts.BABMCTSTree` stores `MCTSNode` objects and is the reference;
+    `spiel_bounded.search.mcts_native.NativeBABMCTSTree` runs whole searches in C++;
     `spiel_bounded.search.mcts_compiled.CompiledBABMCTSTree` stores arrays and runs selection and
     backup in compiled code. Build one with `spiel_bounded.search.babmcts.make_tree`, which reads
     `settings.engine`.
