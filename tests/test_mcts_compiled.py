@@ -17,6 +17,7 @@ from spiel_bounded.evaluators import Evaluator
 from spiel_bounded.limits import Limits
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search import mcts_kernels as kernels
+from spiel_bounded.search import mcts_native
 from spiel_bounded.search.babmcts import make_tree
 from spiel_bounded.search.mcts import BABMCTSTree
 from spiel_bounded.search.mcts_base import (
@@ -171,7 +172,10 @@ def test_shuffle_actions_is_uniform() -> None:
     assert sorted(many) == list(range(30)) and many != list(range(30))
 
 
-def test_auto_engine_picks_the_compiled_tree_where_it_can() -> None:
+def test_auto_engine_picks_the_compiled_tree_where_it_can(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where the evaluator has a C++ twin, "auto" prefers the native tree when it is built
+    # (tests/test_native_mcts.py); without it:
+    monkeypatch.setattr(mcts_native, "available", lambda: False)
     connect_four = pyspiel.load_game("connect_four")
     state = connect_four.new_initial_state()
     rollout = make_evaluator("rollout", connect_four)
@@ -214,6 +218,7 @@ def test_without_numba_auto_is_python_and_compiled_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba now raises ImportError
+    monkeypatch.setattr(mcts_native, "available", lambda: False)
     game = pyspiel.load_game("connect_four")
     state = game.new_initial_state()
     rollout = make_evaluator("rollout", game)
@@ -246,7 +251,9 @@ def test_bot_engines_play_the_same_moves() -> None:
 
 def test_bad_engine_is_refused() -> None:
     game = pyspiel.load_game("connect_four")
-    with pytest.raises(ValueError, match="must be one of auto, python, compiled; got 'numba'"):
+    with pytest.raises(
+        ValueError, match="must be one of auto, python, compiled, native; got 'numba'"
+    ):
         load_bot("babmcts", game, 0, engine="numba")
     with pytest.raises(ValueError, match="must be one of auto, python, compiled"):
         BABMCTSSettings(engine="fast")

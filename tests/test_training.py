@@ -143,7 +143,9 @@ SEEDED_RUNS: dict[str, dict[str, object]] = {
     "babmcts_tic_tac_toe": {
         "games": 3,
         "bot": "babmcts",
-        "bot_params": {"simulations": 25},
+        # The fingerprints were recorded with OpenSpiel's playouts (the Python and compiled
+        # trees); the native tree's C++ playouts draw another random stream.
+        "bot_params": {"simulations": 25, "engine": "python"},
         "opening_moves": 0,
     },
     "bounded_star2_pig": {

@@ -30,7 +30,8 @@ from spiel_bounded import (
 )
 from spiel_bounded.evaluators import RolloutEvaluator
 from spiel_bounded.games import game_info
-from spiel_bounded.search.mcts_base import ENGINE_COMPILED, ENGINE_PYTHON
+from spiel_bounded.native import available as native_available
+from spiel_bounded.search.mcts_base import ENGINE_COMPILED, ENGINE_NATIVE, ENGINE_PYTHON
 from spiel_bounded.testing import random_positions
 
 _SIMULATIONS = flags.DEFINE_integer(
@@ -137,19 +138,30 @@ def _cpp_run(states: Sequence[pyspiel.State], simulations: int) -> Callable[[int
     return run
 
 
+def _ratio(ours: float | None, theirs: float) -> str:
+    return "n/a" if ours is None else f"{ours / theirs:.2f}x"
+
+
+def _rate_cell(rate: float | None, missing: str) -> str:
+    return missing if rate is None else f"{rate:,.0f}"
+
+
 def _rate_section(repeats: int) -> list[str]:
     lines = [
-        "| game | positions | BABMCTS compiled sims/s | BABMCTS Python sims/s | "
-        "Python MCTS sims/s | C++ MCTS sims/s | compiled / C++ | Python tree / C++ | "
-        "compiled / Python tree |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| game | positions | BABMCTS native sims/s | BABMCTS compiled sims/s | "
+        "BABMCTS Python sims/s | Python MCTS sims/s | C++ MCTS sims/s | native / C++ | "
+        "compiled / C++ | Python tree / C++ | native / Python tree |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
+    native = native_available()
     for name, plies, scale in RATE_GAMES:
         game = pyspiel.load_game(name)
         states = random_positions(game, _POSITIONS.value, plies=plies, seed=_SEED.value)
         simulations = max(20, int(_SIMULATIONS.value * scale))
         compiled = not game_info(game).has_chance  # the compiled tree has no chance nodes
         runs = {"python_tree": _babmcts_run(states, simulations, ENGINE_PYTHON)}
+        if native:
+            runs["native"] = _babmcts_run(states, simulations, ENGINE_NATIVE)
         if compiled:
             runs["compiled"] = _babmcts_run(states, simulations, ENGINE_COMPILED)
             runs["compiled"](0)  # compilation (or loading it from numba's cache) is not timed
@@ -157,14 +169,12 @@ def _rate_section(repeats: int) -> list[str]:
         runs["cpp"] = _cpp_run(states, 4 * simulations)
         rates = {key: rate.per_second for key, rate in _median_rates(runs, repeats).items()}
         tree, cpp = rates["python_tree"], rates["cpp"]
-        if compiled:
-            ours = rates["compiled"]
-            cells = [f"{ours:,.0f}", f"{ours / cpp:.2f}x", f"{ours / tree:.2f}x"]
-        else:
-            cells = ["n/a (chance)", "n/a", "n/a"]
+        ours, fast = rates.get("native"), rates.get("compiled")
         lines.append(
-            f"| {name} | {len(states)} | {cells[0]} | {tree:,.0f} | {rates['python']:,.0f} | "
-            f"{cpp:,.0f} | {cells[1]} | {tree / cpp:.2f}x | {cells[2]} |"
+            f"| {name} | {len(states)} | {_rate_cell(ours, 'n/a (not built)')} | "
+            f"{_rate_cell(fast, 'n/a (chance)')} | {tree:,.0f} | {rates['python']:,.0f} | "
+            f"{cpp:,.0f} | {_ratio(ours, cpp)} | {_ratio(fast, cpp)} | {tree / cpp:.2f}x | "
+            f"{_ratio(ours, tree)} |"
         )
     return lines
 
@@ -352,18 +362,19 @@ def run(repeats: int) -> list[str]:
         f"Settings: UCT c = {UCT_C:g}, one uniformly random playout per leaf for every engine "
         "(ours in C++, through a one-simulation `pyspiel.MCTSBot` for the two-player zero-sum "
         "games and `pyspiel.evaluate_bots` elsewhere; Python MCTS's in Python, C++ MCTS's in "
-        f"C++), seed {_SEED.value}. BABMCTS's (b) searches use the compiled tree where the "
-        "game has no chance nodes (it builds the same tree as the Python one).",
+        f"C++), seed {_SEED.value}. BABMCTS's (b) searches use the native tree (C++, "
+        "`spiel_bounded.native`; it builds the same tree as the Python one) where it is built.",
         "",
         "### (a) Simulations per second, same positions, no solver",
         "",
         f"{_POSITIONS.value} random openings per game; BABMCTS runs {_SIMULATIONS.value:,} "
-        "simulations per position with each engine (`engine=compiled`: selection and backup "
-        "compiled by numba; `engine=python`: the reference tree; both build the same tree) "
+        "simulations per position with each engine (`engine=native`: the whole search in C++, "
+        "playouts included; `engine=compiled`: selection and backup compiled by numba; "
+        "`engine=python`: the reference tree; all three build the same tree) "
         "(scaled by 0.5 for breakthrough and pig, 0.05 for backgammon), C++ MCTS four times as "
         "many and Python MCTS a quarter, so that each runs long enough to time. The engines "
         "run interleaved, once per repeat each; median of the repeats. The compiled tree has "
-        "no chance nodes: pig and backgammon use the Python tree.",
+        "no chance nodes (pig, backgammon).",
         "",
         *rate_lines,
         "",

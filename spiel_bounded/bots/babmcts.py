@@ -25,7 +25,7 @@ import pyspiel
 from spiel_bounded.bots.base import POLICIES, SearchBot, choose_action
 from spiel_bounded.bots.spec import SEED_PARAM, BotSpec, SearchSpec
 from spiel_bounded.evaluators import Evaluator, make_evaluator
-from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo, game_info
+from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo
 from spiel_bounded.limits import Limits
 from spiel_bounded.params import (
     FLAG,
@@ -39,14 +39,8 @@ from spiel_bounded.params import (
     setting,
 )
 from spiel_bounded.result import SearchResult
-from spiel_bounded.search.babmcts import babmcts, make_tree
-from spiel_bounded.search.mcts_base import (
-    ENGINE_COMPILED,
-    ENGINE_PYTHON,
-    BABMCTSSettings,
-    BABMCTSTreeBase,
-    compiled_reasons,
-)
+from spiel_bounded.search.babmcts import babmcts, make_tree, tree_engine
+from spiel_bounded.search.mcts_base import ENGINE_COMPILED, BABMCTSSettings, BABMCTSTreeBase
 
 AUTO_POLICY: Final = "auto"
 """The move rule of BABMCTS itself: best lower bound once proved, else most visited open child."""
@@ -105,19 +99,11 @@ class BABMCTSSearch:
         self._evaluator_name = evaluator if isinstance(evaluator, str) else None
         # Built once (and checked now) unless it is a per-move seeded rollout evaluator.
         self._evaluator = make_evaluator(evaluator, game, rollouts=rollouts, seed=seed)
-        if settings.engine != ENGINE_PYTHON:
-            info = game_info(game)
-            reasons = compiled_reasons(info, self._evaluator, settings)
-            if not reasons:
-                from spiel_bounded.search.mcts_compiled import warm_up
+        engine = tree_engine(game, self._evaluator, settings, doing="play")
+        if engine == ENGINE_COMPILED:
+            from spiel_bounded.search.mcts_compiled import warm_up
 
-                warm_up()  # now, not in the first (timed) move
-            elif settings.engine == ENGINE_COMPILED:
-                raise ValueError(
-                    f"engine={ENGINE_COMPILED!r} cannot play {info.description}: "
-                    + "; ".join(reasons)
-                    + " (engine='auto' uses the compiled tree where it can, else the Python one)"
-                )
+            warm_up()  # now, not in the first (timed) move
         self.tree: BABMCTSTreeBase | None = None
 
     def _evaluator_for(self, move_seed: int) -> Evaluator:

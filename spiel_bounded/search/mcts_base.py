@@ -4,9 +4,10 @@ search loop's limits, the move choice, the `SearchResult`) and what the compiled
 (`compiled_reasons`).
 
 The search's rules are stated in `search/mcts.py`, whose `BABMCTSTree` is the reference tree;
-`search/mcts_compiled.py`'s `CompiledBABMCTSTree` runs the same search over arrays; and
-`search/babmcts.py` chooses between the two (`make_tree`) and is the entry point (`babmcts`).
-Both trees build on this module, neither imports the other.
+`search/mcts_native.py`'s `NativeBABMCTSTree` runs the same search in C++ (`spiel_bounded.native`),
+`search/mcts_compiled.py`'s `CompiledBABMCTSTree` over numba-compiled arrays; and
+`search/babmcts.py` chooses among them (`tree_engine`, `make_tree`) and is the entry point
+(`babmcts`). Every tree builds on this module, none imports another.
 
 Units. Inside a tree every value is in player 0's utility (player 0 is MAX, player 1 MIN), so a
 reused tree stays valid whoever moves at its new root; `SearchResult`s are in the utility of the
@@ -58,7 +59,8 @@ _SEED_BITS: Final = 63
 ENGINE_AUTO: Final = "auto"
 ENGINE_PYTHON: Final = "python"
 ENGINE_COMPILED: Final = "compiled"
-ENGINES: Final = (ENGINE_AUTO, ENGINE_PYTHON, ENGINE_COMPILED)
+ENGINE_NATIVE: Final = "native"
+ENGINES: Final = (ENGINE_AUTO, ENGINE_PYTHON, ENGINE_COMPILED, ENGINE_NATIVE)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,13 +100,16 @@ class BABMCTSSettings:
     # (OpenSpiel's evaluator interface); without one, UCT with a random expansion order.
     engine: str = setting(
         ENGINE_AUTO,
-        "tree engine: compiled (numba, no chance nodes or priors), python (the reference), or "
-        "auto (compiled when numba is installed and the game and evaluator allow it)",
+        "tree engine: native (C++, spiel_bounded.native; a Python evaluator is called back), "
+        "compiled (numba, no chance nodes or priors), python (the reference), or auto (native "
+        "when it is built and the evaluator has a C++ twin, else compiled when numba is "
+        "installed and the game and evaluator allow it, else python)",
         OneOf(ENGINES),
     )
     # Which tree `search.babmcts.make_tree` (and so `babmcts` and the `babmcts` bot) builds:
-    # `BABMCTSTree` (python) or `CompiledBABMCTSTree` (compiled: the same search bit for bit;
-    # needs the `fast` extra; see `compiled_reasons`). The tree classes themselves ignore it.
+    # `BABMCTSTree` (python), `CompiledBABMCTSTree` (compiled: needs the `fast` extra; see
+    # `compiled_reasons`) or `NativeBABMCTSTree` (native); all three run the same search bit for
+    # bit. The tree classes themselves ignore it.
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -210,8 +215,9 @@ def shuffle_actions(actions: list[int], getrandbits: Callable[[int], int]) -> No
             actions[i], actions[j] = actions[j], actions[i]
 
 
-def _seed_from(rng: np.random.Generator | int | None) -> int:
-    """An integer seed: drawn from a generator, taken as given, or 0 for None."""
+def seed_from(rng: np.random.Generator | int | None) -> int:
+    """An integer seed: drawn from a generator, taken as given, or 0 for None (what seeds a
+    tree's `random.Random`)."""
     if rng is None:
         return 0
     if isinstance(rng, np.random.Generator):
@@ -226,6 +232,7 @@ class BABMCTSTreeBase(ABC):
     the search loop's limits and statistics, the move choice and the `SearchResult`.
 
     `spiel_bounded.search.mcts.BABMCTSTree` stores `MCTSNode` objects and is the reference;
+    `spiel_bounded.search.mcts_native.NativeBABMCTSTree` runs whole searches in C++;
     `spiel_bounded.search.mcts_compiled.CompiledBABMCTSTree` stores arrays and runs selection and
     backup in compiled code. Build one with `spiel_bounded.search.babmcts.make_tree`, which reads
     `settings.engine`.
@@ -275,7 +282,7 @@ class BABMCTSTreeBase(ABC):
         self.evaluator = evaluator
         self._vmin = self.info.min_utility
         self._vmax = self.info.max_utility
-        self._random = random.Random(_seed_from(rng))
+        self._random = random.Random(seed_from(rng))
         self.simulations = 0
         self.evaluations = 0
         self.fallbacks = 0
@@ -316,7 +323,7 @@ class BABMCTSTreeBase(ABC):
 
     def reseed(self, rng: np.random.Generator | int) -> None:
         """Reseeds selection (a generator: one seed is drawn from it)."""
-        self._random = random.Random(_seed_from(rng))
+        self._random = random.Random(seed_from(rng))
 
     def advance(self, action: int) -> bool:
         """Moves the root to its child by `action`; returns True when that child was in the tree.
