@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "evaluator.h"
+#include "heuristics_games.h"
 #include "state_text.h"
 
 namespace spiel_bounded {
@@ -273,19 +274,30 @@ class BoardHeuristic final : public Evaluator {
   void StartSearch(const open_spiel::State& root) override { text_.emplace(root); }
 
   double Value(const open_spiel::State& state, int player) override {
+    const double offset = Offset(state);
+    return player == 0 ? mid_ + offset : mid_ - offset;
+  }
+
+  // Both players from one score: the values mirror each other around the middle.
+  void Values(const open_spiel::State& state, std::vector<double>& out) override {
+    const double offset = Offset(state);
+    out.assign({mid_ + offset, mid_ - offset});
+  }
+
+  std::string name() const override { return "heuristic"; }
+
+ private:
+  // Player 0's value minus the middle of the range.
+  double Offset(const open_spiel::State& state) {
     if (text_.has_value()) {
       text_->Write(state, buffer_);
     } else {
       buffer_ = state.ToString();
     }
     const auto score = static_cast<double>(scorer_.Score(buffer_));
-    const double offset = half_ * std::tanh(score * inverse_scale_);
-    return player == 0 ? mid_ + offset : mid_ - offset;
+    return half_ * std::tanh(score * inverse_scale_);
   }
 
-  std::string name() const override { return "heuristic"; }
-
- private:
   Scorer scorer_;
   std::optional<StateText> text_;  // how the current search's states are read
   std::string buffer_;
@@ -302,6 +314,9 @@ std::unique_ptr<Evaluator> MakeBoard(const open_spiel::Game& game, Scorer scorer
 }  // namespace
 
 std::unique_ptr<Evaluator> MakeHeuristicEvaluator(const open_spiel::Game& game) {
+  // The games with chance and the n-player games have their own files.
+  if (auto chance = MakeChanceHeuristic(game)) return chance;
+  if (auto nplayer = MakeNPlayerHeuristic(game)) return nplayer;
   const std::string short_name = game.GetType().short_name;
   if (short_name != "connect_four" && short_name != "tic_tac_toe" && short_name != "breakthrough") {
     return nullptr;
