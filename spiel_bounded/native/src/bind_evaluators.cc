@@ -77,6 +77,7 @@ void BindEvaluators(py::module_& m) {
       },
       py::arg("root"), py::arg("state"),
       "(text of `state` as the searches from `root` read it, whether it came from the history).");
+  BindTwins(m);
 }
 
 }  // namespace spiel_bounded
