@@ -309,12 +309,21 @@ def test_bots_say_which_engine_ran() -> None:
         bot = load_bot("bounded_ab", game, 0, depth=3, engine=engine)
         assert bot.step(state) in state.legal_actions()
         assert bot.last_result.stats.engine == expected
-    # "auto" with an evaluator that has no C++ twin runs the Python engine.
-    bot = load_bot("bounded_star2", "backgammon", 0, depth=1, engine="auto")
-    roll = pyspiel.load_game("backgammon").new_initial_state()
+    # "auto" with an evaluator that has no C++ twin runs the Python engine (every named
+    # evaluator has one now: a Python object has none).
+    backgammon = pyspiel.load_game("backgammon")
+    roll = backgammon.new_initial_state()
     roll.apply_action(roll.legal_actions()[0])
+    result = bounded_star2(
+        roll,
+        evaluator=HashEvaluator(backgammon, 0),
+        limits=Limits(depth=1),
+        settings=AlphaBetaSettings(engine="auto"),
+    )
+    assert result.stats.engine == "python"
+    bot = load_bot("bounded_star2", "backgammon", 0, depth=1, engine="auto")
     bot.step(roll)
-    assert bot.last_result.stats.engine == "python"
+    assert bot.last_result.stats.engine == "native"  # the heuristic's twin
 
 
 def test_without_the_native_engine_auto_falls_back_and_native_is_a_clear_error() -> None:

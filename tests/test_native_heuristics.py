@@ -61,7 +61,7 @@ def test_native_values_equal_python_values(game_string: str, games: int) -> None
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
 
 
-@pytest.mark.parametrize("game_string", ["othello", "chess", "pig"])
+@pytest.mark.parametrize("game_string", ["othello", "chess", "hex"])
 def test_games_without_native_heuristic_give_none(game_string: str) -> None:
     assert ENGINE.heuristic_evaluator(pyspiel.load_game(game_string)) is None
 

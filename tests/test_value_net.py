@@ -546,6 +546,7 @@ def test_children_from_the_parent_equal_evaluate_on_the_child(
 @needs_numba
 def test_a_search_is_the_same_with_and_without_children_from_the_parent(tmp_path: Path) -> None:
     from spiel_bounded import Limits, bounded_ab
+    from spiel_bounded.search.alphabeta import AlphaBetaSettings
 
     game = pyspiel.load_game("connect_four")
     path = write_checkpoint(tmp_path / "n.npz", game, ModelConfig(width=16, depth=2), seed=2)
@@ -556,9 +557,13 @@ def test_a_search_is_the_same_with_and_without_children_from_the_parent(tmp_path
         evaluate = evaluator.evaluate
         leaf_value = evaluator.leaf_value
 
+    # The Python engine: "auto" would run the network's C++ twin, which has no children.
+    python = AlphaBetaSettings(engine="python")
     for state in random_positions(game, 4, plies=(2, 12), seed=5):
-        fast = bounded_ab(state, evaluator=evaluator, limits=Limits(depth=5))
-        slow = bounded_ab(state, evaluator=WithoutChildren(), limits=Limits(depth=5))
+        fast = bounded_ab(state, evaluator=evaluator, limits=Limits(depth=5), settings=python)
+        slow = bounded_ab(
+            state, evaluator=WithoutChildren(), limits=Limits(depth=5), settings=python
+        )
         assert (fast.lower, fast.upper, fast.action, fast.stats.nodes) == (
             slow.lower,
             slow.upper,

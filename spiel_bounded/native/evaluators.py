@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -11,6 +12,7 @@ import pyspiel
 from spiel_bounded.evaluators.base import Evaluator, ZeroEvaluator
 from spiel_bounded.evaluators.heuristics import HeuristicEvaluator
 from spiel_bounded.evaluators.rollout import RolloutEvaluator
+from spiel_bounded.evaluators.seeded_rollout import SeededRolloutEvaluator
 from spiel_bounded.native import available, check_engine, engine_module, warn_fallback
 
 
@@ -23,7 +25,33 @@ def _twin(module: ModuleType, evaluator: Evaluator, game: pyspiel.Game) -> Any |
         return module.rollout_evaluator(evaluator.rollouts, evaluator.draw_seed(), low, high)
     if isinstance(evaluator, HeuristicEvaluator):
         return module.heuristic_evaluator(game)
-    return None
+    if isinstance(evaluator, SeededRolloutEvaluator):
+        return module.seeded_rollout_evaluator(evaluator.rollouts)
+    return _value_net_twin(module, evaluator, game)
+
+
+_VALUE_NET_MODULE = "spiel_bounded.evaluators.value_net.evaluator"
+
+
+def _value_net_twin(module: ModuleType, evaluator: Evaluator, game: pyspiel.Game) -> Any | None:
+    """The C++ twin of a `ValueNetEvaluator` (its checked parameters handed over), or None.
+
+    A value network exists only once its module is imported: looking there first keeps numpy
+    inference (and numba) out of searches that use no network."""
+    loaded = sys.modules.get(_VALUE_NET_MODULE)
+    if loaded is None or not isinstance(evaluator, loaded.ValueNetEvaluator):
+        return None
+    checkpoint, model = evaluator.checkpoint, evaluator.checkpoint.model
+    return module.value_net_evaluator(
+        game,
+        model.kind,
+        model.width,
+        model.depth,
+        model.channels,
+        model.conv_layers,
+        checkpoint.chance_view,
+        dict(checkpoint.params),
+    )
 
 
 def native_evaluator(

@@ -27,6 +27,15 @@ void BindEvaluators(py::module_& m) {
             return evaluator.Value(state, player);
           },
           py::arg("state"), py::arg("player"))
+      .def(
+          "values",
+          [](Evaluator& evaluator, const open_spiel::State& state) {
+            evaluator.StartSearch(state);
+            std::vector<double> out;
+            evaluator.Values(state, out);
+            return out;
+          },
+          py::arg("state"), "Every player's value of `state`.")
       .def_property_readonly("name", &Evaluator::name);
   m.def(
       "constant_evaluator",
@@ -86,6 +95,7 @@ void BindEvaluators(py::module_& m) {
       },
       py::arg("root"), py::arg("state"),
       "(text of `state` as the searches from `root` read it, whether it came from the history).");
+  BindTwins(m);
 }
 
 }  // namespace spiel_bounded

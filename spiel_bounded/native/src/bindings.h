@@ -15,6 +15,7 @@ namespace spiel_bounded {
 Budget MakeBudget(std::optional<int64_t> max_nodes, std::optional<double> seconds,
                   std::optional<pybind11::function> clock);
 
+void BindTwins(pybind11::module_& m);       // bind_twins.cc, called by BindEvaluators
 void BindEvaluators(pybind11::module_& m);  // bind_evaluators.cc
 void BindAlphaBeta(pybind11::module_& m);   // bind_alphabeta.cc
 void BindMcts(pybind11::module_& m);        // bind_mcts.cc

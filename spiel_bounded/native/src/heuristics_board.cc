@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "evaluator.h"
+#include "heuristics_games.h"
 #include "state_text.h"
 
 namespace spiel_bounded {
@@ -314,12 +315,14 @@ class BoardHeuristic final : public Evaluator {
   void StartSearch(const open_spiel::State& root) override { text_.emplace(root); }
 
   double Value(const open_spiel::State& state, int player) override {
-    if (text_.has_value()) {
-      text_->Write(state, buffer_);
-    } else {
-      buffer_ = state.ToString();
-    }
-    return ValueOfScore(scorer_.Score(buffer_), player);
+    const double offset = Offset(state);
+    return player == 0 ? mid_ + offset : mid_ - offset;
+  }
+
+  // Both players from one score: the values mirror each other around the middle.
+  void Values(const open_spiel::State& state, std::vector<double>& out) override {
+    const double offset = Offset(state);
+    out.assign({mid_ + offset, mid_ - offset});
   }
 
   std::string name() const override { return "heuristic"; }
@@ -365,6 +368,17 @@ class BoardHeuristic final : public Evaluator {
   }
 
  private:
+  // Player 0's value minus the middle of the range.
+  double Offset(const open_spiel::State& state) {
+    if (text_.has_value()) {
+      text_->Write(state, buffer_);
+    } else {
+      buffer_ = state.ToString();
+    }
+    const auto score = static_cast<double>(scorer_.Score(buffer_));
+    return half_ * std::tanh(score * inverse_scale_);
+  }
+
   double ValueOfScore(int64_t score, int player) const {
     const double offset = half_ * std::tanh(static_cast<double>(score) * inverse_scale_);
     return player == 0 ? mid_ + offset : mid_ - offset;
@@ -395,6 +409,9 @@ std::unique_ptr<Evaluator> MakeBoard(const open_spiel::Game& game, Scorer scorer
 }  // namespace
 
 std::unique_ptr<Evaluator> MakeHeuristicEvaluator(const open_spiel::Game& game) {
+  // The games with chance and the n-player games have their own files.
+  if (auto chance = MakeChanceHeuristic(game)) return chance;
+  if (auto nplayer = MakeNPlayerHeuristic(game)) return nplayer;
   const std::string short_name = game.GetType().short_name;
   if (short_name != "connect_four" && short_name != "tic_tac_toe" && short_name != "breakthrough") {
     return nullptr;

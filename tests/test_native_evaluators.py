@@ -1,0 +1,347 @@
+"""The C++ twins of the evaluators equal their Python evaluators (issue 38, item 5).
+
+The heuristics of the games with chance (backgammon, pig) and of the n-player games
+(chinese_checkers, maedn, yacht) and the seeded playouts equal Python's to 1e-12 (they are
+built to be equal to the last bit) for every player, chance nodes included; value networks equal
+the numpy reference within 1e-6. Bad input gives clear errors, and a search with a twin equals
+the Python engine's search.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyspiel
+import pytest
+
+from spiel_bounded import native
+from spiel_bounded.evaluators import make_evaluator
+from spiel_bounded.evaluators.heuristics import HeuristicEvaluator
+from spiel_bounded.evaluators.seeded_rollout import SeededRolloutEvaluator
+from spiel_bounded.evaluators.value_net import (
+    Checkpoint,
+    ModelConfig,
+    ValueNetEvaluator,
+    save_checkpoint,
+)
+from spiel_bounded.evaluators.value_net.features import Features
+from spiel_bounded.evaluators.value_net.layout import layout_for
+from spiel_bounded.games import game_info
+from spiel_bounded.limits import Limits
+from spiel_bounded.native.evaluators import _twin, native_evaluator
+from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_star2, paranoid
+from spiel_bounded.testing import random_positions, search_fingerprint
+
+if not native.available():
+    pytest.skip(
+        f"the native engine is unavailable: {native.unavailable_reason()}",
+        allow_module_level=True,
+    )
+
+ENGINE = native.engine_module("test_native_evaluators")
+MODELS = Path(__file__).resolve().parents[1] / "results/models"
+
+
+def positions(game: pyspiel.Game, count: int, seed: int, plies: int) -> list[pyspiel.State]:
+    """`count` seeded random non-terminal states after 0 to `plies` - 1 actions, chance nodes
+    included (every legal action equally likely, chance outcomes too: reading yacht's 7,776
+    outcome probabilities would cost most of the test)."""
+    rng = np.random.default_rng(seed)
+    states: list[pyspiel.State] = []
+    while len(states) < count:
+        state = game.new_initial_state()
+        for _ in range(int(rng.integers(plies))):
+            if state.is_terminal():
+                break
+            actions = state.legal_actions()
+            state.apply_action(actions[int(rng.integers(len(actions)))])
+        if not state.is_terminal():
+            states.append(state)
+    return states
+
+
+def assert_twin_values(
+    python: Any, twin: Any, states: list[pyspiel.State], players: int, tolerance: float
+) -> None:
+    """Every player's twin value (by `values` and by `value`) is within `tolerance` of
+    `python.evaluate`."""
+    worst = 0.0
+    for state in states:
+        expected = list(python.evaluate(state))
+        found = twin.values(state)
+        assert len(found) == players == len(expected)
+        for player in range(players):
+            single = twin.value(state, player)
+            assert single == found[player]
+            difference = abs(single - expected[player])
+            worst = max(worst, difference)
+            assert difference <= tolerance, (str(state), player, single, expected[player])
+    assert worst <= tolerance
+
+
+# -- the hand-written heuristics ------------------------------------------------------------
+
+HEURISTIC_GAMES = [
+    ("backgammon", 300, 80),
+    ("backgammon(scoring_type=full_scoring)", 300, 80),  # gammons
+    ("backgammon(hyper_backgammon=true)", 200, 40),
+    ("pig", 300, 60),
+    ("pig(winscore=20)", 300, 40),
+    ("pig(players=3)", 300, 60),
+    ("pig(players=4,winscore=30)", 300, 60),
+    ("pig(diceoutcomes=4,winscore=50)", 200, 60),
+    ("pig(piglet=true,winscore=20)", 200, 60),
+    ("chinese_checkers", 200, 120),
+    ("chinese_checkers(players=3)", 300, 120),
+    ("chinese_checkers(players=4)", 200, 120),
+    ("chinese_checkers(players=6)", 200, 120),
+    ("maedn", 200, 120),
+    ("maedn(players=3)", 300, 120),
+    ("maedn(players=4)", 300, 120),
+    ("yacht", 200, 60),
+    ("yacht(players=3)", 300, 60),
+]
+
+
+@pytest.mark.parametrize(("name", "count", "plies"), HEURISTIC_GAMES)
+def test_heuristics_equal_python(name: str, count: int, plies: int) -> None:
+    game = pyspiel.load_game(name)
+    twin = ENGINE.heuristic_evaluator(game)
+    assert twin is not None and twin.name == "heuristic"
+    states = positions(game, count, seed=len(name), plies=plies)
+    if game.get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC:
+        assert any(state.is_chance_node() for state in states)
+    assert_twin_values(HeuristicEvaluator(game), twin, states, game.num_players(), 1e-12)
+
+
+def test_the_native_twin_is_the_one_searches_run() -> None:
+    game = pyspiel.load_game("pig(players=3)")
+    twin = native_evaluator("auto", "t", make_evaluator("heuristic", game), game, lambda: abs)
+    assert twin is not None and twin.name == "heuristic"
+
+
+@pytest.mark.parametrize("name", ["othello", "chess", "hex", "yacht(num_dice=4)"])
+def test_games_without_a_twin_give_none(name: str) -> None:
+    assert ENGINE.heuristic_evaluator(pyspiel.load_game(name)) is None
+
+
+def test_pig_without_dice_is_refused_as_in_python() -> None:
+    game = pyspiel.load_game("pig(diceoutcomes=1)")
+    with pytest.raises(ValueError, match="diceoutcomes >= 2") as python:
+        HeuristicEvaluator(game)
+    with pytest.raises(ValueError, match="diceoutcomes >= 2") as cpp:
+        ENGINE.heuristic_evaluator(game)
+    assert str(cpp.value) == str(python.value)
+
+
+# -- seeded playouts ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "rollouts", "count"),
+    [
+        ("connect_four", 1, 60),
+        ("tic_tac_toe", 3, 60),
+        ("pig(winscore=20)", 2, 40),
+        ("chinese_checkers(players=3)", 1, 8),
+        ("maedn(players=3)", 1, 10),
+    ],
+)
+def test_seeded_playouts_equal_python(name: str, rollouts: int, count: int) -> None:
+    game = pyspiel.load_game(name)
+    python = SeededRolloutEvaluator(game, rollouts=rollouts)
+    twin = _twin(ENGINE, python, game)
+    assert twin is not None and twin.name == "seeded_rollout"
+    states = positions(game, count, seed=rollouts, plies=30)
+    assert_twin_values(python, twin, states, game.num_players(), 0.0)
+
+
+def test_seeded_playouts_need_one_playout() -> None:
+    with pytest.raises(ValueError, match="rollouts must be >= 1"):
+        ENGINE.seeded_rollout_evaluator(0)
+
+
+# -- value networks -------------------------------------------------------------------------
+
+
+def write_network(
+    path: Path, game: pyspiel.Game, model: ModelConfig, chance_view: str, seed: int = 0
+) -> Path:
+    """A random network of the scale training gives (weights ~ 1 / sqrt(fan in)), saved as the
+    package saves them."""
+    rng = np.random.default_rng(seed)
+    params = {
+        name: (rng.standard_normal(shape) / np.sqrt(np.prod(shape[:-1]) or 1)).astype(np.float32)
+        for name, shape in layout_for(game, model).shapes().items()
+    }
+    checkpoint = Checkpoint(
+        game=game_info(game).description,
+        observation_shape=Features(game).observation_shape,
+        model=model,
+        params=params,
+        chance_view=chance_view,
+    )
+    return save_checkpoint(path, checkpoint)
+
+
+NETWORKS = [
+    ("connect_four", ModelConfig(width=32, depth=2), 40),
+    ("connect_four", ModelConfig(kind="conv", channels=4, conv_layers=2, width=16, depth=1), 40),
+    ("tic_tac_toe", ModelConfig(kind="conv", channels=3, conv_layers=1, width=8, depth=0), 9),
+    ("breakthrough(rows=5,columns=5)", ModelConfig(kind="conv", channels=4, width=8), 40),
+    ("backgammon", ModelConfig(width=24, depth=2), 60),
+    ("pig", ModelConfig(width=16, depth=2), 40),
+    ("pig(players=4)", ModelConfig(width=16, depth=1), 40),  # "shares" outputs
+    ("chinese_checkers(players=3)", ModelConfig(width=16, depth=1), 60),
+    ("maedn(players=4)", ModelConfig(width=16, depth=1), 60),
+    ("yacht(players=3)", ModelConfig(width=16, depth=0), 40),
+]
+
+
+@pytest.mark.parametrize("chance_view", ["next_mover", "player_0"])
+@pytest.mark.parametrize(("name", "model", "plies"), NETWORKS)
+def test_networks_equal_the_numpy_reference(
+    name: str, model: ModelConfig, plies: int, chance_view: str, tmp_path: Path
+) -> None:
+    game = pyspiel.load_game(name)
+    path = write_network(tmp_path / "model.npz", game, model, chance_view, seed=len(name))
+    python = ValueNetEvaluator(game, path, engine="numpy")
+    twin = _twin(ENGINE, python, game)
+    assert twin is not None and twin.name == "value_net"
+    states = positions(game, 200, seed=len(name), plies=plies)
+    assert_twin_values(python, twin, states, game.num_players(), 1e-6)
+
+
+@pytest.mark.parametrize(
+    "model", sorted(path.parent.name for path in MODELS.glob("*/model.npz")) or ["none"]
+)
+def test_committed_networks_equal_the_numpy_reference(model: str) -> None:
+    if model == "none":
+        pytest.skip("no committed model.npz under results/models")
+    path = MODELS / model
+    game_string = _committed_game(path)
+    game = pyspiel.load_game(game_string)
+    python = ValueNetEvaluator(game, path, engine="numpy")
+    twin = _twin(ENGINE, python, game)
+    assert twin is not None
+    states = positions(game, 200, seed=5, plies=40)
+    assert_twin_values(python, twin, states, game.num_players(), 1e-6)
+
+
+def _committed_game(path: Path) -> str:
+    from spiel_bounded.evaluators.value_net import load_checkpoint
+
+    return load_checkpoint(path).game
+
+
+def _params(game: pyspiel.Game, model: ModelConfig) -> dict[str, np.ndarray]:
+    return {
+        name: np.zeros(shape, np.float32)
+        for name, shape in layout_for(game, model).shapes().items()
+    }
+
+
+def _network(game: pyspiel.Game, model: ModelConfig, params: dict[str, Any], **changes: Any) -> Any:
+    arguments = {
+        "kind": model.kind,
+        "width": model.width,
+        "depth": model.depth,
+        "channels": model.channels,
+        "conv_layers": model.conv_layers,
+        "chance_view": "next_mover",
+        **changes,
+    }
+    return ENGINE.value_net_evaluator(game, params=params, **arguments)
+
+
+def test_a_network_whose_weights_do_not_fit_is_refused() -> None:
+    game = pyspiel.load_game("connect_four")
+    model = ModelConfig(width=8, depth=1)
+    assert _network(game, model, _params(game, model)).name == "value_net"
+
+    params = _params(game, model)
+    params["dense_0/kernel"] = np.zeros((10, 8), np.float32)
+    with pytest.raises(ValueError, match=r"'dense_0/kernel' has shape \[10, 8\].*needs \[129, 8\]"):
+        _network(game, model, params)
+    params = _params(game, model)
+    del params["out/bias"]
+    with pytest.raises(ValueError, match=r"missing parameter 'out/bias'.*expected shape \[1\]"):
+        _network(game, model, params)
+    params = _params(game, model)
+    params["dense_1/kernel"] = np.zeros((8, 8), np.float32)
+    with pytest.raises(ValueError, match=r"unexpected parameter.*'dense_1/kernel'"):
+        _network(game, model, params)
+    with pytest.raises(ValueError, match="'dense_0/kernel' has shape"):
+        _network(game, model, _params(game, model), width=9)  # the declared shape is wider
+    with pytest.raises(ValueError, match="unknown model kind 'rnn'"):
+        _network(game, model, _params(game, model), kind="rnn")
+    with pytest.raises(ValueError, match="unknown chance view 'x'"):
+        _network(game, model, _params(game, model), chance_view="x")
+    with pytest.raises(ValueError, match="not an array"):
+        _network(game, model, {**_params(game, model), "out/bias": "zero"})
+
+
+def test_a_conv_network_needs_a_board_observation() -> None:
+    game = pyspiel.load_game("backgammon")
+    model = ModelConfig(width=8, depth=1)
+    with pytest.raises(ValueError, match=r"conv model reads a board.*shape \[200\]"):
+        _network(game, model, _params(game, model), kind="conv")
+
+
+# -- searches with a twin -------------------------------------------------------------------
+
+
+def _start(game: pyspiel.Game, seed: int, plies: int) -> pyspiel.State:
+    state = random_positions(game, 1, plies=plies, seed=seed)[0]
+    assert state.current_player() >= 0
+    return state
+
+
+def _both(search: Any, state: pyspiel.State, evaluator: Any, depth: int) -> list[Any]:
+    found = []
+    for engine in ("python", "native"):
+        result = search(
+            state,
+            evaluator=evaluator(),
+            limits=Limits(depth=depth),
+            settings=AlphaBetaSettings(engine=engine),
+        )
+        assert result.stats.engine == engine
+        found.append(search_fingerprint(result))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("name", "depth", "plies"),
+    [("pig", 3, 4), ("pig(winscore=30)", 4, 10), ("backgammon", 1, 6), ("backgammon", 2, 20)],
+)
+def test_star2_with_a_native_heuristic_equals_python(name: str, depth: int, plies: int) -> None:
+    game = pyspiel.load_game(name)
+    for seed in (0, 1):
+        state = _start(game, seed, plies)
+        python, native_run = _both(
+            bounded_star2, state, lambda: make_evaluator("heuristic", game), depth
+        )
+        assert python == native_run, (name, seed)
+
+
+@pytest.mark.parametrize(
+    ("name", "depth"),
+    [("chinese_checkers(players=3)", 2), ("maedn(players=4)", 2), ("yacht(players=3)", 1)],
+)
+def test_paranoid_with_a_native_nplayer_heuristic_equals_python(name: str, depth: int) -> None:
+    game = pyspiel.load_game(name)
+    state = _start(game, 2, 6)
+    python, native_run = _both(paranoid, state, lambda: make_evaluator("heuristic", game), depth)
+    assert python == native_run
+
+
+def test_star2_with_native_seeded_playouts_equals_python() -> None:
+    game = pyspiel.load_game("pig(winscore=20)")
+    state = _start(game, 3, 4)
+    python, native_run = _both(
+        bounded_star2, state, lambda: SeededRolloutEvaluator(game, rollouts=1), 2
+    )
+    assert python == native_run
