@@ -17,5 +17,6 @@ Budget MakeBudget(std::optional<int64_t> max_nodes, std::optional<double> second
 
 void BindEvaluators(pybind11::module_& m);  // bind_evaluators.cc
 void BindAlphaBeta(pybind11::module_& m);   // bind_alphabeta.cc
+void BindMaxn(pybind11::module_& m);        // bind_maxn.cc
 
 }  // namespace spiel_bounded

@@ -7,4 +7,5 @@ PYBIND11_MODULE(_engine, m) {
   m.doc() = "The native search engines of spiel_bounded over OpenSpiel's C++ states.";
   spiel_bounded::BindEvaluators(m);
   spiel_bounded::BindAlphaBeta(m);
+  spiel_bounded::BindMaxn(m);
 }
