@@ -17,7 +17,9 @@ from absl import flags
 
 from spiel_bounded import Limits, MaxnSettings, make_evaluator, maxn
 from spiel_bounded.evaluators import Evaluator, ZeroEvaluator
+from spiel_bounded.native import available
 from spiel_bounded.result import SearchResult
+from spiel_bounded.search.alphabeta import AlphaBetaSettings, paranoid
 from spiel_bounded.synthetic import make_game
 from spiel_bounded.testing import random_positions
 
@@ -34,6 +36,11 @@ _CC_GAMES = flags.DEFINE_list(
 _CC_POSITIONS = flags.DEFINE_integer("nplayer_cc_positions", 4, "Positions per catalogue game.")
 _CC_DEPTH = flags.DEFINE_integer("nplayer_cc_depth", 3, "Depth limit on the catalogue games.")
 _SEED = flags.DEFINE_integer("nplayer_seed", 2026, "Seed of the catalogue positions.")
+_ENGINE_DEPTH = flags.DEFINE_integer(
+    "nplayer_engine_depth",
+    3,
+    "Depth of the native-against-Python rows (3-player chinese_checkers).",
+)
 
 
 CONFIGURATIONS: tuple[tuple[str, str], ...] = (
@@ -164,7 +171,74 @@ def run(repeats: int) -> list[str]:
             totals = _totals(positions, depth, repeats, evaluator)
             lines += _rows(f"{game_string} | {depth}", totals)
     lines += ["", _four_player_note(), ""]
+    if available():
+        lines += engine_rows(_CC_POSITIONS.value, _ENGINE_DEPTH.value, _SEED.value, repeats)
     return lines
+
+
+ENGINE_SEARCHES: tuple[tuple[str, str], ...] = (
+    ("maxn", "none"),
+    ("maxn", "speculative"),
+    ("paranoid", ""),
+)
+"""(search, max^n pruning) rows of the native-against-Python table."""
+
+
+def engine_rows(positions: int, depth: int, seed: int, repeats: int) -> list[str]:
+    """Nodes/s of the native and the Python engine side by side on 3-player chinese_checkers,
+    with the zero evaluator (which has a C++ twin) and the heuristic (called back from C++);
+    both engines must visit the same nodes and return the same move (checked here)."""
+    game = pyspiel.load_game("chinese_checkers(players=3)")
+    states = random_positions(game, positions, plies=(10, 40), seed=seed)
+    lines = [
+        "## Native engine against the Python engine (3-player chinese_checkers)",
+        "",
+        f"{positions} random positions (10-40 plies, seed {seed}), iterative deepening to depth "
+        f"{depth}, max^n with evaluator ordering; median of {repeats} runs per position, both "
+        "engines in one process. `zero` has a C++ twin; `heuristic` is the Python evaluator "
+        "called back from C++ (until its C++ twin lands). Both engines visited the same nodes "
+        "and chose the same moves.",
+        "",
+        "| search | pruning | evaluator | nodes | python nodes/s | native nodes/s | speed-up |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for name, pruning in ENGINE_SEARCHES:
+        for evaluator_name in ("zero", "heuristic"):
+            evaluator = make_evaluator(evaluator_name, game)
+            nodes = {"python": 0, "native": 0}
+            seconds = {"python": 0.0, "native": 0.0}
+            for state in states:
+                found = {}
+                for engine in ("python", "native"):
+                    times = []
+                    for _ in range(repeats):
+                        start = time.perf_counter()
+                        if name == "maxn":
+                            result = maxn(
+                                state,
+                                evaluator=evaluator,
+                                limits=Limits(depth=depth),
+                                settings=MaxnSettings(pruning=pruning, engine=engine),
+                            )
+                        else:
+                            result = paranoid(
+                                state,
+                                evaluator=evaluator,
+                                limits=Limits(depth=depth),
+                                settings=AlphaBetaSettings(engine=engine),
+                            )
+                        times.append(time.perf_counter() - start)
+                    found[engine] = (result.action, result.stats.nodes)
+                    nodes[engine] += result.stats.nodes or 0
+                    seconds[engine] += statistics.median(times)
+                assert found["python"] == found["native"], (name, pruning, found)
+            python_rate = nodes["python"] / seconds["python"]
+            native_rate = nodes["native"] / seconds["native"]
+            lines.append(
+                f"| {name} | {pruning or '-'} | {evaluator_name} | {nodes['native']:,} | "
+                f"{python_rate:,.0f} | {native_rate:,.0f} | {native_rate / python_rate:.1f} |"
+            )
+    return [*lines, ""]
 
 
 def _four_player_note() -> str:

@@ -15,9 +15,9 @@ import pyspiel
 
 from spiel_bounded.bots.spec import SearchSpec, search_bot
 from spiel_bounded.games import GameInfo
-from spiel_bounded.params import FLAG, Number, Param
+from spiel_bounded.params import FLAG, Number, Param, declared
 from spiel_bounded.search.alphabeta import PARANOID_GAMES, AlphaBetaSettings, paranoid
-from spiel_bounded.search.brs import BRS_GAMES, brs_plus
+from spiel_bounded.search.brs import BRS_GAMES, BRSSettings, brs_plus
 from spiel_bounded.search.maxn import (
     N_PLAYER_GAMES,
     MaxnSettings,
@@ -80,7 +80,7 @@ SPECS: Final = (
             "between root moves, the others play their evaluator-preferred move"
         ),
         requirements=BRS_GAMES,
-        search=SearchSpec(function=brs_plus),
+        search=SearchSpec(function=brs_plus, settings=BRSSettings),
         policy=False,
     ),
     search_bot(
@@ -97,7 +97,8 @@ SPECS: Final = (
                     None,
                     "the player attacked (None: the leader by the evaluator at each move)",
                     Number(minimum=0, integer=True, optional=True),
-                )
+                ),
+                "engine": declared(MaxnSettings)["engine"],
             },
             prepare=_check_target,
         ),

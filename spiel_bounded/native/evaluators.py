@@ -83,3 +83,27 @@ def native_evaluator(
     value = value_of()
     name = str(getattr(evaluator, "name", type(evaluator).__name__))
     return module.callback_evaluator(lambda state, _player: value(state), name)
+
+
+def native_values_evaluator(
+    engine: str,
+    algorithm: str,
+    evaluator: Evaluator,
+    game: pyspiel.Game,
+    values_of: Callable[[], Callable[[pyspiel.State], list[float]]],
+) -> Any | None:
+    """As `native_evaluator`, for the n-player searches, which read every player's value: a
+    Python evaluator is called back once per state through `values_of()` (the checked
+    `state -> values` function of the Python engine)."""
+    check_engine(engine)
+    if engine == "python":
+        return None
+    if engine == "auto" and not available():
+        warn_fallback()
+        return None
+    module = engine_module(algorithm)
+    twin = _twin(module, evaluator, game)
+    if twin is not None or engine == "auto":
+        return twin
+    name = str(getattr(evaluator, "name", type(evaluator).__name__))
+    return module.values_callback_evaluator(values_of(), name)

@@ -25,19 +25,47 @@ deeper iterations of iterative deepening do not choose again what the shallower 
 from __future__ import annotations
 
 import math
-from typing import Final
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
 
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, check_values
-from spiel_bounded.games import GameInfo, Requirements, require_decision_state
+from spiel_bounded.games import (
+    UNDO_EXACT_GAMES,
+    GameInfo,
+    Requirements,
+    require_decision_state,
+)
 from spiel_bounded.limits import Budget, Limits
+from spiel_bounded.native import ENGINES, engine_module
+from spiel_bounded.native.evaluators import native_values_evaluator
+from spiel_bounded.params import OneOf, check_fields, setting
 from spiel_bounded.result import Interval, SearchResult
 from spiel_bounded.search.deepening import Iteration, deepen, result_of
 
 ALGORITHM: Final = "brs_plus"
 BRS_GAMES: Final = Requirements(players=(2, None), chance=True, zero_sum=False)
 _INVALID: Final = math.inf  # a path without a searched opponent: the minimiser never takes it
+
+
+@dataclass(frozen=True, kw_only=True)
+class BRSSettings:
+    """Settings of BRS+."""
+
+    engine: str = setting(
+        "auto",
+        "auto (native when built and the evaluator has a C++ twin), native (a Python evaluator "
+        "is called back) or python",
+        OneOf(ENGINES),
+    )
+    # The native engine (`spiel_bounded.native`) follows this module step for step: at a fixed
+    # depth both visit the same nodes and return the same move, value and root children.
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 class _BRSSearch:
@@ -144,9 +172,22 @@ class _BRSSearch:
 
 
 def brs_plus(
-    state: pyspiel.State, *, evaluator: Evaluator, limits: Limits | None = None
+    state: pyspiel.State,
+    *,
+    evaluator: Evaluator,
+    limits: Limits | None = None,
+    settings: BRSSettings | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """BRS+ from `state` for the player to move, iterative deepening under `limits`.
+
+    Args:
+        state: A non-terminal decision state of a perfect-information game.
+        evaluator: Values non-terminal states, one value per player.
+        limits: Depth / nodes / seconds; the last completed depth is returned when a node or
+            time limit stops the search.
+        settings: The engine.
+        clock: Seconds, monotonic, for the time limit (injected by tests).
 
     Returns:
         A `SearchResult` whose `lower` = `upper` is the root player's depth-limited BRS+ value
@@ -158,9 +199,23 @@ def brs_plus(
             range.
     """
     limits = limits or Limits()
+    settings = settings or BRSSettings()
     info = require_decision_state(state, ALGORITHM, BRS_GAMES)
     root = state.current_player()
-    budget = Budget(limits)
+    budget = Budget(limits, clock=clock)
+    game = state.get_game()
+    final_depth = limits.depth if limits.depth is not None else game.max_game_length()
+    native = native_values_evaluator(
+        settings.engine,
+        ALGORITHM,
+        evaluator,
+        game,
+        lambda: (
+            lambda leaf: [float(v) for v in check_values(evaluator.evaluate(leaf), evaluator, info)]
+        ),
+    )
+    if native is not None:
+        return _native_search(state, native, evaluator, limits, budget, info, final_depth, clock)
     engine = _BRSSearch(info, root, evaluator, budget)
     moves = state.legal_actions()
 
@@ -179,7 +234,6 @@ def brs_plus(
         assert chosen is not None
         return Iteration(chosen[0], chosen[1], children, depth, engine.horizon)
 
-    final_depth = limits.depth if limits.depth is not None else state.get_game().max_game_length()
     best, stopped_by = deepen(search_to, final_depth, budget)
     return result_of(
         best,
@@ -192,4 +246,48 @@ def brs_plus(
         model="best-reply",
         evaluator=evaluator,
         exact=False,
+    )
+
+
+def _native_search(
+    state: pyspiel.State,
+    native: Any,
+    evaluator: Evaluator,
+    limits: Limits,
+    budget: Budget,
+    info: GameInfo,
+    final_depth: int,
+    clock: Callable[[], float],
+) -> SearchResult:
+    """The same search on the native engine (`spiel_bounded.native`), with the same rules."""
+    seconds = None
+    if limits.seconds is not None:  # what setting up left of the time limit
+        seconds = max(limits.seconds - budget.elapsed(), 1e-9)
+    outcome = engine_module(ALGORITHM).brs_plus(
+        state,
+        native,
+        min_utility=float(info.min_utility),
+        undo=state.get_game().get_type().short_name in UNDO_EXACT_GAMES,
+        final_depth=final_depth,
+        max_nodes=limits.nodes,
+        seconds=seconds,
+        clock=None if clock is time.perf_counter else clock,
+    )
+    best = None
+    if outcome.completed:
+        children = {child.action: Interval(child.lower, child.upper) for child in outcome.children}
+        best = Iteration(outcome.action, outcome.value, children, outcome.depth, outcome.horizon)
+    return result_of(
+        best,
+        outcome.stopped_by,
+        moves=state.legal_actions(),
+        info=info,
+        budget=budget,
+        evaluations=outcome.evaluations,
+        cutoffs=outcome.cutoffs,
+        model="best-reply",
+        evaluator=evaluator,
+        exact=False,
+        nodes=outcome.nodes,
+        engine="native",
     )

@@ -77,6 +77,8 @@ def result_of(
     researches: int = 0,
     research_nodes: int = 0,
     stats_type: Callable[..., SearchStats] = SearchStats,
+    nodes: int | None = None,
+    engine: str = "python",
 ) -> SearchResult:
     """The `SearchResult` of a deepened search.
 
@@ -98,9 +100,12 @@ def result_of(
         research_nodes: Nodes visited by those re-searches (included in the budget's nodes).
         stats_type: Makes the stats from `SearchStats`'s fields (a subclass with more fields,
             those given, e.g. `functools.partial(MaxnStats, pruning="shallow")`).
+        nodes: The nodes visited, when an engine other than `budget`'s counted them (None:
+            `budget.nodes`).
+        engine: The engine that ran ("python" or "native").
     """
     stats = stats_type(
-        nodes=budget.nodes,
+        nodes=budget.nodes if nodes is None else nodes,
         evaluations=evaluations,
         cutoffs=cutoffs,
         researches=researches,
@@ -108,6 +113,7 @@ def result_of(
         depth=0 if best is None else best.depth,
         seconds=budget.elapsed(),
         stopped_by=stopped_by,
+        engine=engine,
     )
     if best is None:
         return SearchResult(

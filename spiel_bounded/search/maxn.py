@@ -52,9 +52,10 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 import pyspiel
@@ -68,6 +69,8 @@ from spiel_bounded.games import (
     require_decision_state,
 )
 from spiel_bounded.limits import Budget, Limits
+from spiel_bounded.native import ENGINES, engine_module
+from spiel_bounded.native.evaluators import native_values_evaluator
 from spiel_bounded.params import OneOf, check_fields, setting
 from spiel_bounded.result import Interval, SearchResult, SearchStats
 from spiel_bounded.search.deepening import Iteration, deepen, result_of
@@ -105,6 +108,14 @@ class MaxnSettings:
         OneOf(ORDERINGS),
     )
     # Ties go to the first child searched either way.
+    engine: str = setting(
+        "auto",
+        "auto (native when built and the evaluator has a C++ twin), native (a Python evaluator "
+        "is called back) or python",
+        OneOf(ENGINES),
+    )
+    # The native engine (`spiel_bounded.native`) follows this module step for step: at a fixed
+    # depth both visit the same nodes and return the same move, vector and root children.
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -185,6 +196,28 @@ _GRAND: Final = 2  # last-branch pruned: the parent's vector is not exact, and t
 _PENDING: Final = 3  # speculatively pruned: the parent sets it aside and may re-search it
 
 
+def checked_vector(
+    evaluator: Evaluator, info: GameInfo, bounds: PruningBounds | None, state: pyspiel.State
+) -> np.ndarray:
+    """`evaluator`'s values of `state`, checked against the game's range and, when pruning,
+    against `bounds` (`ValueError` otherwise)."""
+    values = np.asarray(check_values(evaluator.evaluate(state), evaluator, info))
+    if bounds is not None:
+        broken = None
+        if values.sum() > bounds.max_sum + _SUM_TOLERANCE:
+            broken = f"whose sum exceeds the game's constant sum {bounds.max_sum}"
+        elif values.min() < bounds.lower - _SUM_TOLERANCE:
+            broken = f"below the lower bound {bounds.lower} of every player's value"
+        if broken is not None:
+            name = getattr(evaluator, "name", type(evaluator).__name__)
+            raise ValueError(
+                f"evaluator {name!r} returned {values.tolist()} on "
+                f"{info.description}, {broken}; max^n pruning needs evaluator values "
+                "that keep both bounds"
+            )
+    return values.astype(np.float64)
+
+
 class _MaxnSearch:
     """One max^n search call's state (pruning mode, move ordering, the directed-offensive
     attacker and target) and its counters. Values are vectors, one entry per player."""
@@ -222,22 +255,7 @@ class _MaxnSearch:
 
     def _values(self, state: pyspiel.State) -> np.ndarray:
         self.evaluations += 1
-        values = np.asarray(check_values(self.evaluator.evaluate(state), self.evaluator, self.info))
-        bounds = self.bounds
-        if bounds is not None:
-            broken = None
-            if values.sum() > bounds.max_sum + _SUM_TOLERANCE:
-                broken = f"whose sum exceeds the game's constant sum {bounds.max_sum}"
-            elif values.min() < bounds.lower - _SUM_TOLERANCE:
-                broken = f"below the lower bound {bounds.lower} of every player's value"
-            if broken is not None:
-                name = getattr(self.evaluator, "name", type(self.evaluator).__name__)
-                raise ValueError(
-                    f"evaluator {name!r} returned {values.tolist()} on "
-                    f"{self.info.description}, {broken}; max^n pruning needs evaluator values "
-                    "that keep both bounds"
-                )
-        return values.astype(np.float64)
+        return checked_vector(self.evaluator, self.info, self.bounds, state)
 
     def value(self, state: pyspiel.State, depth: int, context: _Context | None) -> np.ndarray:
         """The node's vector; `context` carries the bounds of its parent and grandparent.
@@ -416,6 +434,7 @@ def maxn(
     evaluator: Evaluator,
     limits: Limits | None = None,
     settings: MaxnSettings | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """Max^n from `state` with iterative deepening under `limits`.
 
@@ -424,7 +443,8 @@ def maxn(
         evaluator: Values non-terminal states at the depth horizon, one value per player.
         limits: Depth / nodes / seconds; the last completed depth is returned when a node or
             time limit stops the search.
-        settings: The pruning mode and move ordering.
+        settings: The pruning mode, move ordering and engine.
+        clock: Seconds, monotonic, for the time limit (injected by tests).
 
     Returns:
         A `SearchResult` for the player to move: `values` is the root's max^n vector, `lower` =
@@ -438,7 +458,7 @@ def maxn(
             not constant-sum, or evaluator values out of range or breaking the constant sum.
     """
     settings = settings or MaxnSettings()
-    return _search(state, evaluator, limits or Limits(), settings, ALGORITHM, target=None)
+    return _search(state, evaluator, limits or Limits(), settings, ALGORITHM, None, clock)
 
 
 def leader(values: Sequence[float], exclude: int) -> int:
@@ -453,6 +473,8 @@ def directed_offensive(
     evaluator: Evaluator,
     limits: Limits | None = None,
     target: int | None = None,
+    engine: str = "auto",
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """Directed offensive (Zuckerman, Felner & Kraus 2009) from `state`: the player to move
     minimises `target`'s value, the others play max^n (no pruning).
@@ -463,6 +485,8 @@ def directed_offensive(
         evaluator: As for `maxn`.
         limits: As for `maxn`.
         target: The player attacked; None: the leader by the evaluator's values of `state`.
+        engine: As `MaxnSettings.engine`.
+        clock: As for `maxn`.
 
     Returns:
         As `maxn`; `children` gives the mover's own value after each root move.
@@ -478,8 +502,10 @@ def directed_offensive(
         raise ValueError(f"target must be a player 0..{num_players - 1}, got {target!r}")
     if target == player:
         raise ValueError(f"target must be another player than the mover {player}")
-    settings = MaxnSettings(pruning="none", ordering="none")
-    return _search(state, evaluator, limits or Limits(), settings, "directed_offensive", target)
+    settings = MaxnSettings(pruning="none", ordering="none", engine=engine)
+    return _search(
+        state, evaluator, limits or Limits(), settings, "directed_offensive", target, clock
+    )
 
 
 def _checked(evaluator: Evaluator, state: pyspiel.State) -> Sequence[float]:
@@ -494,14 +520,34 @@ def _search(
     settings: MaxnSettings,
     algorithm: str,
     target: int | None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     game = state.get_game()
     info = require_decision_state(state, algorithm, N_PLAYER_GAMES)
     pruning = applied_pruning(settings.pruning, game)
     bounds = pruning_bounds(info, game) if pruning != "none" else None
-    budget = Budget(limits)
+    budget = Budget(limits, clock=clock)
     player = state.current_player()
     undo = game.get_type().short_name in UNDO_EXACT_GAMES
+    final_depth = limits.depth if limits.depth is not None else game.max_game_length()
+    native = native_values_evaluator(
+        settings.engine,
+        algorithm,
+        evaluator,
+        game,
+        lambda: lambda leaf: checked_vector(evaluator, info, bounds, leaf).tolist(),
+    )
+    if native is not None:
+        return _native_search(
+            state,
+            native,
+            evaluator,
+            limits,
+            budget,
+            _NativeSetup(info, pruning, bounds, settings.ordering == "evaluator", undo, target),
+            final_depth,
+            clock,
+        )
     engine = _MaxnSearch(
         info,
         evaluator,
@@ -552,7 +598,6 @@ def _search(
             tuple(float(value) for value in values),
         )
 
-    final_depth = limits.depth if limits.depth is not None else game.max_game_length()
     best, stopped_by = deepen(search_to, final_depth, budget)
     return result_of(
         best,
@@ -568,4 +613,76 @@ def _search(
         researches=engine.researches,
         research_nodes=engine.research_nodes,
         stats_type=functools.partial(MaxnStats, pruning=pruning),
+    )
+
+
+class _NativeSetup(NamedTuple):
+    """What `_search` decided that the native engine needs."""
+
+    info: GameInfo
+    pruning: str
+    bounds: PruningBounds | None
+    ordering: bool
+    undo: bool
+    target: int | None
+
+
+def _native_search(
+    state: pyspiel.State,
+    native: Any,
+    evaluator: Evaluator,
+    limits: Limits,
+    budget: Budget,
+    setup: _NativeSetup,
+    final_depth: int,
+    clock: Callable[[], float],
+) -> SearchResult:
+    """The same search on the native engine (`spiel_bounded.native`), with the same rules."""
+    seconds = None
+    if limits.seconds is not None:  # what setting up left of the time limit
+        seconds = max(limits.seconds - budget.elapsed(), 1e-9)
+    info, bounds, target = setup.info, setup.bounds, setup.target
+    outcome = engine_module(ALGORITHM).maxn(
+        state,
+        native,
+        pruning=setup.pruning,
+        lower=0.0 if bounds is None else float(bounds.lower),
+        max_sum=0.0 if bounds is None else float(bounds.max_sum),
+        min_utility=float(info.min_utility),
+        ordering=setup.ordering,
+        undo=setup.undo,
+        target=target,
+        final_depth=final_depth,
+        max_nodes=limits.nodes,
+        seconds=seconds,
+        clock=None if clock is time.perf_counter else clock,
+    )
+    best = None
+    if outcome.completed:
+        player = state.current_player()
+        values = tuple(outcome.values)
+        best = Iteration(
+            outcome.action,
+            values[player],
+            {child.action: Interval(child.lower, child.upper) for child in outcome.children},
+            outcome.depth,
+            outcome.horizon,
+            values,
+        )
+    return result_of(
+        best,
+        outcome.stopped_by,
+        moves=state.legal_actions(),
+        info=info,
+        budget=budget,
+        evaluations=outcome.evaluations,
+        cutoffs=outcome.cutoffs,
+        model="max^n" if target is None else f"directed-offensive (target {target})",
+        evaluator=evaluator,
+        exact=target is None,
+        researches=outcome.researches,
+        research_nodes=outcome.research_nodes,
+        stats_type=functools.partial(MaxnStats, pruning=setup.pruning),
+        nodes=outcome.nodes,
+        engine="native",
     )

@@ -29,7 +29,7 @@ from spiel_bounded.limits import Limits
 from spiel_bounded.params import NON_NEGATIVE, check_fields, declared, setting
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.alphabeta import AlphaBetaSettings, paranoid
-from spiel_bounded.search.maxn import directed_offensive, maxn
+from spiel_bounded.search.maxn import MaxnSettings, directed_offensive, maxn
 
 ALGORITHM: Final = "mp_mix"
 MP_MIX_GAMES: Final = Requirements(players=(3, None), chance=True, zero_sum=True)
@@ -40,6 +40,7 @@ MAXN: Final = "maxn"
 STRATEGIES: Final = (PARANOID, OFFENSIVE, MAXN)
 
 _EPSILON: Final = declared(AlphaBetaSettings)["epsilon"]
+_ENGINE: Final = declared(AlphaBetaSettings)["engine"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,6 +58,8 @@ class MPMixSettings:
     epsilon: float = setting(_EPSILON.default, _EPSILON.doc, _EPSILON.check)
     # The paranoid search's (`AlphaBetaSettings.epsilon`, declared once there); its other
     # settings are `AlphaBetaSettings`' defaults.
+    engine: str = setting(_ENGINE.default, _ENGINE.doc, _ENGINE.check)
+    # Of the chosen search (`AlphaBetaSettings.engine`, `MaxnSettings.engine`).
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -127,11 +130,19 @@ def mp_mix(
     choice = mp_mix_choice(values, state.current_player(), settings)
     result: SearchResult
     if choice.strategy == PARANOID:
-        ab_settings = AlphaBetaSettings(epsilon=settings.epsilon)
+        ab_settings = AlphaBetaSettings(epsilon=settings.epsilon, engine=settings.engine)
         result = paranoid(state, evaluator=evaluator, limits=limits, settings=ab_settings)
     elif choice.strategy == OFFENSIVE:
-        result = directed_offensive(state, evaluator=evaluator, limits=limits, target=choice.target)
+        result = directed_offensive(
+            state,
+            evaluator=evaluator,
+            limits=limits,
+            target=choice.target,
+            engine=settings.engine,
+        )
     else:
-        result = maxn(state, evaluator=evaluator, limits=limits)
+        result = maxn(
+            state, evaluator=evaluator, limits=limits, settings=MaxnSettings(engine=settings.engine)
+        )
     chosen = {item.name: getattr(result, item.name) for item in fields(SearchResult)}
     return MPMixResult(**chosen, choice=choice)

@@ -19,5 +19,6 @@ void BindTwins(pybind11::module_& m);       // bind_twins.cc, called by BindEval
 void BindEvaluators(pybind11::module_& m);  // bind_evaluators.cc
 void BindAlphaBeta(pybind11::module_& m);   // bind_alphabeta.cc
 void BindMcts(pybind11::module_& m);        // bind_mcts.cc
+void BindMaxn(pybind11::module_& m);        // bind_maxn.cc
 
 }  // namespace spiel_bounded
