@@ -159,15 +159,25 @@ away from its default (e.g. `reference_engine = true`) is not accepted: that bot
 exists. Only a removal that leaves play unchanged belongs here."""
 
 
-_ALPHA_BETA_BOTS: Final = ("bounded_ab", "bounded_star1", "bounded_star2", "paranoid")
+ENGINE_ADDED_BOTS: Final = (
+    "bounded_ab",
+    "bounded_star1",
+    "bounded_star2",
+    "paranoid",
+    "maxn",
+    "brs_plus",
+    "offensive",
+    "mp_mix",
+)
+"""The bots that gained the `engine` parameter with the native engine (issue 38)."""
 
 
 def _before_engines(bot: str, full: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The parameters games of `bot` carried before issue 38 gave the alpha-beta bots `engine`
-    (they all ran on the Python engine) and `tt_capacity` the default None (500,000 then, which
-    None still is on the Python engine); None when today's parameters play differently (another
-    engine: the same moves at a fixed depth, more nodes at a time limit)."""
-    if bot not in _ALPHA_BETA_BOTS or full.get("engine") != "python":
+    """The parameters games of `bot` carried before issue 38 gave it `engine` (they all ran on
+    the Python engine) and the alpha-beta bots' `tt_capacity` the default None (500,000 then,
+    which None still is on the Python engine); None when today's parameters play differently
+    (another engine: the same moves at a fixed depth, more nodes at a time limit)."""
+    if bot not in ENGINE_ADDED_BOTS or full.get("engine") != "python":
         return None
     before = {name: value for name, value in full.items() if name != "engine"}
     if before.get("tt_capacity", 0) is None:
