@@ -33,6 +33,22 @@ def _twin(module: ModuleType, evaluator: Evaluator, game: pyspiel.Game) -> Any |
 _VALUE_NET_MODULE = "spiel_bounded.evaluators.value_net.evaluator"
 
 
+def has_twin(evaluator: Evaluator, game: pyspiel.Game) -> bool:
+    """Whether `evaluator` has a C++ twin on `game`, without making it (so nothing is drawn
+    from a rollout evaluator's random stream); False where the native engine is unavailable."""
+    if not available():
+        return False
+    if isinstance(evaluator, ZeroEvaluator | RolloutEvaluator | SeededRolloutEvaluator):
+        return True
+    if isinstance(evaluator, HeuristicEvaluator):
+        try:
+            return engine_module("has_twin").heuristic_evaluator(game) is not None
+        except ValueError:  # a board layout the C++ heuristic does not read
+            return False
+    loaded = sys.modules.get(_VALUE_NET_MODULE)
+    return loaded is not None and isinstance(evaluator, loaded.ValueNetEvaluator)
+
+
 def _value_net_twin(module: ModuleType, evaluator: Evaluator, game: pyspiel.Game) -> Any | None:
     """The C++ twin of a `ValueNetEvaluator` (its checked parameters handed over), or None.
 

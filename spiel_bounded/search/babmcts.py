@@ -18,6 +18,7 @@ from spiel_bounded.evaluators.base import Evaluator
 from spiel_bounded.games import game_description, game_info
 from spiel_bounded.limits import Limits
 from spiel_bounded.native import engine_module
+from spiel_bounded.native.evaluators import has_twin
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.mcts import BABMCTSTree
 from spiel_bounded.search.mcts_base import (
@@ -30,7 +31,7 @@ from spiel_bounded.search.mcts_base import (
     BABMCTSTreeBase,
     compiled_reasons,
 )
-from spiel_bounded.search.mcts_native import NativeBABMCTSTree, has_native_twin
+from spiel_bounded.search.mcts_native import NativeBABMCTSTree
 
 
 def tree_engine(
@@ -53,7 +54,7 @@ def tree_engine(
         return ENGINE_NATIVE
     if engine == ENGINE_PYTHON:
         return ENGINE_PYTHON
-    if engine == ENGINE_AUTO and has_native_twin(evaluator, game):
+    if engine == ENGINE_AUTO and has_twin(evaluator, game):
         return ENGINE_NATIVE
     info = game_info(game)
     reasons = compiled_reasons(info, evaluator, settings)

@@ -22,11 +22,9 @@ from typing import Any, Final
 import numpy as np
 import pyspiel
 
-from spiel_bounded.evaluators.base import Evaluator, ZeroEvaluator
-from spiel_bounded.evaluators.heuristics import HeuristicEvaluator
-from spiel_bounded.evaluators.rollout import RolloutEvaluator
+from spiel_bounded.evaluators.base import Evaluator
 from spiel_bounded.limits import Budget, Limits
-from spiel_bounded.native import available, engine_module
+from spiel_bounded.native import engine_module
 from spiel_bounded.native.evaluators import native_evaluator
 from spiel_bounded.result import SearchResult, StopReason
 from spiel_bounded.search.mcts_base import (
@@ -40,21 +38,6 @@ from spiel_bounded.search.mcts_base import (
 
 ENGINE_NAME: Final = "native"
 _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
-
-
-def has_native_twin(evaluator: Evaluator, game: pyspiel.Game) -> bool:
-    """Whether `evaluator` runs in C++ on the native engine (it has a C++ twin in
-    `native/evaluators.py`; the check draws nothing from the evaluator's random stream)."""
-    if not available():
-        return False
-    if isinstance(evaluator, ZeroEvaluator | RolloutEvaluator):
-        return True
-    if isinstance(evaluator, HeuristicEvaluator):
-        try:
-            return engine_module(ALGORITHM).heuristic_evaluator(game) is not None
-        except ValueError:  # a board layout the C++ heuristic does not read
-            return False
-    return False
 
 
 class NativeNode:
