@@ -4,8 +4,7 @@ Every row searches the same positions with the same settings on both engines and
 they visit the same nodes and return the same values (the native engine follows the Python one
 step for step). (a) connect_four at depth 8 with the heuristic, beside OpenSpiel's
 `alpha_beta_search` and a bare Python depth-first walk (the ceiling of any Python search). (b)
-Other games and searches: a native heuristic twin (breakthrough, tic_tac_toe), and evaluators
-called back from C++ (backgammon, pig, 3-player chinese_checkers). (c) Solving late connect_four
+Other games and searches, each with the C++ twin of its heuristic. (c) Solving late connect_four
 positions with the zero evaluator.
 """
 
@@ -20,7 +19,7 @@ from absl import flags
 
 from benchmarks.alphabeta import _bare_walk, _median_seconds, _openspiel_row
 from spiel_bounded import AlphaBetaSettings, Limits, make_evaluator
-from spiel_bounded.search import alphabeta
+from spiel_bounded.search import alphabeta, maxn
 from spiel_bounded.testing import random_positions
 
 _POSITIONS = flags.DEFINE_integer("native_positions", 8, "connect_four positions of (a).")
@@ -38,7 +37,7 @@ class Measured:
 
     nodes: int
     seconds: float
-    values: tuple[float, ...]
+    values: tuple[Any, ...]
 
     @property
     def rate(self) -> float:
@@ -52,6 +51,7 @@ def _measure(
     limits: Limits,
     engine: str,
     repeats: int,
+    settings_class: Callable[..., Any] = AlphaBetaSettings,
     **settings: Any,
 ) -> Measured:
     results: list[Any] = []
@@ -64,14 +64,15 @@ def _measure(
                     state,
                     evaluator=make_evaluator(evaluator, state.get_game()),
                     limits=limits,
-                    settings=AlphaBetaSettings(engine=engine, **settings),
+                    settings=settings_class(engine=engine, **settings),
                 )
             )
 
     seconds = _median_seconds(run, repeats)
     assert all(result.stats.engine == engine for result in results)
     nodes = sum(result.stats.nodes for result in results)
-    return Measured(nodes, seconds, tuple(result.lower for result in results))
+    values = tuple(result.values or result.lower for result in results)
+    return Measured(nodes, seconds, values)
 
 
 def _pair(
@@ -81,10 +82,15 @@ def _pair(
     evaluator: str,
     limits: Limits,
     repeats: int,
+    settings_class: Callable[..., Any] = AlphaBetaSettings,
     **settings: Any,
 ) -> tuple[str, Measured, Measured]:
-    python = _measure(search, states, evaluator, limits, "python", repeats, **settings)
-    native = _measure(search, states, evaluator, limits, "native", repeats, **settings)
+    python = _measure(
+        search, states, evaluator, limits, "python", repeats, settings_class, **settings
+    )
+    native = _measure(
+        search, states, evaluator, limits, "native", repeats, settings_class, **settings
+    )
     assert (python.nodes, python.values) == (native.nodes, native.values), name
     return name, python, native
 
@@ -163,7 +169,7 @@ def run(repeats: int) -> list[str]:
             repeats,
         ),
         _pair(
-            "bounded_star2, pig, 6 positions, depth 5, heuristic (called back)",
+            "bounded_star2, pig, 6 positions, depth 5, heuristic (C++ twin)",
             alphabeta.bounded_star2,
             random_positions(pig, 6, plies=(2, 12), seed=seed),
             "heuristic",
@@ -171,7 +177,7 @@ def run(repeats: int) -> list[str]:
             repeats,
         ),
         _pair(
-            "bounded_star2, backgammon, 4 positions, depth 2, heuristic (called back)",
+            "bounded_star2, backgammon, 4 positions, depth 2, heuristic (C++ twin)",
             alphabeta.bounded_star2,
             random_positions(backgammon, 4, plies=(4, 12), seed=seed),
             "heuristic",
@@ -179,12 +185,22 @@ def run(repeats: int) -> list[str]:
             repeats,
         ),
         _pair(
-            "paranoid, chinese_checkers(players=3), 4 positions, depth 3, heuristic (called back)",
+            "paranoid, chinese_checkers(players=3), 4 positions, depth 3, heuristic (C++ twin)",
             alphabeta.paranoid,
             random_positions(chinese, 4, plies=(6, 30), seed=seed),
             "heuristic",
             Limits(depth=3),
             repeats,
+        ),
+        _pair(
+            "maxn (speculative), chinese_checkers(players=3), 4 positions, depth 3, heuristic "
+            "(C++ twin)",
+            maxn.maxn,
+            random_positions(chinese, 4, plies=(6, 30), seed=seed),
+            "heuristic",
+            Limits(depth=3),
+            repeats,
+            maxn.MaxnSettings,
         ),
     ]
     lines += [_pair_line(*pair) for pair in pairs]
@@ -208,7 +224,8 @@ def run(repeats: int) -> list[str]:
         )
     lines += [
         "",
-        "maxn, BRS+, the MCTS family, PNS and rivest have no native engine yet (issue 38).",
+        "BABMCTS against OpenSpiel's C++ MCTS: suite `mcts`; the n-player searches: suite "
+        "`nplayer`. PNS and rivest have no native engine yet (issue 38).",
         "",
     ]
     return lines
