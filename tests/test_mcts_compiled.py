@@ -15,9 +15,9 @@ import pytest
 from spiel_bounded import load_bot, make_evaluator, synthetic
 from spiel_bounded.evaluators import Evaluator
 from spiel_bounded.limits import Limits
+from spiel_bounded.native import evaluators as native_evaluators
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search import mcts_kernels as kernels
-from spiel_bounded.search import mcts_native
 from spiel_bounded.search.babmcts import make_tree
 from spiel_bounded.search.mcts import BABMCTSTree
 from spiel_bounded.search.mcts_base import (
@@ -175,7 +175,7 @@ def test_shuffle_actions_is_uniform() -> None:
 def test_auto_engine_picks_the_compiled_tree_where_it_can(monkeypatch: pytest.MonkeyPatch) -> None:
     # Where the evaluator has a C++ twin, "auto" prefers the native tree when it is built
     # (tests/test_native_mcts.py); without it:
-    monkeypatch.setattr(mcts_native, "available", lambda: False)
+    monkeypatch.setattr(native_evaluators, "available", lambda: False)
     connect_four = pyspiel.load_game("connect_four")
     state = connect_four.new_initial_state()
     rollout = make_evaluator("rollout", connect_four)
@@ -218,7 +218,7 @@ def test_without_numba_auto_is_python_and_compiled_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba now raises ImportError
-    monkeypatch.setattr(mcts_native, "available", lambda: False)
+    monkeypatch.setattr(native_evaluators, "available", lambda: False)
     game = pyspiel.load_game("connect_four")
     state = game.new_initial_state()
     rollout = make_evaluator("rollout", game)

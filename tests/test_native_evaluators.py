@@ -345,3 +345,17 @@ def test_star2_with_native_seeded_playouts_equals_python() -> None:
         bounded_star2, state, lambda: SeededRolloutEvaluator(game, rollouts=1), 2
     )
     assert python == native_run
+
+
+@pytest.mark.parametrize(
+    "name", ["chinese_checkers(players=3)", "pig(players=3,winscore=20)", "tic_tac_toe"]
+)
+def test_native_playouts_give_every_player_the_returns_of_the_same_playouts(name: str) -> None:
+    game = pyspiel.load_game(name)
+    low, high = game.min_utility(), game.max_utility()
+    rollout = ENGINE.rollout_evaluator(4, 7, low, high)
+    for state in positions(game, 20, 3, 12):
+        values = rollout.values(state)
+        assert len(values) == game.num_players()
+        assert all(low <= value <= high for value in values)
+        assert abs(sum(values)) < 1e-9  # constant-sum (0) returns keep their sum

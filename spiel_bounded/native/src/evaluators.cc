@@ -24,25 +24,41 @@ class RolloutEvaluator final : public Evaluator {
 
   double Value(const open_spiel::State& state, int player) override {
     double total = 0.0;
-    for (int i = 0; i < playouts_; ++i) {
-      std::unique_ptr<open_spiel::State> playout = state.Clone();
-      while (!playout->IsTerminal()) {
-        if (playout->IsChanceNode()) {
-          const double draw = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
-          playout->ApplyAction(open_spiel::SampleAction(playout->ChanceOutcomes(), draw).first);
-        } else {
-          const std::vector<open_spiel::Action> actions = playout->LegalActions();
-          std::uniform_int_distribution<size_t> pick(0, actions.size() - 1);
-          playout->ApplyAction(actions[pick(rng_)]);
-        }
-      }
-      total += playout->PlayerReturn(player);
-    }
+    for (int i = 0; i < playouts_; ++i) total += Playout(state)->PlayerReturn(player);
     return std::min(high_, std::max(low_, total / playouts_));
   }
+
+  // Every player's mean return over the same playouts (a constant-sum game's values keep its
+  // sum, which max^n's pruning relies on).
+  void Values(const open_spiel::State& state, std::vector<double>& out) override {
+    out.assign(state.NumPlayers(), 0.0);
+    for (int i = 0; i < playouts_; ++i) {
+      const std::vector<double> returns = Playout(state)->Returns();
+      for (size_t player = 0; player < out.size(); ++player) out[player] += returns[player];
+    }
+    for (double& value : out) value = std::min(high_, std::max(low_, value / playouts_));
+  }
+
   std::string name() const override { return "rollout"; }
 
  private:
+  // `state` played to its end by uniformly random moves and chance outcomes drawn by their
+  // probabilities.
+  std::unique_ptr<open_spiel::State> Playout(const open_spiel::State& state) {
+    std::unique_ptr<open_spiel::State> playout = state.Clone();
+    while (!playout->IsTerminal()) {
+      if (playout->IsChanceNode()) {
+        const double draw = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+        playout->ApplyAction(open_spiel::SampleAction(playout->ChanceOutcomes(), draw).first);
+      } else {
+        const std::vector<open_spiel::Action> actions = playout->LegalActions();
+        std::uniform_int_distribution<size_t> pick(0, actions.size() - 1);
+        playout->ApplyAction(actions[pick(rng_)]);
+      }
+    }
+    return playout;
+  }
+
   int playouts_;
   double low_;
   double high_;
