@@ -11,9 +11,11 @@
 
 #include "bindings.h"
 #include "budget.h"
+#include "evaluator.h"
 #include "keys.h"
 #include "open_spiel/spiel.h"
 #include "pns.h"
+#include "rivest.h"
 
 namespace py = pybind11;
 
@@ -81,6 +83,52 @@ void BindPns(py::module_& m) {
       py::arg("seconds") = py::none(), py::arg("clock") = py::none(),
       "df-pn on `value >= goal` (pns), or with goal None bounded multi-outcome PNS on the "
       "sorted terminal values `outcomes` (spiel_bounded.search.pns decides the arguments).");
+
+  py::class_<RivestOutcome>(m, "RivestOutcome")
+      .def_readonly("expanded", &RivestOutcome::expanded)
+      .def_readonly("actions", &RivestOutcome::actions)
+      .def_readonly("values", &RivestOutcome::values)
+      .def_readonly("best", &RivestOutcome::best)
+      .def_readonly("pv", &RivestOutcome::pv)
+      .def_readonly("solved", &RivestOutcome::solved)
+      .def_readonly("stopped_by", &RivestOutcome::stopped_by)
+      .def_readonly("nodes", &RivestOutcome::nodes)
+      .def_readonly("evaluations", &RivestOutcome::evaluations)
+      .def_readonly("depth", &RivestOutcome::depth)
+      .def_readonly("tree_size", &RivestOutcome::tree_size)
+      .def_readonly("seconds", &RivestOutcome::seconds);
+  m.def(
+      "rivest",
+      [](const open_spiel::State& state, Evaluator& evaluator, bool generalized, double p,
+         int64_t max_nodes, std::optional<int> max_depth, double min_utility, double max_utility,
+         double free_seconds_per_node, std::optional<int64_t> max_nodes_budget,
+         std::optional<double> seconds, std::optional<py::function> clock) {
+        if (max_nodes < 1) throw py::value_error("max_nodes must be >= 1");
+        if (max_nodes >= (int64_t{1} << 31)) throw py::value_error("max_nodes must be < 2^31");
+        if (!(p > 1.0)) throw py::value_error("p must be > 1");
+        if (!(min_utility < max_utility)) {
+          throw py::value_error("min_utility must be below max_utility");
+        }
+        if (state.IsTerminal() || state.IsChanceNode() || state.NumPlayers() != 2) {
+          throw py::value_error("rivest searches a decision state of a two-player game");
+        }
+        RivestConfig config;
+        config.generalized = generalized;
+        config.p = p;
+        config.max_nodes = max_nodes;
+        config.max_depth = max_depth.value_or(-1);
+        config.min_utility = min_utility;
+        config.max_utility = max_utility;
+        config.free_seconds_per_node = free_seconds_per_node;
+        Budget budget = MakeBudget(max_nodes_budget, seconds, std::move(clock));
+        return RivestSearch(state, evaluator, config, budget, seconds.value_or(-1.0));
+      },
+      py::arg("state"), py::arg("evaluator"), py::kw_only(), py::arg("generalized"), py::arg("p"),
+      py::arg("max_nodes"), py::arg("max_depth"), py::arg("min_utility"), py::arg("max_utility"),
+      py::arg("free_seconds_per_node"), py::arg("max_nodes_budget") = py::none(),
+      py::arg("seconds") = py::none(), py::arg("clock") = py::none(),
+      "Min/max approximation from a decision state (spiel_bounded.search.rivest decides the "
+      "arguments); `max_nodes` caps the tree, `max_nodes_budget` the children generated.");
 }
 
 }  // namespace spiel_bounded
