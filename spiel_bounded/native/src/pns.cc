@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <unordered_map>
 #include <utility>
 
 namespace spiel_bounded {
@@ -14,10 +13,6 @@ using open_spiel::State;
 
 constexpr int64_t kInf = kProofInfinity;
 
-struct KeyHash {
-  size_t operator()(const Key& key) const { return static_cast<size_t>(key.low); }
-};
-
 // The Python entry `[lower, upper, pn, dn, question, work]`.
 struct Entry {
   double lower;
@@ -26,6 +21,68 @@ struct Entry {
   int64_t dn;
   int64_t question;
   int64_t work;
+};
+
+// Open addressing over 128-bit keys (linear probing, at most half full), growing by doubling: a
+// node-based map spent a quarter of the search chasing pointers. Entries are only ever dropped
+// all at once, by `Keep`, which rebuilds the slots, so probing needs no tombstones.
+class ProofTable {
+ public:
+  Entry* Find(const Key& key) {
+    if (slots_.empty()) return nullptr;
+    Slot& slot = slots_[SlotOf(key)];
+    return slot.used ? &slot.entry : nullptr;
+  }
+
+  // Adds `key`, which is not in the table.
+  void Insert(const Key& key, const Entry& entry) {
+    if (2 * (size_ + 1) > slots_.size()) Rebuild(std::max<size_t>(1024, 2 * slots_.size()));
+    slots_[SlotOf(key)] = Slot{key, entry, true};
+    ++size_;
+  }
+
+  // Keeps only the entries with more work than `cut`.
+  void Keep(int64_t cut) {
+    for (Slot& slot : slots_) slot.used = slot.used && slot.entry.work > cut;
+    Rebuild(slots_.size());
+  }
+
+  template <typename Visit>
+  void ForEach(Visit visit) const {
+    for (const Slot& slot : slots_) {
+      if (slot.used) visit(slot.entry);
+    }
+  }
+
+  size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    Key key;
+    Entry entry;
+    bool used = false;
+  };
+
+  size_t SlotOf(const Key& key) const {
+    const size_t mask = slots_.size() - 1;
+    size_t index = key.low & mask;
+    while (slots_[index].used && slots_[index].key != key) index = (index + 1) & mask;
+    return index;
+  }
+
+  void Rebuild(size_t count) {
+    std::vector<Slot> old(count);
+    old.swap(slots_);
+    size_ = 0;
+    for (const Slot& slot : old) {
+      if (!slot.used) continue;
+      slots_[SlotOf(slot.key)] = slot;
+      ++size_;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
 };
 
 // A node's children while it is searched (the Python `_Children`). A terminal child has no
@@ -125,7 +182,7 @@ class Engine {
   Budget& budget_;
   const int attacker_;
   KeyFunction key_;
-  std::unordered_map<Key, Entry, KeyHash> table_;
+  ProofTable table_;
   double goal_ = 0.0;
   int64_t question_ = 0;
 };
@@ -153,13 +210,13 @@ Children Engine::Expand(const State& state) {
       child.reset();
     } else {
       key = KeyOf(*child);
-      auto found = table_.find(key);
-      if (found == table_.end()) {
+      const Entry* found = table_.Find(key);
+      if (found == nullptr) {
         lower = config_.floor;
         upper = config_.ceiling;
       } else {
         ++tt_hits;
-        const Entry& entry = found->second;
+        const Entry& entry = *found;
         lower = entry.lower;
         upper = entry.upper;
         if (entry.question == question_) {
@@ -186,9 +243,8 @@ void Engine::Renumber(Children& children) {
     double lower = children.lower[i], upper = children.upper[i];
     int64_t pn = 1, dn = 1;
     if (children.states[i] != nullptr) {
-      auto found = table_.find(children.keys[i]);
-      if (found != table_.end()) {
-        const Entry& entry = found->second;
+      if (const Entry* found = table_.Find(children.keys[i])) {
+        const Entry& entry = *found;
         lower = std::max(lower, entry.lower);
         upper = std::min(upper, entry.upper);
         if (entry.question == question_) {
@@ -294,10 +350,9 @@ Numbers Engine::Mid(const State& state, const Key& key, int64_t th_pn, int64_t t
 }
 
 void Engine::Store(const Key& key, const Numbers& numbers, int64_t work) {
-  auto found = table_.find(key);
-  if (found != table_.end()) {
+  if (Entry* found = table_.Find(key)) {
     // Both intervals hold the value, so their intersection does too.
-    Entry& entry = found->second;
+    Entry& entry = *found;
     entry.lower = std::max(entry.lower, numbers.lower);
     entry.upper = std::min(entry.upper, numbers.upper);
     entry.pn = numbers.pn;
@@ -307,7 +362,7 @@ void Engine::Store(const Key& key, const Numbers& numbers, int64_t work) {
     return;
   }
   if (static_cast<int64_t>(table_.size()) >= config_.tt_capacity) Collect();
-  table_.emplace(key, Entry{numbers.lower, numbers.upper, numbers.pn, numbers.dn, question_, work});
+  table_.Insert(key, Entry{numbers.lower, numbers.upper, numbers.pn, numbers.dn, question_, work});
 }
 
 void Engine::Collect() {
@@ -316,13 +371,10 @@ void Engine::Collect() {
   ++collections;
   std::vector<int64_t> works;
   works.reserve(table_.size());
-  for (const auto& item : table_) works.push_back(item.second.work);
+  table_.ForEach([&works](const Entry& entry) { works.push_back(entry.work); });
   auto middle = works.begin() + static_cast<std::ptrdiff_t>((works.size() - 1) / 2);
   std::nth_element(works.begin(), middle, works.end());
-  const int64_t cut = *middle;
-  for (auto item = table_.begin(); item != table_.end();) {
-    item = item->second.work <= cut ? table_.erase(item) : std::next(item);
-  }
+  table_.Keep(*middle);
 }
 
 // The outcome in (lower, upper] nearest the middle of [lower, upper] (the lower one on a tie):
