@@ -41,6 +41,13 @@ the search with `stopped_by == "nodes"`, as a node limit does); a tip keeps its 
 until it is expanded, so a node costs about 870 bytes on connect_four
 (`results/bench_memory.md`, from `scripts/benchmarks/memory.py`). The tree is freed before the
 search returns, and that time is part of `stats.seconds`.
+
+Engines. `engine="auto"` (the default) runs the native engine (`spiel_bounded.native`,
+`native/src/rivest.cc`) when it is built and the evaluator has a C++ twin; `"native"` calls a
+Python evaluator back. It follows this module step for step (the same libm `log` / `exp`, the
+same order of additions): after the same expansions it holds the same tree and returns the same
+move, children and principal variation (`tests/test_native_pns_rivest.py`). Its tree is a flat
+array of nodes (a tip keeps its OpenSpiel state), freed at `NATIVE_FREE_SECONDS_PER_NODE`.
 """
 
 from __future__ import annotations
