@@ -234,6 +234,7 @@ def test_the_time_freeing_the_tree_takes_is_part_of_the_search(
         game.new_initial_state(),
         evaluator=make_evaluator("heuristic", game),
         limits=Limits(nodes=300),
+        settings=RivestSettings(engine="python"),  # the Python tree is watched
         clock=clock,
     )
     assert trees and trees[0]() is None
@@ -249,6 +250,7 @@ def test_a_timed_search_stops_in_time_to_free_its_tree() -> None:
         game.new_initial_state(),
         evaluator=make_evaluator("heuristic", game),
         limits=Limits(seconds=1_000 * FREE_SECONDS_PER_NODE),
+        settings=RivestSettings(engine="python"),  # the native tree's cost per node is its own
         clock=lambda: 0.0,
     )
     assert result.stats.stopped_by == "seconds" and 990 <= result.stats.nodes <= 1_010

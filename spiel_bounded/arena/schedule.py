@@ -168,6 +168,9 @@ ENGINE_ADDED_BOTS: Final = (
     "brs_plus",
     "offensive",
     "mp_mix",
+    "pns",
+    "bounded_pns",
+    "rivest",
 )
 """The bots that gained the `engine` parameter with the native engine (issue 38)."""
 

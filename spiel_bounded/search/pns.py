@@ -74,15 +74,22 @@ towards a search without a table, still complete on the acyclic graph).
 Nodes are counted as in bounded alpha-beta: every state the search steps into (each child
 generated at an expansion, and the root). df-pn expands a node again each time it is revisited,
 so its count includes those re-expansions.
+
+Engines. `engine="auto"` (the default) runs the native engine (`spiel_bounded.native`,
+`native/src/pns.cc`) when it is built; neither search has an evaluator, so nothing is called back
+but a game implemented in Python. The native engine follows this module step for step (its keys
+hash the same parts; its table drops the same entries when full): at a node limit it visits the
+same nodes and returns the same move, bounds, root children and counts
+(`tests/test_native_pns_rivest.py`), 4-8x faster. This module stays the reference.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import pyspiel
 
@@ -93,9 +100,10 @@ from spiel_bounded.games import (
     require_decision_state,
 )
 from spiel_bounded.limits import Budget, Limits, SearchStopped
+from spiel_bounded.native import ENGINES, available, check_engine, engine_module, warn_fallback
 from spiel_bounded.params import FLAG, NON_NEGATIVE, POSITIVE_INT, OneOf, check_fields, setting
 from spiel_bounded.result import GAME_VALUE, Interval, SearchResult, SearchStats, StopReason
-from spiel_bounded.search.keys import history_key, key_function
+from spiel_bounded.search.keys import history_key, key_function, key_rule
 from spiel_bounded.search.tt import DEFAULT_CAPACITY
 
 INF: Final = 1 << 60
@@ -200,6 +208,14 @@ class PNSSettings:
         POSITIVE_INT,
     )
     # When full, the entries with the least work below them are dropped (module docstring).
+    engine: str = setting(
+        "auto",
+        "auto (native when built), native (required) or python",
+        OneOf(ENGINES),
+    )
+    # The native engine (`spiel_bounded.native`) follows this module step for step: at a node
+    # limit it visits the same nodes and ends with the same root children, bounds and numbers,
+    # also when the table fills (the collection rule reads the works alone).
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -218,6 +234,14 @@ class BoundedPNSSettings:
         "transposition-table entries at most (about 380 bytes each on connect_four)",
         POSITIVE_INT,
     )
+    engine: str = setting(
+        "auto",
+        "auto (native when built), native (required) or python",
+        OneOf(ENGINES),
+    )
+    # The native engine (`spiel_bounded.native`) follows this module step for step: at a node
+    # limit it visits the same nodes and ends with the same root children, bounds and numbers,
+    # also when the table fills (the collection rule reads the works alone).
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -288,10 +312,7 @@ class _DFPNSearch:
     def _terminal_value(self, state: pyspiel.State) -> float:
         value = float(state.player_return(self.attacker))
         if self.outcomes is not None and value not in self.outcomes:
-            raise ValueError(
-                f"terminal value {value} of {game_description(self.game)} is not in its "
-                f"declared set of terminal values {sorted(self.outcomes)}:\n{state}"
-            )
+            raise _bad_terminal(self.game, self.outcomes, value, str(state))
         return value
 
     def _expand(self, state: pyspiel.State) -> _Children:
@@ -460,6 +481,99 @@ class _DFPNSearch:
         return self.mid(root, self.key(root), INF, INF, 0)
 
 
+def _bad_terminal(
+    game: pyspiel.Game, outcomes: Iterable[float], value: float, text: str
+) -> ValueError:
+    """The error for a terminal value outside the game's declared set (`text`: the state)."""
+    return ValueError(
+        f"terminal value {value} of {game_description(game)} is not in its declared set of "
+        f"terminal values {sorted(outcomes)}:\n{text}"
+    )
+
+
+def _use_native(engine: str, algorithm: str) -> bool:
+    """Whether the `engine` setting runs the native engine ("auto": when it is built; the
+    searches have no evaluator)."""
+    check_engine(engine)
+    if engine == "python":
+        return False
+    if engine == "auto" and not available():
+        warn_fallback()
+        return False
+    engine_module(algorithm)  # "native" where it is unavailable: the error says why
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """What one engine's search produced: the root's children (None when the root was not
+    expanded), the root interval its questions proved, and the stats."""
+
+    children: _Children | None
+    lower: float
+    upper: float
+    stats: SearchStats
+
+
+def _native_run(
+    state: pyspiel.State,
+    algorithm: str,
+    limits: Limits,
+    budget: Budget,
+    clock: Callable[[], float],
+    *,
+    floor: float,
+    ceiling: float,
+    goal: float | None,
+    epsilon: float,
+    outcomes: tuple[float, ...] | None,
+    transpositions: bool,
+    capacity: int,
+) -> _Run:
+    """The search on the native engine (`spiel_bounded.native`), with the same rules: `goal`
+    for `pns`, None for `bounded_pns` (questions on `outcomes`)."""
+    game = state.get_game()
+    seconds = None
+    if limits.seconds is not None:  # what setting up left of the time limit
+        seconds = max(limits.seconds - budget.elapsed(), 1e-9)
+
+    def bad_terminal(value: float, text: str) -> None:
+        raise _bad_terminal(game, outcomes or (), value, text)
+
+    outcome: Any = engine_module(algorithm).pns(
+        state,
+        floor=floor,
+        ceiling=ceiling,
+        goal=goal,
+        epsilon=epsilon,
+        outcomes=list(outcomes or ()),
+        bad_terminal=bad_terminal if outcomes is not None else None,
+        transpositions=transpositions,
+        key_kind=key_rule(game).kind,
+        tt_capacity=capacity,
+        max_nodes=limits.nodes,
+        seconds=seconds,
+        clock=None if clock is time.perf_counter else clock,
+    )
+    stats = SearchStats(
+        nodes=outcome.nodes,
+        tt_hits=outcome.tt_hits,
+        depth=outcome.depth,
+        seconds=budget.elapsed(),
+        stopped_by=outcome.stopped_by,
+        engine="native",
+    )
+    children = None
+    if outcome.expanded:
+        children = _Children()
+        children.actions = list(outcome.actions)
+        children.lower = list(outcome.lower)
+        children.upper = list(outcome.upper)
+        children.pn = list(outcome.pn)
+        children.dn = list(outcome.dn)
+    return _Run(children, outcome.root_lower, outcome.root_upper, stats)
+
+
 def _check_limits(limits: Limits, algorithm: str) -> None:
     if limits.depth is not None:
         raise ValueError(
@@ -530,26 +644,28 @@ def pns(
     budget = Budget(limits, clock=clock)
     info = require_decision_state(state, "pns", TWO_PLAYER_ZERO_SUM)
     _check_limits(limits, "pns")
-    engine = _DFPNSearch(
-        state,
-        budget,
-        floor=info.min_utility,
-        ceiling=info.max_utility,
-        outcomes=None,
-        transpositions=settings.transpositions,
-        capacity=settings.tt_capacity,
-    )
     # "value > 0" is "value >= the next float above 0"; "value >= 0" is itself.
-    engine.ask(math.nextafter(0.0, math.inf) if settings.goal == "win" else 0.0)
-    stopped_by: StopReason = "solved"
+    goal = math.nextafter(0.0, math.inf) if settings.goal == "win" else 0.0
+    if _use_native(settings.engine, "pns"):
+        run = _native_run(
+            state,
+            "pns",
+            limits,
+            budget,
+            clock,
+            floor=info.min_utility,
+            ceiling=info.max_utility,
+            goal=goal,
+            epsilon=0.0,
+            outcomes=None,
+            transpositions=settings.transpositions,
+            capacity=settings.tt_capacity,
+        )
+    else:
+        run = _python_pns(state, budget, info.min_utility, info.max_utility, goal, settings)
+    children, stats = run.children, run.stats
+    stopped_by = stats.stopped_by
     lower, upper = info.min_utility, info.max_utility
-    try:
-        budget.tick()  # the root
-        lower, upper, _, _ = engine.search_root(state)
-    except SearchStopped as stop:
-        stopped_by = stop.reason
-    children = engine.root_children
-    stats = _stats(engine, budget, stopped_by)
     if children is None:  # stopped before the root was expanded
         action = state.legal_actions()[0]
         return SearchResult(
@@ -621,28 +737,25 @@ def bounded_pns(
         raise ValueError(f"bounded_pns cannot play {info.description}: {outcome_reason(game)}")
     epsilon = float(settings.epsilon)
     check_epsilon(epsilon, info, "bounded_pns")
-    engine = _DFPNSearch(
-        state,
-        budget,
-        floor=outcomes[0],
-        ceiling=outcomes[-1],
-        outcomes=frozenset(outcomes),
-        transpositions=settings.transpositions,
-        capacity=settings.tt_capacity,
-    )
-    engine.stop_width = epsilon
-    lower, upper = outcomes[0], outcomes[-1]
-    stopped_by: StopReason = "solved"
-    try:
-        budget.tick()  # the root
-        while upper - lower > epsilon:
-            engine.ask(_threshold(outcomes, lower, upper))
-            new_lower, new_upper, _, _ = engine.search_root(state)
-            lower, upper = max(lower, new_lower), min(upper, new_upper)
-    except SearchStopped as stop:
-        stopped_by = stop.reason
-    children = engine.root_children
-    stats = _stats(engine, budget, stopped_by)
+    if _use_native(settings.engine, "bounded_pns"):
+        run = _native_run(
+            state,
+            "bounded_pns",
+            limits,
+            budget,
+            clock,
+            floor=outcomes[0],
+            ceiling=outcomes[-1],
+            goal=None,
+            epsilon=epsilon,
+            outcomes=outcomes,
+            transpositions=settings.transpositions,
+            capacity=settings.tt_capacity,
+        )
+    else:
+        run = _python_bounded_pns(state, budget, outcomes, epsilon, settings)
+    children, stats = run.children, run.stats
+    lower, upper = run.lower, run.upper
     if children is None:
         action = state.legal_actions()[0]
         return SearchResult(
@@ -664,6 +777,63 @@ def bounded_pns(
         stats=stats,
         bounds_on=GAME_VALUE,
     )
+
+
+def _python_pns(
+    state: pyspiel.State,
+    budget: Budget,
+    floor: float,
+    ceiling: float,
+    goal: float,
+    settings: PNSSettings,
+) -> _Run:
+    engine = _DFPNSearch(
+        state,
+        budget,
+        floor=floor,
+        ceiling=ceiling,
+        outcomes=None,
+        transpositions=settings.transpositions,
+        capacity=settings.tt_capacity,
+    )
+    engine.ask(goal)
+    stopped_by: StopReason = "solved"
+    try:
+        budget.tick()  # the root
+        engine.search_root(state)
+    except SearchStopped as stop:
+        stopped_by = stop.reason
+    return _Run(engine.root_children, floor, ceiling, _stats(engine, budget, stopped_by))
+
+
+def _python_bounded_pns(
+    state: pyspiel.State,
+    budget: Budget,
+    outcomes: tuple[float, ...],
+    epsilon: float,
+    settings: BoundedPNSSettings,
+) -> _Run:
+    engine = _DFPNSearch(
+        state,
+        budget,
+        floor=outcomes[0],
+        ceiling=outcomes[-1],
+        outcomes=frozenset(outcomes),
+        transpositions=settings.transpositions,
+        capacity=settings.tt_capacity,
+    )
+    engine.stop_width = epsilon
+    lower, upper = outcomes[0], outcomes[-1]
+    stopped_by: StopReason = "solved"
+    try:
+        budget.tick()  # the root
+        while upper - lower > epsilon:
+            engine.ask(_threshold(outcomes, lower, upper))
+            new_lower, new_upper, _, _ = engine.search_root(state)
+            lower, upper = max(lower, new_lower), min(upper, new_upper)
+    except SearchStopped as stop:
+        stopped_by = stop.reason
+    return _Run(engine.root_children, lower, upper, _stats(engine, budget, stopped_by))
 
 
 def _threshold(outcomes: tuple[float, ...], lower: float, upper: float) -> float:

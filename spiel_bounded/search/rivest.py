@@ -41,6 +41,13 @@ the search with `stopped_by == "nodes"`, as a node limit does); a tip keeps its 
 until it is expanded, so a node costs about 870 bytes on connect_four
 (`results/bench_memory.md`, from `scripts/benchmarks/memory.py`). The tree is freed before the
 search returns, and that time is part of `stats.seconds`.
+
+Engines. `engine="auto"` (the default) runs the native engine (`spiel_bounded.native`,
+`native/src/rivest.cc`) when it is built and the evaluator has a C++ twin; `"native"` calls a
+Python evaluator back. It follows this module step for step (the same libm `log` / `exp`, the
+same order of additions): after the same expansions it holds the same tree and returns the same
+move, children and principal variation (`tests/test_native_pns_rivest.py`). Its tree is a flat
+array of nodes (a tip keeps its OpenSpiel state), freed at `NATIVE_FREE_SECONDS_PER_NODE`.
 """
 
 from __future__ import annotations
@@ -50,13 +57,15 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, check_values
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM, GameInfo, require_decision_state
 from spiel_bounded.limits import STOPPED_BY_NODES, STOPPED_BY_SECONDS, Budget, Limits, SearchStopped
+from spiel_bounded.native import ENGINES, engine_module
+from spiel_bounded.native.evaluators import native_evaluator
 from spiel_bounded.params import POSITIVE_INT, Number, OneOf, check_fields, setting
 from spiel_bounded.result import (
     GAME_VALUE,
@@ -76,6 +85,9 @@ DEFAULT_MAX_NODES: Final = 250_000
 FREE_SECONDS_PER_NODE: Final = 2e-6
 """What freeing one tree node costs, at most (1.85 us measured on connect_four with both cores
 busy): a timed search stops when the time left would not free its tree."""
+NATIVE_FREE_SECONDS_PER_NODE: Final = 2e-7
+"""`FREE_SECONDS_PER_NODE` of the native engine's tree (a flat array of nodes, each with the state
+of a tip): an upper estimate."""
 REVERSE_BASE: Final = 0.05
 """reverse mode: the constant part of every edge weight (Rivest's implementation)."""
 
@@ -100,6 +112,15 @@ class RivestSettings:
         "a full tree ends the search like a node limit",
         POSITIVE_INT,
     )
+    engine: str = setting(
+        "auto",
+        "auto (native when built and the evaluator has a C++ twin), native (a Python evaluator "
+        "is called back) or python",
+        OneOf(ENGINES),
+    )
+    # The native engine (`spiel_bounded.native`) follows this module step for step: after the
+    # same number of expansions it holds the same tree and returns the same move, children and
+    # principal variation.
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -320,7 +341,16 @@ def rivest(
     limits = limits or Limits()
     budget = Budget(limits, clock=clock)  # from here on, everything counts against the time limit
     info = require_decision_state(state, ALGORITHM, TWO_PLAYER_ZERO_SUM)
-    tree = MinMaxTree(state, evaluator, info, settings or RivestSettings(), limits.depth)
+    settings = settings or RivestSettings()
+    player = state.current_player()
+
+    def value_of() -> Callable[[pyspiel.State], float]:
+        return lambda node: check_values(evaluator.evaluate(node), evaluator, info)[player]
+
+    native = native_evaluator(settings.engine, ALGORITHM, evaluator, state.get_game(), value_of)
+    if native is not None:
+        return _native_search(state, native, evaluator, info, settings, limits, budget, clock)
+    tree = MinMaxTree(state, evaluator, info, settings, limits.depth)
     stopped_by: StopReason = "depth"
     # Freeing the tree takes time too: stop early enough to free it within the limit.
     free_by = math.inf if limits.seconds is None else limits.seconds
@@ -342,6 +372,67 @@ def rivest(
         stopped_by=stopped_by,
     )
     return dataclasses.replace(found, stats=stats)
+
+
+def _native_search(
+    state: pyspiel.State,
+    native: Any,
+    evaluator: Evaluator,
+    info: GameInfo,
+    settings: RivestSettings,
+    limits: Limits,
+    budget: Budget,
+    clock: Callable[[], float],
+) -> SearchResult:
+    """The same search on the native engine (`spiel_bounded.native`), with the same rules."""
+    seconds = None
+    if limits.seconds is not None:  # what setting up left of the time limit
+        seconds = max(limits.seconds - budget.elapsed(), 1e-9)
+    outcome = engine_module(ALGORITHM).rivest(
+        state,
+        native,
+        generalized=settings.mode == "generalized",
+        p=float(settings.p),
+        max_nodes=settings.max_nodes,
+        max_depth=limits.depth,
+        min_utility=info.min_utility,
+        max_utility=info.max_utility,
+        free_seconds_per_node=NATIVE_FREE_SECONDS_PER_NODE,
+        max_nodes_budget=limits.nodes,
+        seconds=seconds,
+        clock=None if clock is time.perf_counter else clock,
+    )
+    stats = SearchStats(
+        nodes=outcome.nodes,
+        evaluations=outcome.evaluations,
+        depth=outcome.depth,
+        seconds=budget.elapsed(),
+        stopped_by=outcome.stopped_by,
+        engine="native",
+    )
+    if not outcome.expanded:  # the budget ran out before the root was expanded
+        action = state.legal_actions()[0]
+        return SearchResult(
+            action=action,
+            lower=info.min_utility,
+            upper=info.max_utility,
+            pv=(action,),
+            stats=stats,
+            bounds_on=GAME_VALUE,  # the whole value range
+        )
+    value = outcome.values[outcome.best]
+    return SearchResult(
+        action=outcome.actions[outcome.best],
+        lower=value,
+        upper=value,
+        children={
+            action: Interval(child, child)
+            for action, child in zip(outcome.actions, outcome.values, strict=True)
+        },
+        pv=tuple(outcome.pv),
+        stats=stats,
+        bounds_on=GAME_VALUE if outcome.solved else estimate(evaluator),
+    )
 
 
 def _found(tree: MinMaxTree, evaluator: Evaluator, state: pyspiel.State) -> SearchResult:

@@ -20,5 +20,6 @@ void BindEvaluators(pybind11::module_& m);  // bind_evaluators.cc
 void BindAlphaBeta(pybind11::module_& m);   // bind_alphabeta.cc
 void BindMcts(pybind11::module_& m);        // bind_mcts.cc
 void BindMaxn(pybind11::module_& m);        // bind_maxn.cc
+void BindPns(pybind11::module_& m);         // bind_pns.cc: df-pn, bounded PNS, Rivest
 
 }  // namespace spiel_bounded
