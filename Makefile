@@ -49,7 +49,8 @@ sanitize: $(STAMP_DEV)
 		--build-temp build/sanitize
 	LD_PRELOAD="$$(c++ -print-file-name=libasan.so) $$(c++ -print-file-name=libubsan.so)" \
 		ASAN_OPTIONS=detect_leaks=0 $(PY) -m pytest -q -p no:xdist -p no:cacheprovider \
-		tests/test_native_alphabeta.py tests/test_native_heuristics.py tests/test_native_mcts.py; \
+		tests/test_native_alphabeta.py tests/test_native_heuristics.py tests/test_native_mcts.py \
+		tests/test_native_maxn.py tests/test_native_evaluators.py tests/test_native_pns_rivest.py; \
 		status=$$?; $(PY) setup.py -q build_ext --inplace --force; exit $$status
 
 clean:
