@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import ctypes
 import os
+import time
 import warnings
+from collections.abc import Callable
 from functools import cache
 from types import ModuleType
-from typing import Final
+from typing import Any, Final
 
 import pyspiel
+
+from spiel_bounded.limits import Budget, Limits
 
 ENGINES: Final = ("auto", "native", "python")
 """Values of every search's `engine` setting: `auto` runs the native engine when it is built and
@@ -95,3 +99,13 @@ def _warn_once() -> None:
     warnings.warn(
         unavailable_reason() + "; running the Python engines", NativeEngineWarning, stacklevel=3
     )
+
+
+def time_arguments(limits: Limits, budget: Budget, clock: Callable[[], float]) -> dict[str, Any]:
+    """The `seconds` and `clock` keywords of a native search: what setting up (on `budget`) left
+    of the time limit, and the clock, None for the engine's own steady clock when it is
+    `time.perf_counter`."""
+    seconds = None
+    if limits.seconds is not None:
+        seconds = max(limits.seconds - budget.elapsed(), 1e-9)
+    return {"seconds": seconds, "clock": None if clock is time.perf_counter else clock}

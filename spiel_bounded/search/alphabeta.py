@@ -59,7 +59,7 @@ from spiel_bounded.games import (
     require_decision_state,
 )
 from spiel_bounded.limits import Budget, Limits, SearchStopped
-from spiel_bounded.native import ENGINES, engine_module
+from spiel_bounded.native import ENGINES, engine_module, time_arguments
 from spiel_bounded.native.evaluators import native_evaluator
 from spiel_bounded.params import (
     FLAG,
@@ -890,9 +890,6 @@ def _native_run(
 ) -> _Run:
     """The same search on the native engine (`spiel_bounded.native`), with the same rules."""
     game = state.get_game()
-    seconds = None
-    if limits.seconds is not None:  # what setting up left of the time limit
-        seconds = max(limits.seconds - budget.elapsed(), 1e-9)
     outcome = engine_module("alpha-beta").alpha_beta(
         state,
         native,
@@ -907,8 +904,7 @@ def _native_run(
         first_depth=depths[0],
         final_depth=depths[1],
         max_nodes=limits.nodes,
-        seconds=seconds,
-        clock=None if clock is time.perf_counter else clock,
+        **time_arguments(limits, budget, clock),
     )
     stats = SearchStats(
         nodes=outcome.nodes,

@@ -69,7 +69,7 @@ from spiel_bounded.games import (
     require_decision_state,
 )
 from spiel_bounded.limits import Budget, Limits
-from spiel_bounded.native import ENGINES, engine_module
+from spiel_bounded.native import ENGINES, engine_module, time_arguments
 from spiel_bounded.native.evaluators import native_values_evaluator
 from spiel_bounded.params import OneOf, check_fields, setting
 from spiel_bounded.result import Interval, SearchResult, SearchStats
@@ -638,9 +638,6 @@ def _native_search(
     clock: Callable[[], float],
 ) -> SearchResult:
     """The same search on the native engine (`spiel_bounded.native`), with the same rules."""
-    seconds = None
-    if limits.seconds is not None:  # what setting up left of the time limit
-        seconds = max(limits.seconds - budget.elapsed(), 1e-9)
     info, bounds, target = setup.info, setup.bounds, setup.target
     outcome = engine_module(ALGORITHM).maxn(
         state,
@@ -654,8 +651,7 @@ def _native_search(
         target=target,
         final_depth=final_depth,
         max_nodes=limits.nodes,
-        seconds=seconds,
-        clock=None if clock is time.perf_counter else clock,
+        **time_arguments(limits, budget, clock),
     )
     best = None
     if outcome.completed:

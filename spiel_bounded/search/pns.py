@@ -100,7 +100,14 @@ from spiel_bounded.games import (
     require_decision_state,
 )
 from spiel_bounded.limits import Budget, Limits, SearchStopped
-from spiel_bounded.native import ENGINES, available, check_engine, engine_module, warn_fallback
+from spiel_bounded.native import (
+    ENGINES,
+    available,
+    check_engine,
+    engine_module,
+    time_arguments,
+    warn_fallback,
+)
 from spiel_bounded.params import FLAG, NON_NEGATIVE, POSITIVE_INT, OneOf, check_fields, setting
 from spiel_bounded.result import GAME_VALUE, Interval, SearchResult, SearchStats, StopReason
 from spiel_bounded.search.keys import history_key, key_function, key_rule
@@ -533,9 +540,6 @@ def _native_run(
     """The search on the native engine (`spiel_bounded.native`), with the same rules: `goal`
     for `pns`, None for `bounded_pns` (questions on `outcomes`)."""
     game = state.get_game()
-    seconds = None
-    if limits.seconds is not None:  # what setting up left of the time limit
-        seconds = max(limits.seconds - budget.elapsed(), 1e-9)
 
     def bad_terminal(value: float, text: str) -> None:
         raise _bad_terminal(game, outcomes or (), value, text)
@@ -552,8 +556,7 @@ def _native_run(
         key_kind=key_rule(game).kind,
         tt_capacity=capacity,
         max_nodes=limits.nodes,
-        seconds=seconds,
-        clock=None if clock is time.perf_counter else clock,
+        **time_arguments(limits, budget, clock),
     )
     stats = SearchStats(
         nodes=outcome.nodes,

@@ -64,7 +64,7 @@ import pyspiel
 from spiel_bounded.evaluators.base import Evaluator, check_values
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM, GameInfo, require_decision_state
 from spiel_bounded.limits import STOPPED_BY_NODES, STOPPED_BY_SECONDS, Budget, Limits, SearchStopped
-from spiel_bounded.native import ENGINES, engine_module
+from spiel_bounded.native import ENGINES, engine_module, time_arguments
 from spiel_bounded.native.evaluators import native_evaluator
 from spiel_bounded.params import POSITIVE_INT, Number, OneOf, check_fields, setting
 from spiel_bounded.result import (
@@ -385,9 +385,6 @@ def _native_search(
     clock: Callable[[], float],
 ) -> SearchResult:
     """The same search on the native engine (`spiel_bounded.native`), with the same rules."""
-    seconds = None
-    if limits.seconds is not None:  # what setting up left of the time limit
-        seconds = max(limits.seconds - budget.elapsed(), 1e-9)
     outcome = engine_module(ALGORITHM).rivest(
         state,
         native,
@@ -399,8 +396,7 @@ def _native_search(
         max_utility=info.max_utility,
         free_seconds_per_node=NATIVE_FREE_SECONDS_PER_NODE,
         max_nodes_budget=limits.nodes,
-        seconds=seconds,
-        clock=None if clock is time.perf_counter else clock,
+        **time_arguments(limits, budget, clock),
     )
     stats = SearchStats(
         nodes=outcome.nodes,
