@@ -118,8 +118,13 @@ def test_heuristics_equal_python(name: str, count: int, plies: int) -> None:
 
 def test_the_native_twin_is_the_one_searches_run() -> None:
     game = pyspiel.load_game("pig(players=3)")
-    twin = native_evaluator("auto", "t", make_evaluator("heuristic", game), game, lambda: abs)
+    heuristic = make_evaluator("heuristic", game)
+    twin = native_evaluator("auto", "t", heuristic, game, lambda: abs)
     assert twin is not None and twin.name == "heuristic"
+    # Made once per evaluator and game (a network's parameters are copied into C++ once).
+    assert native_evaluator("auto", "t", heuristic, game, lambda: abs) is twin
+    other = pyspiel.load_game("pig(players=2)")
+    assert native_evaluator("auto", "t", heuristic, other, lambda: abs) is not twin
 
 
 @pytest.mark.parametrize("name", ["othello", "chess", "hex", "yacht(num_dice=4)"])

@@ -296,6 +296,22 @@ def test_truncated_corrupted_and_foreign_files_are_refused(tmp_path: Path) -> No
         make_evaluator(f"net:{tmp_path / 'missing.npz'}", game)
 
 
+def test_an_unchanged_checkpoint_is_read_once_and_a_rewritten_one_again(tmp_path: Path) -> None:
+    """Self-play loads the same network for every seat of every game: the second load of an
+    unchanged file shares the first's read-only arrays; a file written since is read again."""
+    game = pyspiel.load_game("tic_tac_toe")
+    path = write_checkpoint(tmp_path / "net.npz", game, ModelConfig(width=4, depth=1))
+    first = load_checkpoint(path, game)
+    assert load_checkpoint(path, game).params is first.params
+    assert not first.params["out/bias"].flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        first.params["out/bias"][0] = 1.0
+    write_checkpoint(path, game, ModelConfig(width=6, depth=1))
+    again = load_checkpoint(path, game)
+    assert again.model == ModelConfig(width=6, depth=1)
+    assert again.params["out/bias"].shape == (1,) and again.params is not first.params
+
+
 def test_a_directory_is_the_training_run_that_holds_model_npz(tmp_path: Path) -> None:
     """Issue 23: a directory was reported as "(no such file)"; training writes DIR/model.npz."""
     game = pyspiel.load_game("tic_tac_toe")

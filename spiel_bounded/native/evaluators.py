@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import weakref
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -15,19 +16,30 @@ from spiel_bounded.evaluators.rollout import RolloutEvaluator
 from spiel_bounded.evaluators.seeded_rollout import SeededRolloutEvaluator
 from spiel_bounded.native import available, check_engine, engine_module, warn_fallback
 
+_KEPT_TWINS: weakref.WeakKeyDictionary[Evaluator, dict[str, Any]] = weakref.WeakKeyDictionary()
+"""The twins of heuristics and value networks, made once per evaluator and game (a network's
+parameters are copied into C++; a twin keeps no value from one search to the next)."""
+
 
 def _twin(module: ModuleType, evaluator: Evaluator, game: pyspiel.Game) -> Any | None:
     """The C++ twin of `evaluator`, or None when it has none."""
     if isinstance(evaluator, ZeroEvaluator):
         return module.constant_evaluator(list(evaluator.values))
-    if isinstance(evaluator, RolloutEvaluator):
+    if isinstance(evaluator, RolloutEvaluator):  # a new seed from its stream each search
         low, high = float(game.min_utility()), float(game.max_utility())
         return module.rollout_evaluator(evaluator.rollouts, evaluator.draw_seed(), low, high)
-    if isinstance(evaluator, HeuristicEvaluator):
-        return module.heuristic_evaluator(game)
     if isinstance(evaluator, SeededRolloutEvaluator):
         return module.seeded_rollout_evaluator(evaluator.rollouts)
-    return _value_net_twin(module, evaluator, game)
+    if not isinstance(evaluator, HeuristicEvaluator) and not _is_value_net(evaluator):
+        return None
+    kept = _KEPT_TWINS.setdefault(evaluator, {})
+    key = str(game)
+    if key not in kept:
+        if isinstance(evaluator, HeuristicEvaluator):
+            kept[key] = module.heuristic_evaluator(game)
+        else:
+            kept[key] = _value_net_twin(module, evaluator, game)
+    return kept[key]
 
 
 _VALUE_NET_MODULE = "spiel_bounded.evaluators.value_net.evaluator"
@@ -45,18 +57,19 @@ def has_twin(evaluator: Evaluator, game: pyspiel.Game) -> bool:
             return engine_module("has_twin").heuristic_evaluator(game) is not None
         except ValueError:  # a board layout the C++ heuristic does not read
             return False
+    return _is_value_net(evaluator)
+
+
+def _is_value_net(evaluator: Evaluator) -> bool:
+    """Whether `evaluator` is a `ValueNetEvaluator`. A value network exists only once its module
+    is imported: looking there first keeps numpy inference (and numba) out of searches that use
+    no network."""
     loaded = sys.modules.get(_VALUE_NET_MODULE)
     return loaded is not None and isinstance(evaluator, loaded.ValueNetEvaluator)
 
 
-def _value_net_twin(module: ModuleType, evaluator: Evaluator, game: pyspiel.Game) -> Any | None:
-    """The C++ twin of a `ValueNetEvaluator` (its checked parameters handed over), or None.
-
-    A value network exists only once its module is imported: looking there first keeps numpy
-    inference (and numba) out of searches that use no network."""
-    loaded = sys.modules.get(_VALUE_NET_MODULE)
-    if loaded is None or not isinstance(evaluator, loaded.ValueNetEvaluator):
-        return None
+def _value_net_twin(module: ModuleType, evaluator: Any, game: pyspiel.Game) -> Any:
+    """The C++ twin of a `ValueNetEvaluator` (its checked parameters handed over)."""
     checkpoint, model = evaluator.checkpoint, evaluator.checkpoint.model
     return module.value_net_evaluator(
         game,

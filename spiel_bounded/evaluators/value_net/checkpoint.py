@@ -12,6 +12,7 @@ parameters that do not fit the model config. Loading needs numpy only.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -128,6 +129,10 @@ def checkpoint_file(path: str | os.PathLike[str]) -> Path:
 def load_checkpoint(path: str | os.PathLike[str], game: pyspiel.Game | None = None) -> Checkpoint:
     """Reads and verifies a checkpoint; with `game`, also that it was trained on that game.
 
+    A file read before and unchanged since (same size and modification time) is not read
+    again: self-play loads the same network for every seat of every game. Its parameter arrays
+    are read-only, since the loads share them.
+
     Args:
         path: The checkpoint (`.npz`) file, or a training run's output directory holding it as
             `model.npz`.
@@ -139,6 +144,18 @@ def load_checkpoint(path: str | os.PathLike[str], game: pyspiel.Game | None = No
             or observation shape; parameters that do not match the model config.
     """
     source = checkpoint_file(path)
+    status = source.stat()
+    stamp = (status.st_ino, status.st_size, status.st_mtime_ns)
+    checkpoint = _read_checkpoint(source, source.resolve(), stamp)
+    if game is not None:
+        check_fits(checkpoint, game, source)
+    return checkpoint
+
+
+@functools.lru_cache(maxsize=8)
+def _read_checkpoint(source: Path, resolved: Path, stamp: tuple[int, int, int]) -> Checkpoint:
+    """The verified checkpoint in `source` (its messages name it so), cached by the file it
+    `resolved` to and that file's `stamp` (inode, size, modification time)."""
     with open(source, "rb") as handle:
         magic = handle.read(len(_ZIP_MAGIC))
     if magic != _ZIP_MAGIC:  # numpy would try it as .npy or pickle, and advise allow_pickle
@@ -165,6 +182,8 @@ def load_checkpoint(path: str | os.PathLike[str], game: pyspiel.Game | None = No
         expected = meta.pop("checksum")
     except Exception as error:  # JSON, missing keys: all mean "corrupt"
         raise ValueError(_unreadable(source, error)) from None
+    for array in arrays.values():
+        array.flags.writeable = False
     if _checksum(meta, arrays) != expected:
         raise ValueError(
             f"checkpoint {str(source)!r} is corrupted: its checksum does not match its contents"
@@ -183,8 +202,6 @@ def load_checkpoint(path: str | os.PathLike[str], game: pyspiel.Game | None = No
             f"checkpoint {str(source)!r} has an unknown chance view {checkpoint.chance_view!r}; "
             f"accepted: {', '.join(CHANCE_VIEWS)} (written by a newer spiel_bounded?)"
         )
-    if game is not None:
-        check_fits(checkpoint, game, source)
     return checkpoint
 
 
