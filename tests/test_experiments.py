@@ -32,7 +32,7 @@ from spiel_bounded.experiments.config import (
 )
 from spiel_bounded.experiments.positions import Position, PositionSet, positions_path
 from spiel_bounded.experiments.report import build_report, knuth_moore_nodes, write_report
-from spiel_bounded.experiments.runner import read_records, run_sweep
+from spiel_bounded.experiments.runner import check_records, read_records, run_sweep
 from spiel_bounded.experiments.tasks import (
     EXACT,
     Task,
@@ -357,3 +357,19 @@ def test_the_report_does_not_depend_on_the_order_tasks_finished(tmp_path: Path) 
     in_order = build_report(config, "cmd").markdown
     path.write_text("".join(reversed(lines)))  # as if they had finished the other way round
     assert build_report(config, "cmd").markdown == in_order
+
+
+def test_the_committed_sweep_counts_every_record_for_its_config() -> None:
+    """results/experiments/sweep ran before the searches gained `engine`: its config pins them to
+    the Python engine, whose settings its records carried (`runs.former_settings`), so every task
+    is finished and its report is current. On another engine none of those records would count."""
+    config = load_sweep_config(str(ROOT / "configs" / "epsilon_sweep.toml"))
+    directory = ROOT / "results" / "experiments" / "sweep"
+    manifest = json.loads((directory / "sweep.json").read_text())
+    assert manifest["fingerprint"] == config.fingerprint()
+    tasks = config.tasks()
+    check = check_records(read_records(directory), tasks)
+    assert len(check.finished) == len(tasks) and not check.other_settings
+    native = [replace(task, settings={**task.settings, "engine": "auto"}) for task in tasks]
+    pinned = [task for task in native if task.algorithm != "babmcts"]
+    assert pinned and not check_records(read_records(directory), pinned).finished

@@ -23,6 +23,7 @@ from spiel_bounded import registry
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.settings import BotFactory, TournamentSettings
 from spiel_bounded.games import load_game
+from spiel_bounded.runs.former_settings import before_engines
 
 SEED_BITS = 31  # seeds stay below 2**31: C++ bots take them as a signed int
 
@@ -159,41 +160,12 @@ away from its default (e.g. `reference_engine = true`) is not accepted: that bot
 exists. Only a removal that leaves play unchanged belongs here."""
 
 
-ENGINE_ADDED_BOTS: Final = (
-    "bounded_ab",
-    "bounded_star1",
-    "bounded_star2",
-    "paranoid",
-    "maxn",
-    "brs_plus",
-    "offensive",
-    "mp_mix",
-    "pns",
-    "bounded_pns",
-    "rivest",
-)
-"""The bots that gained the `engine` parameter with the native engine (issue 38)."""
-
-
-def _before_engines(bot: str, full: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The parameters games of `bot` carried before issue 38 gave it `engine` (they all ran on
-    the Python engine) and the alpha-beta bots' `tt_capacity` the default None (500,000 then,
-    which None still is on the Python engine); None when today's parameters play differently
-    (another engine: the same moves at a fixed depth, more nodes at a time limit)."""
-    if bot not in ENGINE_ADDED_BOTS or full.get("engine") != "python":
-        return None
-    before = {name: value for name, value in full.items() if name != "engine"}
-    if before.get("tt_capacity", 0) is None:
-        before["tt_capacity"] = 500_000
-    return before
-
-
 def former_hashes(bot: str, full: Mapping[str, Any]) -> tuple[str, ...]:
     """The parameter hashes games of `bot` with today's full parameters `full` carried before
     `REMOVED_PARAMETERS[bot]` were removed and before the alpha-beta bots gained `engine` (none
     when neither applies)."""
     forms = [dict(full)]
-    before = _before_engines(bot, full)
+    before = before_engines(bot, full)
     if before is not None:
         forms.append(before)
     removed = REMOVED_PARAMETERS.get(bot)

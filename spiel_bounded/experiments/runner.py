@@ -19,9 +19,16 @@ from pathlib import Path
 from typing import Any, Final
 
 from spiel_bounded.experiments.config import SweepConfig
-from spiel_bounded.experiments.tasks import Task, TaskRecord, error_record, run_task
+from spiel_bounded.experiments.tasks import (
+    Task,
+    TaskRecord,
+    error_record,
+    run_task,
+    settings_hash,
+)
 from spiel_bounded.runs.control import Progress, sigterm_stops_the_run
 from spiel_bounded.runs.executors import Death, Executor, Watch, make_executor
+from spiel_bounded.runs.former_settings import before_engines
 from spiel_bounded.runs.journal import (
     ConfigChangedError,
     Journal,
@@ -104,7 +111,9 @@ class RecordCheck:
 
     Attributes:
         finished: The last record of each task that finished without an error and was made
-            with the task's settings (`Task.settings_hash`), by task id.
+            with the task's settings (`Task.settings_hash`, or, for a search pinned to the Python
+            engine, the settings its records carried before `engine`: `runs.former_settings`),
+            by task id.
         other_settings: For each task not finished so, its last record that finished with
             other settings (made before a default or the config changed): never counted as
             done, run again on resume.
@@ -147,13 +156,13 @@ class RecordCheck:
 
 def check_records(records: Iterable[TaskRecord], tasks: Iterable[Task]) -> RecordCheck:
     """Which tasks `records` finish (see `RecordCheck`); records of no task are ignored."""
-    wanted = {task.task_id: task.settings_hash for task in tasks}
+    wanted = {task.task_id: _accepted_hashes(task) for task in tasks}
     finished: dict[str, TaskRecord] = {}
     other: dict[str, TaskRecord] = {}
     for record in records:
         if not record.ok or record.task_id not in wanted:
             continue
-        if record.settings_hash == wanted[record.task_id]:
+        if record.settings_hash in wanted[record.task_id]:
             finished[record.task_id] = record
         else:
             other[record.task_id] = record
@@ -161,6 +170,15 @@ def check_records(records: Iterable[TaskRecord], tasks: Iterable[Task]) -> Recor
         finished=finished,
         other_settings={key: record for key, record in other.items() if key not in finished},
     )
+
+
+def _accepted_hashes(task: Task) -> tuple[str, ...]:
+    """The settings hashes a record of `task` may carry: today's, and for a search pinned to
+    the Python engine the one its records carried before searches gained `engine`."""
+    before = before_engines(task.algorithm, task.settings)
+    if before is None:
+        return (task.settings_hash,)
+    return (task.settings_hash, settings_hash(task.algorithm, before))
 
 
 def known_settings(directory: str | Path) -> dict[str, Any]:
