@@ -15,15 +15,10 @@ from open_spiel.python.algorithms import minimax
 from spiel_bounded import load_bot, make_evaluator, synthetic
 from spiel_bounded.limits import Limits
 from spiel_bounded.registry import bots_for
-from spiel_bounded.search import pns as pns_module
+from spiel_bounded.search import outcomes as outcomes_module
 from spiel_bounded.search.alphabeta import bounded_ab
-from spiel_bounded.search.pns import (
-    BoundedPNSSettings,
-    PNSSettings,
-    bounded_pns,
-    pns,
-    terminal_values,
-)
+from spiel_bounded.search.outcomes import terminal_values
+from spiel_bounded.search.pns import BoundedPNSSettings, PNSSettings, bounded_pns, pns
 from spiel_bounded.testing import random_positions
 from tests.helpers import move_lists, play_random
 
@@ -377,7 +372,7 @@ def test_unknown_terminal_values_are_refused() -> None:
 def test_a_terminal_value_outside_the_declared_set_raises(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(pns_module, "TERMINAL_VALUES", {"tic_tac_toe": (-1.0, 0.5, 1.0)})
+    monkeypatch.setattr(outcomes_module, "TERMINAL_VALUES", {"tic_tac_toe": (-1.0, 0.5, 1.0)})
     with pytest.raises(ValueError, match="not in its declared set"):
         bounded_pns(TTT.new_initial_state(), limits=GUARD)
 

@@ -13,13 +13,8 @@ from typing import Final
 
 from spiel_bounded.bots.spec import LIMIT_PARAMS, SearchSpec, search_bot
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM, GameInfo, load_game
-from spiel_bounded.search.pns import (
-    BoundedPNSSettings,
-    PNSSettings,
-    bounded_pns,
-    outcome_reason,
-    pns,
-)
+from spiel_bounded.search.outcomes import outcome_reason
+from spiel_bounded.search.pns import BoundedPNSSettings, PNSSettings, bounded_pns, pns
 
 _LIMITS: Final = {name: param for name, param in LIMIT_PARAMS.items() if name != "depth"}
 
@@ -59,7 +54,8 @@ SPECS: Final = (
         refuse=_outcome_reason,
         plays_note=(
             "with a known small set of terminal values (the win / draw / loss games of "
-            "spiel_bounded.search.pns.TERMINAL_VALUES, bounded_random_tree with integer_values=1)"
+            "spiel_bounded.search.outcomes.TERMINAL_VALUES, bounded_random_tree with "
+            "integer_values=1)"
         ),
     ),
 )

@@ -35,7 +35,8 @@ from spiel_bounded.oracles import solve
 from spiel_bounded.params import checked
 from spiel_bounded.registry import get_spec, list_bots
 from spiel_bounded.search.alphabeta import bounded_ab
-from spiel_bounded.search.pns import bounded_pns, outcome_reason
+from spiel_bounded.search.outcomes import outcome_reason
+from spiel_bounded.search.pns import bounded_pns
 from spiel_bounded.synthetic import SHORT_NAME
 
 EXACT: Final = "exact"

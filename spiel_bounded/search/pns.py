@@ -55,6 +55,8 @@ The set of terminal values (`terminal_values`) is known for the games in `TERMIN
 `integer_values=1` (the integers of its range); `bounded_pns` refuses other games. A terminal
 value outside the set raises `ValueError` naming the game and the value.
 
+The sets live in `search.outcomes`.
+
 Transpositions and cycles. The table key is the game's transposition key (`search.keys`)
 prefixed with the move number. The move number makes the searched graph acyclic by
 construction: a repeated position is a different node further down, so df-pn never meets a
@@ -87,7 +89,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -96,7 +98,6 @@ import pyspiel
 from spiel_bounded.games import (
     TWO_PLAYER_ZERO_SUM,
     check_epsilon,
-    game_description,
     require_decision_state,
 )
 from spiel_bounded.limits import Budget, Limits, SearchStopped
@@ -111,92 +112,13 @@ from spiel_bounded.native import (
 from spiel_bounded.params import FLAG, NON_NEGATIVE, POSITIVE_INT, OneOf, check_fields, setting
 from spiel_bounded.result import GAME_VALUE, Interval, SearchResult, SearchStats, StopReason
 from spiel_bounded.search.keys import history_key, key_function, key_rule
+from spiel_bounded.search.outcomes import bad_terminal, outcome_reason, terminal_values
 from spiel_bounded.search.tt import DEFAULT_CAPACITY
 
 INF: Final = 1 << 60
 """The infinite proof or disproof number (of a disproved or proved node)."""
 
 GOALS: Final = ("win", "draw")
-
-_WIN_DRAW_LOSS: Final = (-1.0, 0.0, 1.0)
-
-TERMINAL_VALUES: Final[Mapping[str, tuple[float, ...]]] = {
-    name: _WIN_DRAW_LOSS
-    for name in (
-        "amazons",
-        "breakthrough",
-        "checkers",
-        "chess",
-        "clobber",
-        "connect_four",
-        "dots_and_boxes",
-        "go",
-        "gomoku",
-        "havannah",
-        "hex",
-        "hive",
-        "lines_of_action",
-        "mancala",
-        "mnk",
-        "nim",
-        "nine_mens_morris",
-        "othello",
-        "oware",
-        "pentago",
-        "quoridor",
-        "tic_tac_toe",
-        "twixt",
-        "ultimate_tic_tac_toe",
-        "y",
-    )
-}
-"""Games whose every terminal return lies in a small known set: win / draw / loss as +1 / 0 / -1
-(some never draw; a superset is harmless), while the game's utility range is [-1, 1]. A search
-checks every terminal value it meets against the set and raises `ValueError` on one outside
-it."""
-
-MAX_OUTCOMES: Final = 64
-"""Most terminal values `bounded_pns` accepts (one question per threshold at most)."""
-
-SYNTHETIC: Final = "bounded_random_tree"
-
-
-def terminal_values(game: pyspiel.Game) -> tuple[float, ...] | None:
-    """The sorted set of terminal values of `game` for a player, or None when not known.
-
-    Known: the games of `TERMINAL_VALUES`, and `bounded_random_tree` with `integer_values=1`
-    and at most `MAX_OUTCOMES` integers in its range.
-    """
-    name = game.get_type().short_name
-    if name in TERMINAL_VALUES:
-        # A parameter may turn the result into a score (dots_and_boxes' utility_margin): the
-        # table holds only while the utility range is that of win / draw / loss.
-        values = TERMINAL_VALUES[name]
-        if (game.min_utility(), game.max_utility()) == (values[0], values[-1]):
-            return values
-        return None
-    if name == SYNTHETIC:
-        params = game.get_parameters()
-        if params.get("integer_values"):
-            low = math.ceil(float(params["min_value"]))
-            high = math.floor(float(params["max_value"]))
-            if high - low + 1 <= MAX_OUTCOMES:
-                return tuple(float(v) for v in range(low, high + 1))
-    return None
-
-
-UNKNOWN_OUTCOMES: Final = (
-    "its set of terminal values is not known to be small (bounded_pns accepts the win / draw / "
-    f"loss games {', '.join(sorted(TERMINAL_VALUES))} with utilities in [-1, 1], and {SYNTHETIC} "
-    f"with integer_values=1 and at most {MAX_OUTCOMES} integers in its range)"
-)
-"""Why `bounded_pns` refuses a game whose set of terminal values is not known."""
-
-
-def outcome_reason(game: pyspiel.Game) -> str:
-    """`UNKNOWN_OUTCOMES` when `bounded_pns` cannot play `game` for want of a known set of
-    terminal values, else ""."""
-    return "" if terminal_values(game) is not None else UNKNOWN_OUTCOMES
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -319,7 +241,7 @@ class _DFPNSearch:
     def _terminal_value(self, state: pyspiel.State) -> float:
         value = float(state.player_return(self.attacker))
         if self.outcomes is not None and value not in self.outcomes:
-            raise _bad_terminal(self.game, self.outcomes, value, str(state))
+            raise bad_terminal(self.game, self.outcomes, value, str(state))
         return value
 
     def _expand(self, state: pyspiel.State) -> _Children:
@@ -488,16 +410,6 @@ class _DFPNSearch:
         return self.mid(root, self.key(root), INF, INF, 0)
 
 
-def _bad_terminal(
-    game: pyspiel.Game, outcomes: Iterable[float], value: float, text: str
-) -> ValueError:
-    """The error for a terminal value outside the game's declared set (`text`: the state)."""
-    return ValueError(
-        f"terminal value {value} of {game_description(game)} is not in its declared set of "
-        f"terminal values {sorted(outcomes)}:\n{text}"
-    )
-
-
 def _use_native(engine: str, algorithm: str) -> bool:
     """Whether the `engine` setting runs the native engine ("auto": when it is built; the
     searches have no evaluator)."""
@@ -541,8 +453,8 @@ def _native_run(
     for `pns`, None for `bounded_pns` (questions on `outcomes`)."""
     game = state.get_game()
 
-    def bad_terminal(value: float, text: str) -> None:
-        raise _bad_terminal(game, outcomes or (), value, text)
+    def refuse(value: float, text: str) -> None:
+        raise bad_terminal(game, outcomes or (), value, text)
 
     outcome: Any = engine_module(algorithm).pns(
         state,
@@ -551,7 +463,7 @@ def _native_run(
         goal=goal,
         epsilon=epsilon,
         outcomes=list(outcomes or ()),
-        bad_terminal=bad_terminal if outcomes is not None else None,
+        bad_terminal=refuse if outcomes is not None else None,
         transpositions=transpositions,
         key_kind=key_rule(game).kind,
         tt_capacity=capacity,

@@ -23,7 +23,7 @@ from spiel_bounded.experiments.atlas.config import AtlasConfig, GameEntry, posit
 from spiel_bounded.experiments.positions import Position
 from spiel_bounded.experiments.tasks import make_task, run_task
 from spiel_bounded.games import load_game
-from spiel_bounded.search.pns import outcome_reason
+from spiel_bounded.search.outcomes import outcome_reason
 
 KINDS: Final = ("facts", "calibrate", "q1", "openspiel", "solve", "trace", "pruning")
 PRUNINGS: Final = ("none", "shallow", "last_branch", "speculative")
