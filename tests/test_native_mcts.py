@@ -108,6 +108,7 @@ GAMES = [
     ("tic_tac_toe", 0.5, False, 300),
     ("connect_four", 0.0, True, 500),
     ("connect_four", 0.5, True, 500),
+    ("connect_four", 0.0, False, 500),
     ("breakthrough(rows=6,columns=5)", 1.0, True, 300),
 ]
 
@@ -287,6 +288,28 @@ def test_auto_prefers_the_native_tree_where_the_evaluator_has_a_twin() -> None:
     )
 
 
+def test_bots_on_either_tree_play_the_same_game() -> None:
+    """The bot, tree kept between moves and informed of the replies, plays the same moves on
+    either tree (the heuristic's C++ twin values as the Python heuristic does)."""
+    game = pyspiel.load_game("connect_four")
+    games = []
+    for engine in ("python", "native"):
+        bots = [
+            load_bot("babmcts", game, 0, engine=engine, evaluator="heuristic", simulations=200),
+            load_bot("mcts", game, 1, simulations=200, seed=4),
+        ]
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            player = state.current_player()
+            action = bots[player].step(state)
+            if player == 1:
+                bots[0].inform_action(state, player, action)
+            state.apply_action(action)
+        assert bots[0].last_result.stats.engine == engine
+        games.append(state.history())
+    assert games[0] == games[1]
+
+
 def test_the_bot_keeps_its_tree_and_plays_legal_moves() -> None:
     for name in ("connect_four", "pig(winscore=10)"):
         game = pyspiel.load_game(name)
@@ -326,8 +349,13 @@ def test_reuse_keeps_the_subtree_and_sync_follows_the_history() -> None:
     first = tree.search()
     child = tree.root.children()[first.action]
     kept_visits = child.n
+    below = {
+        path[1:]: node for path, node in tree.snapshot().items() if path[:1] == (first.action,)
+    }
     assert tree.advance(first.action)
     assert tree.root.n == kept_visits
+    assert tree.snapshot() == below  # the subtree kept node for node, nothing else
+    assert tree.size == len(below)
     reply = tree.root.actions[0]
     later = state.child(first.action).child(reply)
     expected = tree.root.children()[reply].n
