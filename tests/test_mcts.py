@@ -743,6 +743,12 @@ def test_bot_thinks_for_the_time_it_is_given_unless_a_count_is_set() -> None:
         ({"max_nodes": None}, "max_nodes must be an integer >= 1"),
         ({"prune": 1}, "prune must be True or False"),
         ({"priors": "yes"}, "priors must be True or False"),
+        ({"engine": "numba"}, "engine must be one of auto, native, python; got 'numba'$"),
+        (
+            {"engine": "compiled"},
+            "engine must be one of auto, native, python; got 'compiled': the numba tree "
+            r"\(engine='compiled'\) was removed in issue 38; native, the C\+\+ tree, replaces it",
+        ),
     ],
 )
 def test_bad_settings_are_refused(kwargs: dict[str, object], message: str) -> None:
@@ -823,6 +829,7 @@ def test_bad_sync_is_refused() -> None:
         ({"reuse_tree": "yes"}, "parameter 'reuse_tree' of bot 'babmcts'"),
         ({"policy": "greedy"}, "parameter 'policy' of bot 'babmcts'"),
         ({"evaluator": "oracle"}, "parameter 'evaluator' of bot 'babmcts'"),
+        ({"engine": "compiled"}, "parameter 'engine' of bot 'babmcts'.*numba tree.*removed"),
         ({"depth": 3}, "unknown parameter.*'depth'.*valid parameters: epsilon"),
     ],
 )

@@ -12,8 +12,11 @@ Also: the engine choice, the bot, signals, the time limit on an injected clock, 
 
 from __future__ import annotations
 
+import os
 import random
 import signal
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from types import FrameType
@@ -310,6 +313,33 @@ def test_bots_on_either_tree_play_the_same_game() -> None:
     assert games[0] == games[1]
 
 
+def test_without_the_native_engine_auto_falls_back_and_native_is_a_clear_error() -> None:
+    script = """
+import warnings
+import pyspiel
+from spiel_bounded import load_bot
+state = pyspiel.load_game("connect_four").new_initial_state()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for _ in range(3):
+        bot = load_bot("babmcts", "connect_four", 0, simulations=50)
+        bot.step(state)
+        assert bot.last_result.stats.engine == "python", bot.last_result.stats
+print(len(caught), caught[0].message)
+try:
+    load_bot("babmcts", "connect_four", 0, engine="native")
+except ValueError as error:
+    print(error)
+"""
+    environment = {**os.environ, "SPIEL_BOUNDED_NATIVE": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=environment, capture_output=True, text=True, check=True
+    )
+    warned, refused = done.stdout.strip().splitlines()
+    assert warned.startswith("1 the native engine is disabled (SPIEL_BOUNDED_NATIVE=0)")
+    assert "babmcts: engine='native' was asked for, but the native engine is disabled" in refused
+
+
 def test_the_bot_keeps_its_tree_and_plays_legal_moves() -> None:
     for name in ("connect_four", "pig(winscore=10)"):
         game = pyspiel.load_game(name)
@@ -461,8 +491,10 @@ def test_bad_input_is_refused_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
     chance_tree = NativeBABMCTSTree(chance, evaluator=HashEvaluator(pig))
     with pytest.raises(ValueError, match="searches from decision nodes, not chance nodes"):
         chance_tree.search()
-    with pytest.raises(ValueError, match="must be one of auto, python, compiled, native"):
+    with pytest.raises(ValueError, match=r"must be one of auto, native, python; got 'c\+\+'$"):
         BABMCTSSettings(engine="c++")
+    with pytest.raises(ValueError, match=r"got 'compiled': the numba tree .* was removed"):
+        load_bot("babmcts", game, 0, engine="compiled")
     with pytest.raises(ValueError, match="kuhn_poker"):
         NativeBABMCTSTree(
             pyspiel.load_game("kuhn_poker").new_initial_state(), evaluator=HashEvaluator(game)
