@@ -111,9 +111,16 @@ class Flag:
 
 @dataclass(frozen=True)
 class OneOf:
-    """Accepts one of the given strings."""
+    """Accepts one of the given strings.
+
+    Attributes:
+        options: The strings accepted.
+        removed: `(value, why)` pairs of values accepted once: refusing one, the message adds
+            `why` (what replaced it, say).
+    """
 
     options: tuple[str, ...]
+    removed: tuple[tuple[str, str], ...] = ()
 
     @property
     def accepted(self) -> str:
@@ -121,7 +128,8 @@ class OneOf:
 
     def __call__(self, value: Any) -> str:
         if not isinstance(value, str) or value not in self.options:
-            raise ValueError(f"must be {self.accepted}; got {value!r}")
+            why = dict(self.removed).get(value, "") if isinstance(value, str) else ""
+            raise ValueError(f"must be {self.accepted}; got {value!r}" + (why and f": {why}"))
         return value
 
 

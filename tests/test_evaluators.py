@@ -566,9 +566,6 @@ def test_fast_rollouts_have_the_right_sign_and_mean_for_both_movers() -> None:
     # 1,500 playouts is within 5 standard errors of the exact uniform-playout value.
     game = pyspiel.load_game("tic_tac_toe")
     evaluator = RolloutEvaluator(game, seed=11)
-    assert evaluator.fast
-    slow = RolloutEvaluator(pyspiel.load_game("kuhn_poker(players=3)"), seed=1)
-    assert not slow.fast
     movers = set()
     checked = 0
     for plies in (3, 4, 5, 6):
@@ -581,7 +578,7 @@ def test_fast_rollouts_have_the_right_sign_and_mean_for_both_movers() -> None:
             if abs(exact) > 0.3:  # lopsided: a flipped sign would be far off
                 checked += 1
             movers.add(state.current_player())
-            assert evaluator.first_player_value(state, state.current_player()) in (-1.0, 0.0, 1.0)
+            assert values[0][0] in (-1.0, 0.0, 1.0)  # one playout: a return, not a mean
     assert movers == {0, 1} and checked >= 4
 
 

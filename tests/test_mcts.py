@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
+from itertools import permutations
 
 import numpy as np
 import pyspiel
@@ -19,7 +21,12 @@ from spiel_bounded.evaluators.base import ZeroEvaluator
 from spiel_bounded.limits import Limits
 from spiel_bounded.search.babmcts import babmcts
 from spiel_bounded.search.mcts import BABMCTSTree, MCTSNode
-from spiel_bounded.search.mcts_base import BABMCTSSettings, MCTSStats
+from spiel_bounded.search.mcts_base import (
+    BABMCTSSettings,
+    MCTSStats,
+    shuffle_actions,
+    shuffle_plan,
+)
 from tests.helpers import HashEvaluator, move_lists, play_random
 
 UNTIL_PROVED = 10**9  # a count no test reaches: the search runs until the root is proved
@@ -526,6 +533,25 @@ def test_result_is_in_the_movers_units() -> None:
     assert oracles.solve(state.child(result.action))[1] == value
 
 
+# -- the expansion order ------------------------------------------------------------------------
+
+
+def test_shuffle_actions_is_uniform_with_one_draw_up_to_20_actions() -> None:
+    assert [len(shuffle_plan(count)) for count in (1, 2, 20, 21)] == [0, 1, 1, 2]
+    rng = random.Random(4)
+    counts = dict.fromkeys(permutations(range(4)), 0)
+    draws = 24_000
+    for _ in range(draws):
+        actions = [0, 1, 2, 3]
+        shuffle_actions(actions, rng.getrandbits)
+        counts[tuple(actions)] += 1
+    expected = draws / 24
+    assert all(abs(count - expected) < 5 * expected**0.5 for count in counts.values())
+    many = list(range(30))  # two words
+    shuffle_actions(many, rng.getrandbits)
+    assert sorted(many) == list(range(30)) and many != list(range(30))
+
+
 # -- tree reuse ---------------------------------------------------------------------------------
 
 
@@ -717,6 +743,12 @@ def test_bot_thinks_for_the_time_it_is_given_unless_a_count_is_set() -> None:
         ({"max_nodes": None}, "max_nodes must be an integer >= 1"),
         ({"prune": 1}, "prune must be True or False"),
         ({"priors": "yes"}, "priors must be True or False"),
+        ({"engine": "numba"}, "engine must be one of auto, native, python; got 'numba'$"),
+        (
+            {"engine": "compiled"},
+            "engine must be one of auto, native, python; got 'compiled': the numba tree "
+            r"\(engine='compiled'\) was removed in issue 38; native, the C\+\+ tree, replaces it",
+        ),
     ],
 )
 def test_bad_settings_are_refused(kwargs: dict[str, object], message: str) -> None:
@@ -797,6 +829,7 @@ def test_bad_sync_is_refused() -> None:
         ({"reuse_tree": "yes"}, "parameter 'reuse_tree' of bot 'babmcts'"),
         ({"policy": "greedy"}, "parameter 'policy' of bot 'babmcts'"),
         ({"evaluator": "oracle"}, "parameter 'evaluator' of bot 'babmcts'"),
+        ({"engine": "compiled"}, "parameter 'engine' of bot 'babmcts'.*numba tree.*removed"),
         ({"depth": 3}, "unknown parameter.*'depth'.*valid parameters: epsilon"),
     ],
 )

@@ -12,8 +12,11 @@ Also: the engine choice, the bot, signals, the time limit on an injected clock, 
 
 from __future__ import annotations
 
+import os
 import random
 import signal
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from types import FrameType
@@ -108,6 +111,7 @@ GAMES = [
     ("tic_tac_toe", 0.5, False, 300),
     ("connect_four", 0.0, True, 500),
     ("connect_four", 0.5, True, 500),
+    ("connect_four", 0.0, False, 500),
     ("breakthrough(rows=6,columns=5)", 1.0, True, 300),
 ]
 
@@ -287,6 +291,55 @@ def test_auto_prefers_the_native_tree_where_the_evaluator_has_a_twin() -> None:
     )
 
 
+def test_bots_on_either_tree_play_the_same_game() -> None:
+    """The bot, tree kept between moves and informed of the replies, plays the same moves on
+    either tree (the heuristic's C++ twin values as the Python heuristic does)."""
+    game = pyspiel.load_game("connect_four")
+    games = []
+    for engine in ("python", "native"):
+        bots = [
+            load_bot("babmcts", game, 0, engine=engine, evaluator="heuristic", simulations=200),
+            load_bot("mcts", game, 1, simulations=200, seed=4),
+        ]
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            player = state.current_player()
+            action = bots[player].step(state)
+            if player == 1:
+                bots[0].inform_action(state, player, action)
+            state.apply_action(action)
+        assert bots[0].last_result.stats.engine == engine
+        games.append(state.history())
+    assert games[0] == games[1]
+
+
+def test_without_the_native_engine_auto_falls_back_and_native_is_a_clear_error() -> None:
+    script = """
+import warnings
+import pyspiel
+from spiel_bounded import load_bot
+state = pyspiel.load_game("connect_four").new_initial_state()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for _ in range(3):
+        bot = load_bot("babmcts", "connect_four", 0, simulations=50)
+        bot.step(state)
+        assert bot.last_result.stats.engine == "python", bot.last_result.stats
+print(len(caught), caught[0].message)
+try:
+    load_bot("babmcts", "connect_four", 0, engine="native")
+except ValueError as error:
+    print(error)
+"""
+    environment = {**os.environ, "SPIEL_BOUNDED_NATIVE": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=environment, capture_output=True, text=True, check=True
+    )
+    warned, refused = done.stdout.strip().splitlines()
+    assert warned.startswith("1 the native engine is disabled (SPIEL_BOUNDED_NATIVE=0)")
+    assert "babmcts: engine='native' was asked for, but the native engine is disabled" in refused
+
+
 def test_the_bot_keeps_its_tree_and_plays_legal_moves() -> None:
     for name in ("connect_four", "pig(winscore=10)"):
         game = pyspiel.load_game(name)
@@ -326,8 +379,13 @@ def test_reuse_keeps_the_subtree_and_sync_follows_the_history() -> None:
     first = tree.search()
     child = tree.root.children()[first.action]
     kept_visits = child.n
+    below = {
+        path[1:]: node for path, node in tree.snapshot().items() if path[:1] == (first.action,)
+    }
     assert tree.advance(first.action)
     assert tree.root.n == kept_visits
+    assert tree.snapshot() == below  # the subtree kept node for node, nothing else
+    assert tree.size == len(below)
     reply = tree.root.actions[0]
     later = state.child(first.action).child(reply)
     expected = tree.root.children()[reply].n
@@ -433,8 +491,10 @@ def test_bad_input_is_refused_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
     chance_tree = NativeBABMCTSTree(chance, evaluator=HashEvaluator(pig))
     with pytest.raises(ValueError, match="searches from decision nodes, not chance nodes"):
         chance_tree.search()
-    with pytest.raises(ValueError, match="must be one of auto, python, compiled, native"):
+    with pytest.raises(ValueError, match=r"must be one of auto, native, python; got 'c\+\+'$"):
         BABMCTSSettings(engine="c++")
+    with pytest.raises(ValueError, match=r"got 'compiled': the numba tree .* was removed"):
+        load_bot("babmcts", game, 0, engine="compiled")
     with pytest.raises(ValueError, match="kuhn_poker"):
         NativeBABMCTSTree(
             pyspiel.load_game("kuhn_poker").new_initial_state(), evaluator=HashEvaluator(game)

@@ -29,9 +29,8 @@ from spiel_bounded import (
     synthetic,
 )
 from spiel_bounded.evaluators import RolloutEvaluator
-from spiel_bounded.games import game_info
 from spiel_bounded.native import available as native_available
-from spiel_bounded.search.mcts_base import ENGINE_COMPILED, ENGINE_NATIVE, ENGINE_PYTHON
+from spiel_bounded.search.mcts_base import ENGINE_NATIVE, ENGINE_PYTHON
 from spiel_bounded.testing import random_positions
 
 _SIMULATIONS = flags.DEFINE_integer(
@@ -148,33 +147,28 @@ def _rate_cell(rate: float | None, missing: str) -> str:
 
 def _rate_section(repeats: int) -> list[str]:
     lines = [
-        "| game | positions | BABMCTS native sims/s | BABMCTS compiled sims/s | "
-        "BABMCTS Python sims/s | Python MCTS sims/s | C++ MCTS sims/s | native / C++ | "
-        "compiled / C++ | Python tree / C++ | native / Python tree |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| game | positions | BABMCTS native sims/s | BABMCTS Python sims/s | "
+        "Python MCTS sims/s | C++ MCTS sims/s | native / C++ | Python tree / C++ | "
+        "native / Python tree |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     native = native_available()
     for name, plies, scale in RATE_GAMES:
         game = pyspiel.load_game(name)
         states = random_positions(game, _POSITIONS.value, plies=plies, seed=_SEED.value)
         simulations = max(20, int(_SIMULATIONS.value * scale))
-        compiled = not game_info(game).has_chance  # the compiled tree has no chance nodes
         runs = {"python_tree": _babmcts_run(states, simulations, ENGINE_PYTHON)}
         if native:
             runs["native"] = _babmcts_run(states, simulations, ENGINE_NATIVE)
-        if compiled:
-            runs["compiled"] = _babmcts_run(states, simulations, ENGINE_COMPILED)
-            runs["compiled"](0)  # compilation (or loading it from numba's cache) is not timed
         runs["python"] = _python_run(states, max(10, simulations // 4))
         runs["cpp"] = _cpp_run(states, 4 * simulations)
         rates = {key: rate.per_second for key, rate in _median_rates(runs, repeats).items()}
         tree, cpp = rates["python_tree"], rates["cpp"]
-        ours, fast = rates.get("native"), rates.get("compiled")
+        ours = rates.get("native")
         lines.append(
             f"| {name} | {len(states)} | {_rate_cell(ours, 'n/a (not built)')} | "
-            f"{_rate_cell(fast, 'n/a (chance)')} | {tree:,.0f} | {rates['python']:,.0f} | "
-            f"{cpp:,.0f} | {_ratio(ours, cpp)} | {_ratio(fast, cpp)} | {tree / cpp:.2f}x | "
-            f"{_ratio(ours, tree)} |"
+            f"{tree:,.0f} | {rates['python']:,.0f} | {cpp:,.0f} | {_ratio(ours, cpp)} | "
+            f"{tree / cpp:.2f}x | {_ratio(ours, tree)} |"
         )
     return lines
 
@@ -369,12 +363,10 @@ def run(repeats: int) -> list[str]:
         "",
         f"{_POSITIONS.value} random openings per game; BABMCTS runs {_SIMULATIONS.value:,} "
         "simulations per position with each engine (`engine=native`: the whole search in C++, "
-        "playouts included; `engine=compiled`: selection and backup compiled by numba; "
-        "`engine=python`: the reference tree; all three build the same tree) "
+        "playouts included; `engine=python`: the reference tree; both build the same tree) "
         "(scaled by 0.5 for breakthrough and pig, 0.05 for backgammon), C++ MCTS four times as "
         "many and Python MCTS a quarter, so that each runs long enough to time. The engines "
-        "run interleaved, once per repeat each; median of the repeats. The compiled tree has "
-        "no chance nodes (pig, backgammon).",
+        "run interleaved, once per repeat each; median of the repeats.",
         "",
         *rate_lines,
         "",

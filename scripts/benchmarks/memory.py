@@ -68,10 +68,10 @@ CAPS = (
     Cap(
         "babmcts",
         "connect_four",
-        {"simulations": 10**7, "engine": "compiled"},
+        {"simulations": 10**7, "engine": "native"},
         "max_nodes",
         "node",
-        "compiled tree (the default where numba is installed)",
+        "native tree (the default where the native engine is built)",
     ),
     Cap(
         "babmcts",

@@ -40,7 +40,7 @@ from spiel_bounded.params import (
 )
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.babmcts import babmcts, make_tree, tree_engine
-from spiel_bounded.search.mcts_base import ENGINE_COMPILED, BABMCTSSettings, BABMCTSTreeBase
+from spiel_bounded.search.mcts_base import BABMCTSSettings, BABMCTSTreeBase
 
 AUTO_POLICY: Final = "auto"
 """The move rule of BABMCTS itself: best lower bound once proved, else most visited open child."""
@@ -99,11 +99,7 @@ class BABMCTSSearch:
         self._evaluator_name = evaluator if isinstance(evaluator, str) else None
         # Built once (and checked now) unless it is a per-move seeded rollout evaluator.
         self._evaluator = make_evaluator(evaluator, game, rollouts=rollouts, seed=seed)
-        engine = tree_engine(game, self._evaluator, settings, doing="play")
-        if engine == ENGINE_COMPILED:
-            from spiel_bounded.search.mcts_compiled import warm_up
-
-            warm_up()  # now, not in the first (timed) move
+        tree_engine(game, self._evaluator, settings)  # engine="native" unavailable: refused now
         self.tree: BABMCTSTreeBase | None = None
 
     def _evaluator_for(self, move_seed: int) -> Evaluator:

@@ -112,22 +112,6 @@ class RolloutEvaluator:
         native engine's)."""
         return int(self._draw())
 
-    @property
-    def fast(self) -> bool:
-        """True when `first_player_value` can be used (two-player zero-sum C++ games)."""
-        return self._search is not None
-
-    def first_player_value(self, state: pyspiel.State, player: int) -> float:
-        """`evaluate(state)[0]`, computed the same way from the same random stream, for a
-        decision node of `player` (its `current_player()`) when `fast`: what a two-player
-        search's hot loop calls."""
-        assert self._search is not None
-        mean = self._search(state).total_reward  # the mover's mean return
-        value: float = mean if player == 0 else 0.0 - mean
-        if not self._low <= value <= self._high:  # a rounded mean, one ulp out
-            value = min(self._high, max(self._low, value))
-        return value
-
     def evaluate(self, state: pyspiel.State) -> Sequence[float]:
         """Mean returns of `rollouts` random playouts from `state` (left unchanged).
 
@@ -137,10 +121,14 @@ class RolloutEvaluator:
         Returns:
             One value per player, inside `[min_utility, max_utility]`.
         """
-        if self._search is not None:
+        search = self._search
+        if search is not None:
             player = state.current_player()
             if player >= 0:  # a decision node (chance and terminal nodes are negative ids)
-                value = self.first_player_value(state, player)
+                mean = search(state).total_reward  # the mover's mean return
+                value: float = mean if player == 0 else 0.0 - mean
+                if not self._low <= value <= self._high:  # a rounded mean, one ulp out
+                    value = min(self._high, max(self._low, value))
                 return (value, 0.0 - value)
         bots, draw = self._bots, self._draw
         if self.rollouts == 1:

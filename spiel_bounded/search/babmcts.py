@@ -1,12 +1,9 @@
 """BABMCTS, the entry point: `babmcts` searches from a state on a fresh tree, `tree_engine` says
 which tree `BABMCTSSettings.engine` asks for and `make_tree` builds it.
 
-The three trees search identically: `search.mcts.BABMCTSTree` (the reference, whose docstring
-states the rules: bounds, windows, pruning), `search.mcts_native.NativeBABMCTSTree` (the whole
-search in C++, `spiel_bounded.native`; chance nodes and priors included) and
-`search.mcts_compiled.CompiledBABMCTSTree` (selection and backup compiled by numba, games without
-chance nodes, no priors). This module imports the compiled one only when it is used (it imports
-numba, the `fast` extra).
+The two trees search identically: `search.mcts.BABMCTSTree` (the reference, whose docstring
+states the rules: bounds, windows, pruning) and `search.mcts_native.NativeBABMCTSTree` (the whole
+search in C++, `spiel_bounded.native`; chance nodes and priors included).
 """
 
 from __future__ import annotations
@@ -15,57 +12,42 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator
-from spiel_bounded.games import game_description, game_info
+from spiel_bounded.games import game_description
 from spiel_bounded.limits import Limits
-from spiel_bounded.native import engine_module
+from spiel_bounded.native import available, engine_module, warn_fallback
 from spiel_bounded.native.evaluators import has_twin
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.mcts import BABMCTSTree
 from spiel_bounded.search.mcts_base import (
     ALGORITHM,
     ENGINE_AUTO,
-    ENGINE_COMPILED,
     ENGINE_NATIVE,
     ENGINE_PYTHON,
     BABMCTSSettings,
     BABMCTSTreeBase,
-    compiled_reasons,
 )
 from spiel_bounded.search.mcts_native import NativeBABMCTSTree
 
 
-def tree_engine(
-    game: pyspiel.Game, evaluator: Evaluator, settings: BABMCTSSettings, *, doing: str = "search"
-) -> str:
-    """The tree that `settings.engine` asks for, with `evaluator`: "native", "compiled" or
-    "python" (`doing` names the task in messages: "search", "play").
+def tree_engine(game: pyspiel.Game, evaluator: Evaluator, settings: BABMCTSSettings) -> str:
+    """The tree that `settings.engine` asks for, with `evaluator`: "native" or "python".
 
     "auto" is "native" when the native engine is built and `evaluator` has a C++ twin (random
-    playouts, the zero and heuristic evaluators), else "compiled" when `compiled_reasons` has no
-    objection, else "python".
+    playouts, the zero and heuristic evaluators, value networks), else "python" (where the
+    engine is not built, with one warning that says why).
 
     Raises:
-        ValueError: "native" where the native engine is unavailable, or "compiled" where it
-            cannot run this search (the message says why).
+        ValueError: "native" where the native engine is unavailable (the message says why).
     """
     engine = settings.engine
     if engine == ENGINE_NATIVE:
         engine_module(ALGORITHM)  # says why it is unavailable
         return ENGINE_NATIVE
-    if engine == ENGINE_PYTHON:
-        return ENGINE_PYTHON
-    if engine == ENGINE_AUTO and has_twin(evaluator, game):
-        return ENGINE_NATIVE
-    info = game_info(game)
-    reasons = compiled_reasons(info, evaluator, settings)
-    if not reasons:
-        return ENGINE_COMPILED
-    if engine == ENGINE_COMPILED:
-        raise ValueError(
-            f"engine={ENGINE_COMPILED!r} cannot {doing} {info.description}: "
-            + "; ".join(reasons)
-            + f" (engine={ENGINE_AUTO!r} falls back to {ENGINE_PYTHON!r})"
-        )
+    if engine == ENGINE_AUTO:
+        if not available():
+            warn_fallback()
+        elif has_twin(evaluator, game):
+            return ENGINE_NATIVE
     return ENGINE_PYTHON
 
 
@@ -79,17 +61,13 @@ def make_tree(
     """The tree `settings.engine` asks for (see `tree_engine`).
 
     Raises:
-        ValueError: The engine asked for cannot run this search (the message says why), or the
-            tree refuses the state (see `BABMCTSTree`).
+        ValueError: engine="native" where the native engine is unavailable (the message says
+            why), or the tree refuses the state (see `BABMCTSTree`).
     """
     settings = settings or BABMCTSSettings()
     engine = tree_engine(state.get_game(), evaluator, settings)
     if engine == ENGINE_NATIVE:
         return NativeBABMCTSTree(state, evaluator=evaluator, settings=settings, rng=rng)
-    if engine == ENGINE_COMPILED:
-        from spiel_bounded.search.mcts_compiled import CompiledBABMCTSTree
-
-        return CompiledBABMCTSTree(state, evaluator=evaluator, settings=settings, rng=rng)
     return BABMCTSTree(state, evaluator=evaluator, settings=settings, rng=rng)
 
 
@@ -119,8 +97,9 @@ def babmcts(
 
     Raises:
         ValueError: The game is unsupported, the state is terminal or a chance node, `rng` or
-            `limits` are invalid, `settings.engine` cannot run this search (see
-            `tree_engine`), or the evaluator returned a value outside the game's range.
+            `limits` are invalid, `settings.engine` is "native" where the native engine is
+            unavailable (see `tree_engine`), or the evaluator returned a value outside the
+            game's range.
     """
     if state.is_chance_node():
         raise ValueError(

@@ -75,8 +75,8 @@ with the best `lower` has a value within epsilon of the root's (it is epsilon-op
 This module holds the reference tree, `BABMCTSTree` over `MCTSNode` objects, whose `simulate` runs
 the steps above one by one (`_select`, `_expand`, `_back_up`). What every tree shares (settings,
 statistics, moving the root, the move choice) is in `search/mcts_base.py`; the native tree (C++)
-in `search/mcts_native.py`; the compiled tree in `search/mcts_compiled.py`; the entry point,
-`babmcts`, and the engine choice, `make_tree`, in `search/babmcts.py`.
+in `search/mcts_native.py`; the entry point, `babmcts`, and the engine choice, `make_tree`, in
+`search/babmcts.py`.
 """
 
 from __future__ import annotations

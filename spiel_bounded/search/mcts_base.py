@@ -1,13 +1,11 @@
 """What every BABMCTS tree shares, whatever stores its nodes: the settings, the statistics, what
-a node shows (`TreeNode`), the expansion-order shuffle, `BABMCTSTreeBase` (moving the root, the
-search loop's limits, the move choice, the `SearchResult`) and what the compiled engine can run
-(`compiled_reasons`).
+a node shows (`TreeNode`), the expansion-order shuffle and `BABMCTSTreeBase` (moving the root, the
+search loop's limits, the move choice, the `SearchResult`).
 
 The search's rules are stated in `search/mcts.py`, whose `BABMCTSTree` is the reference tree;
-`search/mcts_native.py`'s `NativeBABMCTSTree` runs the same search in C++ (`spiel_bounded.native`),
-`search/mcts_compiled.py`'s `CompiledBABMCTSTree` over numba-compiled arrays; and
-`search/babmcts.py` chooses among them (`tree_engine`, `make_tree`) and is the entry point
-(`babmcts`). Every tree builds on this module, none imports another.
+`search/mcts_native.py`'s `NativeBABMCTSTree` runs the same search in C++ (`spiel_bounded.native`);
+`search/babmcts.py` chooses between them (`tree_engine`, `make_tree`) and is the entry point
+(`babmcts`). Both trees build on this module, neither imports the other.
 
 Units. Inside a tree every value is in player 0's utility (player 0 is MAX, player 1 MIN), so a
 reused tree stays valid whoever moves at its new root; `SearchResult`s are in the utility of the
@@ -17,7 +15,6 @@ player to move at the root.
 from __future__ import annotations
 
 import functools
-import importlib
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
@@ -57,10 +54,17 @@ _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 _SEED_BITS: Final = 63
 
 ENGINE_AUTO: Final = "auto"
-ENGINE_PYTHON: Final = "python"
-ENGINE_COMPILED: Final = "compiled"
 ENGINE_NATIVE: Final = "native"
-ENGINES: Final = (ENGINE_AUTO, ENGINE_PYTHON, ENGINE_COMPILED, ENGINE_NATIVE)
+ENGINE_PYTHON: Final = "python"
+ENGINES: Final = (ENGINE_AUTO, ENGINE_NATIVE, ENGINE_PYTHON)
+REMOVED_ENGINES: Final = (
+    (
+        "compiled",
+        "the numba tree (engine='compiled') was removed in issue 38; native, the C++ tree, "
+        "replaces it",
+    ),
+)
+"""Engines `BABMCTSSettings.engine` no longer accepts, each with what to say instead."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,7 +89,7 @@ class BABMCTSSettings:
     # is given. The root being proved or the tree being full stops it too.
     max_nodes: int = setting(
         1_000_000,
-        "memory cap in tree nodes (on connect_four about 190 bytes each in the compiled tree, "
+        "memory cap in tree nodes (on connect_four about 130 bytes each in the native tree, "
         "300 in the Python one)",
         POSITIVE_INT,
     )
@@ -101,14 +105,12 @@ class BABMCTSSettings:
     engine: str = setting(
         ENGINE_AUTO,
         "tree engine: native (C++, spiel_bounded.native; a Python evaluator is called back), "
-        "compiled (numba, no chance nodes or priors), python (the reference), or auto (native "
-        "when it is built and the evaluator has a C++ twin, else compiled when numba is "
-        "installed and the game and evaluator allow it, else python)",
-        OneOf(ENGINES),
+        "python (the reference), or auto (native when it is built and the evaluator has a C++ "
+        "twin, else python)",
+        OneOf(ENGINES, removed=REMOVED_ENGINES),
     )
     # Which tree `search.babmcts.make_tree` (and so `babmcts` and the `babmcts` bot) builds:
-    # `BABMCTSTree` (python), `CompiledBABMCTSTree` (compiled: needs the `fast` extra; see
-    # `compiled_reasons`) or `NativeBABMCTSTree` (native); all three run the same search bit for
+    # `BABMCTSTree` (python) or `NativeBABMCTSTree` (native); both run the same search bit for
     # bit. The tree classes themselves ignore it.
 
     def __post_init__(self) -> None:
@@ -203,8 +205,8 @@ def shuffle_actions(actions: list[int], getrandbits: Callable[[int], int]) -> No
     i = 0 .. n-2, takes each j - i as a digit (radices n, n-1, ..., 2) of a uniform 63-bit word,
     one word per run of `shuffle_plan`; as a run's limit is a multiple of its radices' product,
     the digits are exactly uniform. One draw for up to 20 actions, where `random.shuffle` makes
-    n-1 (about 3x cheaper for 7 actions), and the first action is the word's first digit, known
-    before the rest are placed (`mcts_kernels.shuffle_one_word` places them in compiled code).
+    n-1 (about 3x cheaper for 7 actions). The native tree draws the same words
+    (`native/src/py_random.cc`).
     """
     count = len(actions)
     for start, stop, limit in shuffle_plan(count):
@@ -232,10 +234,8 @@ class BABMCTSTreeBase(ABC):
     the search loop's limits and statistics, the move choice and the `SearchResult`.
 
     `spiel_bounded.search.mcts.BABMCTSTree` stores `MCTSNode` objects and is the reference;
-    `spiel_bounded.search.mcts_native.NativeBABMCTSTree` runs whole searches in C++;
-    `spiel_bounded.search.mcts_compiled.CompiledBABMCTSTree` stores arrays and runs selection and
-    backup in compiled code. Build one with `spiel_bounded.search.babmcts.make_tree`, which reads
-    `settings.engine`.
+    `spiel_bounded.search.mcts_native.NativeBABMCTSTree` runs whole searches in C++. Build one
+    with `spiel_bounded.search.babmcts.make_tree`, which reads `settings.engine`.
 
     Build it at a decision state, run `search(limits)`, then `advance(action)` or `sync(state)`
     to move its root down the game and search again: the subtree below the new root is kept.
@@ -533,29 +533,3 @@ class BABMCTSTreeBase(ABC):
             table[path] = (node.player, node.n, node.w, node.lower, node.upper)
             stack.extend(((*path, a), kid) for a, kid in node.children().items())
         return table
-
-
-def compiled_reasons(info: GameInfo, evaluator: Evaluator, settings: BABMCTSSettings) -> list[str]:
-    """Why the compiled engine cannot run a search (empty when it can).
-
-    The compiled tree has no chance nodes: reproducing the reference's chance sampling, which
-    draws from the same stream as the expansion order between the compiled steps, would cost a
-    return to Python per chance node, and in the catalogue's chance games (backgammon, pig) the
-    playouts, not the tree, take the time. PUCT priors are left to the reference as well.
-
-    It stands here, below both trees, because `make_tree` chooses the engine with it and the
-    compiled tree refuses with it, and it must be importable without numba.
-    """
-    reasons = []
-    if info.has_chance:
-        reasons.append("the game has chance nodes")
-    if settings.priors and callable(getattr(evaluator, "prior", None)):
-        reasons.append(
-            f"the evaluator {getattr(evaluator, 'name', evaluator)!r} has priors (PUCT; "
-            "priors=False selects by UCT)"
-        )
-    try:
-        importlib.import_module("numba")
-    except ImportError:
-        reasons.append("numba is not installed (pip install 'spiel-bounded[fast]')")
-    return reasons
