@@ -43,8 +43,11 @@ def test_values_keep_range_and_constant_sum(game_string: str) -> None:
     game = _load(game_string)
     evaluator = make_evaluator("heuristic", game)
     bounds = pruning_bounds(game_info(game), game)
+    # yacht's Python heuristic takes about 0.1 s a position (its C++ twin is held equal to it
+    # on many more in test_native_heuristics.py).
+    count = 12 if game_string.startswith("yacht") else 30
     positions = random_positions(
-        game, 30, plies=(0, 120), seed=11, count_chance=True, decisions_only=False
+        game, count, plies=(0, 120), seed=11, count_chance=True, decisions_only=False
     )
     has_chance = not game_string.startswith(("chinese", "tree:3:0"))
     assert any(state.is_chance_node() for state in positions) == has_chance
@@ -79,7 +82,7 @@ def test_maedn_finished_player_has_progress_one() -> None:
 def test_yacht_values_follow_expected_scores() -> None:
     game = pyspiel.load_game("yacht(players=3)")
     scorer = YachtScorer(game)
-    for state in random_positions(game, 20, plies=(10, 150), seed=6):
+    for state in random_positions(game, 8, plies=(10, 150), seed=6):
         scores, _ = scorer.expected_scores(str(state))
         values = scorer.values(str(state))
         assert np.argsort(scores, kind="stable").tolist() == np.argsort(
