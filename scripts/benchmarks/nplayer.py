@@ -186,8 +186,7 @@ ENGINE_SEARCHES: tuple[tuple[str, str], ...] = (
 
 def engine_rows(positions: int, depth: int, seed: int, repeats: int) -> list[str]:
     """Nodes/s of the native and the Python engine side by side on 3-player chinese_checkers,
-    with the zero evaluator (which has a C++ twin) and the heuristic (called back from C++);
-    both engines must visit the same nodes and return the same move (checked here)."""
+    with the zero evaluator and the heuristic (both have C++ twins); both engines must visit the same nodes and return the same move (checked here)."""
     game = pyspiel.load_game("chinese_checkers(players=3)")
     states = random_positions(game, positions, plies=(10, 40), seed=seed)
     lines = [
@@ -195,9 +194,9 @@ def engine_rows(positions: int, depth: int, seed: int, repeats: int) -> list[str
         "",
         f"{positions} random positions (10-40 plies, seed {seed}), iterative deepening to depth "
         f"{depth}, max^n with evaluator ordering; median of {repeats} runs per position, both "
-        "engines in one process. `zero` has a C++ twin; `heuristic` is the Python evaluator "
-        "called back from C++ (until its C++ twin lands). Both engines visited the same nodes "
-        "and chose the same moves.",
+        "engines in one process; the native engine runs the C++ twins of `zero` and "
+        "`heuristic` (equal to the Python evaluators bit for bit). Both engines visited the same "
+        "nodes and chose the same moves.",
         "",
         "| search | pruning | evaluator | nodes | python nodes/s | native nodes/s | speed-up |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: |",
