@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "child_sums.h"
 #include "heuristics_games.h"
 #include "net_layers.h"
 #include "open_spiel/observer.h"
@@ -162,6 +163,12 @@ class ValueNetEvaluator final : public Evaluator {
     hidden_[1].resize(widest);
     raw_.resize(widest);
     sum_.resize(layers_[0].outputs());
+    // A position's children from its own observation: MLPs on turn-based games without chance.
+    const open_spiel::GameType& type = game.GetType();
+    if (convs_.empty() && type.dynamics == open_spiel::GameType::Dynamics::kSequential &&
+        type.chance_mode == open_spiel::GameType::ChanceMode::kDeterministic) {
+      children_ = std::make_unique<ChildSums>(game, layers_[0], *observation_, observed_);
+    }
   }
 
   double Value(const open_spiel::State& state, int player) override {
@@ -172,6 +179,27 @@ class ValueNetEvaluator final : public Evaluator {
   void Values(const open_spiel::State& state, std::vector<double>& out) override {
     Forward(state);
     form_.Values(raw_.data(), out);
+  }
+
+  void StartSearch(const open_spiel::State& root) override {
+    if (children_) children_->StartSearch(root);
+  }
+
+  // The children's first layer's sums from the parent's (`ChildSums`), then the other layers.
+  bool BeginChildren(const open_spiel::State& parent, int player) override {
+    if (!children_ || parent.CurrentPlayer() < 0) return false;
+    children_->Begin(parent);
+    player_ = player;
+    return true;
+  }
+
+  LeafValue ChildValue(open_spiel::Action move) override {
+    if (const open_spiel::State* child = children_->Child(move, sum_.data())) {
+      if (child->IsTerminal()) return {child->PlayerReturn(player_), true};
+      return {Value(*child, player_), false};
+    }
+    form_.Values(Outputs(), values_);
+    return {values_[player_], false};
   }
 
   std::string name() const override { return "value_net"; }
@@ -284,6 +312,8 @@ class ValueNetEvaluator final : public Evaluator {
   std::vector<float> raw_;
   std::vector<double> sum_;  // the first layer's sum
   std::vector<double> values_;
+  std::unique_ptr<ChildSums> children_;  // where `BeginChildren` can
+  int player_ = 0;                       // whose values `ChildValue` gives
 };
 
 }  // namespace
