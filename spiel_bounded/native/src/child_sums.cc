@@ -13,24 +13,77 @@ ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first,
       limit_(std::max(4, size_ / 4)),
       exact_(first.ExactSums()),
       bases_(game.NumPlayers()),
+      placement_(Placement::Of(game, observation, observed)),
       rows_(2 * size_ + 1),
       xs_(2 * size_ + 1) {
   for (Base& base : bases_) {
     base.observation.resize(size_);
     base.sum.resize(first.outputs());
   }
+  if (placement_.has_value()) {
+    observation_.SetFrom(*game.NewInitialState(), 0);
+    empty_board_.assign(observed_, observed_ + size_);
+  }
 }
 
-void ChildSums::StartSearch(const open_spiel::State& /*root*/) {
+void ChildSums::StartSearch(const open_spiel::State& root) {
   for (Base& base : bases_) base.ready = base.held = false;
+  played_.clear();
+  from_history_ = false;
+  if (!placement_.has_value() || !exact_) return;
+  // A state built from a board has no history: boards follow histories when the root's does
+  // (then every state below it does too, a child's board being its parent's plus the move).
+  std::vector<float> board = empty_board_;
+  if (placement_->Follow({}, root.FullHistory(), board.data(), rows_.data(), xs_.data(),
+                         static_cast<int>(rows_.size())) < 0) {
+    return;
+  }
+  observation_.SetFrom(root, 0);
+  from_history_ = std::equal(board.begin(), board.end(), observed_);
 }
 
 void ChildSums::Begin(const open_spiel::State& parent) {
   parent_ = &parent;
+  mover_ = parent.CurrentPlayer();
   for (Base& base : bases_) base.ready = false;
+  if (!placement_.has_value()) return;
+  // The observation is the same whoever observes: one base serves all movers.
+  Base& base = bases_[0];
+  if (base.held && from_history_) {
+    // The board follows the moves (a board partly changed by a failed `Follow` is made afresh).
+    const int count = placement_->Follow(played_, parent.FullHistory(), base.observation.data(),
+                                         rows_.data(), xs_.data(), limit_);
+    if (count >= 0) {
+      first_.Add(base.sum.data(), base.sum.data(), rows_.data(), xs_.data(), count);
+    } else {
+      observation_.SetFrom(parent, mover_);
+      Refresh(base);
+    }
+  } else {
+    observation_.SetFrom(parent, mover_);
+    Update(base);
+  }
+  if (from_history_) played_ = parent.FullHistory();
+  base.ready = base.held = true;
+  placement_->Begin(base.observation.data(), mover_);
 }
 
 const open_spiel::State* ChildSums::Child(open_spiel::Action move, double* sum) {
+  const int mover_bit = size_ + 1 - mover_;  // the next player's bit
+  if (placement_.has_value()) {
+    const std::optional<Placement::Change> change = placement_->Child(move);
+    if (!change.has_value()) {
+      child_ = parent_->Child(move);
+      return child_.get();
+    }
+    // In the order of the entries, as `Changes` gives them.
+    const bool ascending = change->emptied < change->filled;
+    const int rows[3] = {ascending ? change->emptied : change->filled,
+                         ascending ? change->filled : change->emptied, mover_bit};
+    const float xs[3] = {ascending ? -1.0f : 1.0f, ascending ? 1.0f : -1.0f, 1.0f};
+    first_.Add(bases_[0].sum.data(), sum, rows, xs, 3);
+    return nullptr;
+  }
   child_ = parent_->Child(move);
   const int mover = child_->CurrentPlayer();
   if (child_->IsTerminal() || mover < 0 || mover >= static_cast<int>(bases_.size())) {

@@ -1,16 +1,18 @@
 // The first dense layer's sums of a position's children from the parent's (value_net.cc): what
 // lets a value network value the children at a search's depth limit (`Evaluator::BeginChildren`)
 // at the cost of the layers above the first. A child's observation differs from its parent's in
-// a few entries, so its sum is the parent's plus the rows of those
+// a few entries (a placement game: two), so its sum is the parent's plus the rows of those
 // entries and of its mover's bit, in float64 (`DenseLayer::Add`).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "net_layers.h"
 #include "open_spiel/observer.h"
 #include "open_spiel/spiel.h"
+#include "placement.h"
 
 namespace spiel_bounded {
 
@@ -51,8 +53,13 @@ class ChildSums {
   int size_;                 // of the observation
   int limit_;                // the most terms a sum is brought up to date by (more: made afresh)
   bool exact_;               // `first.ExactSums()`: sums brought up to date equal those made afresh
-  std::vector<Base> bases_;  // by observer
+  std::vector<Base> bases_;  // by observer (one for placement games: the same for all)
+  std::optional<Placement> placement_;
+  std::vector<float> empty_board_;  // placement games: the initial observation
+  bool from_history_ = false;       // placement games: boards follow the histories
+  std::vector<open_spiel::State::PlayerAction> played_;  // the history `bases_[0]` observes
   const open_spiel::State* parent_ = nullptr;
+  int mover_ = 0;  // the parent's player to move
   std::unique_ptr<open_spiel::State> child_;
   std::vector<int> rows_;  // terms: rows of the first layer's kernel and their factors
   std::vector<float> xs_;
