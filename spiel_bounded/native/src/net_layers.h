@@ -5,6 +5,7 @@
 // environment keeps to the portable kernels).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 namespace spiel_bounded {
@@ -48,14 +49,17 @@ class DenseLayer {
   int inputs_ = 0;
   int outputs_ = 0;
   int padded_ = 0;
-  std::vector<float> kernel_;  // [inputs][outputs], as given: rows for `Add`
-  std::vector<float> bias_;    // [padded], zero padded
-  // For `Apply`, in `storage_` from a cache line on, rows `stride_` apart: with fewer than 8
-  // outputs, the kernel transposed, [outputs][inputs], for one dot product per output; else the
-  // kernel, its rows padded with zeros to whole cache lines.
-  std::vector<float> storage_;
+  std::vector<float> bias_;  // [padded], zero padded
+  // The weights in `storage_` from a cache line on, rows `stride_` apart: with fewer than 8
+  // outputs, the kernel transposed, [outputs][inputs], for one dot product per output (and
+  // `kernel_` as given); else the kernel, its rows padded with zeros to whole cache lines.
+  std::unique_ptr<float[]> storage_;
   const float* weights_ = nullptr;
   int stride_ = 0;
+  std::vector<float> kernel_;
+  const float* rows_of_ = nullptr;  // the kernel's rows for `Add`, `row_stride_` apart
+  int row_stride_ = 0;
+
   // The nonzero entries of `input[0, size)` into `rows_` and `xs_`; their count.
   int Compact(const float* input, int size) const;
 

@@ -1,7 +1,9 @@
 #include "placement.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -63,13 +65,22 @@ std::optional<Placement> Placement::Of(const open_spiel::Game& game,
   }
   const int size = 3 * rules.rows_ * rules.columns_;
   if (game.ObservationTensorSize() != size) return std::nullopt;
+  // The check costs about 15 us and a network is made for each search: it runs once per game.
+  static std::mutex mutex;
+  static std::map<std::string, bool> checked;
+  const std::string key = game.ToString();
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto found = checked.find(key);
+    if (found != checked.end()) return found->second ? std::optional(rules) : std::nullopt;
+  }
   const std::unique_ptr<open_spiel::State> start = game.NewInitialState();
   const std::vector<open_spiel::Action> moves = start->LegalActions();
-  if (moves.empty() || !Agrees(rules, *start, observation, observed, size)) return std::nullopt;
-  if (!Agrees(rules, *start->Child(moves.back()), observation, observed, size)) {
-    return std::nullopt;
-  }
-  return rules;
+  const bool agrees = !moves.empty() && Agrees(rules, *start, observation, observed, size) &&
+                      Agrees(rules, *start->Child(moves.back()), observation, observed, size);
+  const std::lock_guard<std::mutex> lock(mutex);
+  checked[key] = agrees;
+  return agrees ? std::optional(rules) : std::nullopt;
 }
 
 int Placement::CellOf(const float* board, open_spiel::Action move, bool take_back) const {
