@@ -30,11 +30,10 @@ class DenseLayer {
   // time (a position's children): each term `x * kernel[row]` of float32 factors is exact in
   // float64 and the sums stay exact while they fit in its 53 bits, so sums of the same terms
   // agree whatever their order (to the last bit with weights of a trained scale).
-  // `sum` holds `outputs` entries: `Start` sets it to the bias, `Add` adds `xs[k] *
-  // kernel[rows[k]]` for k < count (in that order), `Finish` rounds it to float32 as `Apply`'s
-  // output.
-  // `Add` writes `from` plus the terms into `sum` (`from` may be `sum`), `AddNonZero` adds
-  // `input[i] * kernel[first + i]` for the nonzero `input[i]`, i < size.
+  // `sum` holds `outputs` entries: `Start` sets it to the bias; `Add` writes `from` (which may
+  // be `sum`) plus `xs[k] * kernel[rows[k]]` for k < count, in that order, into `sum`;
+  // `AddNonZero` adds `input[i] * kernel[first + i]` for the nonzero `input[i]`, i < size;
+  // `Finish` rounds it to float32 as `Apply`'s output.
   void Start(double* sum) const;
   void Add(const double* from, double* sum, const int* rows, const float* xs, int count) const;
   void AddNonZero(double* sum, const float* input, int size, int first) const;
