@@ -31,7 +31,12 @@ from spiel_bounded.evaluators.value_net.layout import layout_for
 from spiel_bounded.games import game_info
 from spiel_bounded.limits import Limits
 from spiel_bounded.native.evaluators import _twin, native_evaluator
-from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_star2, paranoid
+from spiel_bounded.search.alphabeta import (
+    AlphaBetaSettings,
+    bounded_ab,
+    bounded_star2,
+    paranoid,
+)
 from spiel_bounded.testing import random_positions, search_fingerprint
 
 if not native.available():
@@ -295,6 +300,116 @@ def test_a_conv_network_needs_a_board_observation() -> None:
         _network(game, model, _params(game, model), kind="conv")
 
 
+# -- a position's children valued from the parent (`Evaluator::BeginChildren`) ---------------
+
+# Placement games (connect_four, tic_tac_toe: a move changes two entries), the generic path
+# (connect_four's egocentric observation changes whole planes, othello's moves flip pieces),
+# widths that are not a multiple of 8, and a network whose first layer is its output.
+CHILDREN = [
+    ("connect_four", ModelConfig(width=32, depth=2), 40),
+    ("connect_four(rows=5,columns=6,x_in_row=3)", ModelConfig(width=20, depth=1), 30),
+    ("connect_four(egocentric_obs_tensor=true)", ModelConfig(width=16, depth=2), 40),
+    ("connect_four(rows=3,columns=3,x_in_row=4)", ModelConfig(width=8, depth=0), 9),  # draws
+    ("tic_tac_toe", ModelConfig(width=16, depth=2), 9),
+    ("breakthrough(rows=5,columns=5)", ModelConfig(width=24, depth=2), 40),
+    ("othello", ModelConfig(width=16, depth=1), 60),
+]
+
+
+def assert_children_equal_the_built_children(
+    twin: Any, game: pyspiel.Game, states: list[pyspiel.State], start_search: bool
+) -> int:
+    """Every child of every state, for every player, valued from the parent (`child_leaves`) is
+    what building it gives: its return when terminal, else the network's value of it, to the
+    last bit (the first layer's sums are exact in float64, whatever their order). Returns the
+    number of terminal children."""
+    terminal = 0
+    for state in states:
+        for player in range(game.num_players()):
+            leaves = ENGINE.child_leaves(twin, state, player, start_search=start_search)
+            assert leaves is not None
+            assert len(leaves) == len(state.legal_actions())
+            for move, leaf in zip(state.legal_actions(), leaves, strict=True):
+                child = state.child(move)
+                if child.is_terminal():
+                    expected = (child.player_return(player), True)
+                    terminal += 1
+                else:
+                    expected = (twin.value(child, player), False)
+                assert leaf == expected, (str(state), move, player)
+    return terminal
+
+
+@pytest.mark.parametrize(("name", "model", "plies"), CHILDREN)
+def test_children_from_the_parent_equal_the_built_children(
+    name: str, model: ModelConfig, plies: int, tmp_path: Path
+) -> None:
+    game = pyspiel.load_game(name)
+    path = write_network(tmp_path / "model.npz", game, model, "next_mover", seed=3)
+    twin = _twin(ENGINE, ValueNetEvaluator(game, path, engine="numpy"), game)
+    states = positions(game, 100, seed=7, plies=plies)
+    terminal = assert_children_equal_the_built_children(twin, game, states, start_search=True)
+    assert terminal > 0 or name == "othello"
+    # One search from the initial state: each parent's sums are brought up to date from the
+    # last parent's instead of made afresh.
+    ENGINE.child_leaves(twin, game.new_initial_state(), 0)
+    assert_children_equal_the_built_children(twin, game, states, start_search=False)
+
+
+def test_children_of_the_committed_connect_four_network(tmp_path: Path) -> None:
+    game = pyspiel.load_game("connect_four")
+    python = ValueNetEvaluator(game, MODELS / "connect_four", engine="numpy")
+    twin = _twin(ENGINE, python, game)
+    states = positions(game, 100, seed=11, plies=40)
+    assert assert_children_equal_the_built_children(twin, game, states, start_search=True) > 0
+    # A game played on: consecutive parents a move or two apart, as in a search.
+    rng = np.random.default_rng(2)
+    line = [game.new_initial_state()]
+    while not line[-1].is_terminal():
+        actions = line[-1].legal_actions()
+        line.append(line[-1].child(actions[int(rng.integers(len(actions)))]))
+    ENGINE.child_leaves(twin, line[0], 0)
+    assert_children_equal_the_built_children(twin, game, line[:-1], start_search=False)
+
+
+def test_children_where_the_first_layer_sums_are_not_exact(tmp_path: Path) -> None:
+    """A weight of 2^-100 beside weights near 1 needs more than float64's 53 bits: each parent's
+    sum is then made afresh, and a child's value may differ from the built child's in the last
+    bits of the sum only."""
+    game = pyspiel.load_game("connect_four")
+    model = ModelConfig(width=16, depth=1)
+    params = {
+        name: (np.random.default_rng(1).standard_normal(shape) / 8).astype(np.float32)
+        for name, shape in layout_for(game, model).shapes().items()
+    }
+    params["dense_0/kernel"][5, 3] = 2.0**-100
+    twin = _network(game, model, params)
+    ENGINE.child_leaves(twin, game.new_initial_state(), 0)
+    for state in positions(game, 60, seed=4, plies=30):
+        leaves = ENGINE.child_leaves(twin, state, 0, start_search=False)
+        for move, (value, terminal) in zip(state.legal_actions(), leaves, strict=True):
+            child = state.child(move)
+            assert terminal == child.is_terminal()
+            expected = child.player_return(0) if terminal else twin.value(child, 0)
+            assert value == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("name", "model"),
+    [
+        ("connect_four", ModelConfig(kind="conv", channels=4, conv_layers=1, width=8, depth=1)),
+        ("backgammon", ModelConfig(width=8, depth=1)),  # chance nodes
+    ],
+)
+def test_no_children_from_the_parent_for_conv_models_or_chance(
+    name: str, model: ModelConfig, tmp_path: Path
+) -> None:
+    game = pyspiel.load_game(name)
+    path = write_network(tmp_path / "model.npz", game, model, "next_mover")
+    twin = _twin(ENGINE, ValueNetEvaluator(game, path, engine="numpy"), game)
+    assert ENGINE.child_leaves(twin, positions(game, 1, seed=0, plies=10)[0], 0) is None
+
+
 # -- searches with a twin -------------------------------------------------------------------
 
 
@@ -364,3 +479,67 @@ def test_native_playouts_give_every_player_the_returns_of_the_same_playouts(name
         assert len(values) == game.num_players()
         assert all(low <= value <= high for value in values)
         assert abs(sum(values)) < 1e-9  # constant-sum (0) returns keep their sum
+
+
+class _BuiltLeaves:
+    """A native network's values read back from Python: the native engine then builds every leaf
+    and values it alone (a callback evaluator has no `BeginChildren`)."""
+
+    name = "value_net"
+
+    def __init__(self, twin: Any) -> None:
+        self._twin = twin
+
+    def evaluate(self, state: pyspiel.State) -> list[float]:
+        return list(self._twin.values(state))
+
+
+@pytest.mark.parametrize(
+    ("name", "model", "depth", "plies"),
+    [
+        ("connect_four", ModelConfig(width=32, depth=2), 5, 10),
+        ("tic_tac_toe", ModelConfig(width=16, depth=2), 4, 2),
+        ("breakthrough(rows=5,columns=5)", ModelConfig(width=24, depth=1), 3, 8),
+        ("othello", ModelConfig(width=16, depth=1), 3, 12),
+    ],
+)
+def test_a_search_with_children_from_the_parent_equals_one_that_builds_them(
+    name: str, model: ModelConfig, depth: int, plies: int, tmp_path: Path
+) -> None:
+    game = pyspiel.load_game(name)
+    path = write_network(tmp_path / "model.npz", game, model, "next_mover", seed=5)
+    network = ValueNetEvaluator(game, path, engine="numpy")
+    built = _BuiltLeaves(_twin(ENGINE, network, game))
+    native_engine = AlphaBetaSettings(engine="native")
+    for seed in range(3):
+        state = _start(game, seed, plies)
+        found = bounded_ab(
+            state, evaluator=network, limits=Limits(depth=depth), settings=native_engine
+        )
+        expected = bounded_ab(
+            state, evaluator=built, limits=Limits(depth=depth), settings=native_engine
+        )
+        assert search_fingerprint(found) == search_fingerprint(expected), (name, seed)
+
+
+def test_the_committed_connect_four_network_searches_as_on_the_python_engine() -> None:
+    """Depth 6 as self-play searches: the same move, bounds within 1e-6 of the numpy network's
+    on the Python engine (which builds every leaf)."""
+    game = pyspiel.load_game("connect_four")
+    network = ValueNetEvaluator(game, MODELS / "connect_four", engine="numpy")
+    for seed in range(4):
+        state = _start(game, seed, 4 + 3 * seed)
+        results = [
+            bounded_ab(
+                state,
+                evaluator=network,
+                limits=Limits(depth=6),
+                settings=AlphaBetaSettings(engine=engine),
+            )
+            for engine in ("python", "native")
+        ]
+        python, native_run = results
+        assert native_run.stats.engine == "native"
+        assert native_run.action == python.action, seed
+        assert native_run.lower == pytest.approx(python.lower, abs=1e-6)
+        assert native_run.upper == pytest.approx(python.upper, abs=1e-6)

@@ -71,9 +71,9 @@ void BindEvaluators(py::module_& m) {
 
   m.def(
       "child_leaves",
-      [](Evaluator& evaluator, const open_spiel::State& state,
-         int player) -> std::optional<std::vector<std::pair<double, bool>>> {
-        evaluator.StartSearch(state);
+      [](Evaluator& evaluator, const open_spiel::State& state, int player,
+         bool start_search) -> std::optional<std::vector<std::pair<double, bool>>> {
+        if (start_search) evaluator.StartSearch(state);
         if (!evaluator.BeginChildren(state, player)) return std::nullopt;
         std::vector<std::pair<double, bool>> leaves;
         for (const open_spiel::Action move : state.LegalActions()) {
@@ -82,9 +82,11 @@ void BindEvaluators(py::module_& m) {
         }
         return leaves;
       },
-      py::arg("evaluator"), py::arg("state"), py::arg("player"),
+      py::arg("evaluator"), py::arg("state"), py::arg("player"), py::arg("start_search") = true,
       "(value for `player`, terminal) of every child of `state` in legal-move order, valued "
-      "without building them, or None when the evaluator cannot.");
+      "without building them, or None when the evaluator cannot. With `start_search` false, "
+      "`state` lies below the root of the previous call that started a search (the evaluator "
+      "may carry what it computed for the earlier parents over).");
   m.def(
       "state_text",
       [](const open_spiel::State& root, const open_spiel::State& state) {

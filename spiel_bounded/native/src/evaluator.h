@@ -37,7 +37,8 @@ class Evaluator {
   // Optional, for the children at a search's depth limit: when `BeginChildren` returns true,
   // `ChildValue(move)` gives each legal move's child valued for `player` without building it,
   // exactly what building it and reading its return (terminal) or `Value` would give. A search
-  // asks for every child of one parent before it calls `BeginChildren` again.
+  // asks for every child of one parent before it calls `BeginChildren` again, and keeps `parent`
+  // alive and unchanged meanwhile (an evaluator may read it in `ChildValue`).
   virtual bool BeginChildren(const open_spiel::State& parent, int player) { return false; }
   virtual LeafValue ChildValue(open_spiel::Action move) { return {}; }
   // A short name for messages and stats ("zero", "heuristic", ...).

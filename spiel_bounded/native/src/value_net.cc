@@ -1,9 +1,3 @@
-// GCC's -O2 vectorizes only loops it need not version or finish in scalar code: the layers'
-// loops run over any width, so this file asks for the usual cost model (4-8x on conv layers).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
-#endif
-
 #include "value_net.h"
 
 #include <algorithm>
@@ -11,7 +5,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "child_sums.h"
 #include "heuristics_games.h"
+#include "net_layers.h"
 #include "open_spiel/observer.h"
 
 namespace spiel_bounded {
@@ -78,18 +74,6 @@ struct OutputForm {
   }
 };
 
-struct Dense {
-  int inputs = 0, outputs = 0;
-  std::vector<float> kernel;  // [inputs][outputs]
-  std::vector<float> bias;
-};
-
-struct Conv {
-  int in = 0, out = 0;
-  std::vector<float> kernel;  // [3][3][in][out]
-  std::vector<float> bias;
-};
-
 class ValueNetEvaluator final : public Evaluator {
  public:
   ValueNetEvaluator(const open_spiel::Game& game, const NetModel& model,
@@ -131,24 +115,21 @@ class ValueNetEvaluator final : public Evaluator {
       int channels = planes_;
       for (int index = 0; index < model.conv_layers; ++index) {
         const std::string name = "conv_" + std::to_string(index);
-        Conv conv;
-        conv.in = channels;
-        conv.out = model.channels;
-        conv.kernel =
-            Take(params, name + "/kernel", {kKernel, kKernel, channels, model.channels}, where);
-        conv.bias = Take(params, name + "/bias", {model.channels}, where);
-        convs_.push_back(std::move(conv));
+        convs_.emplace_back(
+            channels, model.channels,
+            Take(params, name + "/kernel", {kKernel, kKernel, channels, model.channels}, where),
+            Take(params, name + "/bias", {model.channels}, where));
         channels = model.channels;
       }
       dense_input = rows_ * columns_ * model.channels + extra;
     }
     int width = dense_input;
     for (int index = 0; index < model.depth; ++index) {
-      dense_.push_back(
+      layers_.push_back(
           TakeDense(params, "dense_" + std::to_string(index), width, model.width, where));
       width = model.width;
     }
-    out_ = TakeDense(params, "out", width, form_.outputs(), where);
+    layers_.push_back(TakeDense(params, "out", width, form_.outputs(), where));
     if (!params.empty()) {
       std::string names;
       for (const auto& item : params) names += (names.empty() ? "'" : ", '") + item.first + "'";
@@ -176,11 +157,18 @@ class ValueNetEvaluator final : public Evaluator {
     const size_t board = convs_.empty() ? 0 : rows_ * columns_ * std::max(planes_, model.channels);
     boards_[0].resize(board);
     boards_[1].resize(board);
-    int widest = dense_input;
-    for (const Dense& layer : dense_) widest = std::max(widest, layer.outputs);
+    int widest = 0;
+    for (const DenseLayer& layer : layers_) widest = std::max(widest, layer.padded());
     hidden_[0].resize(widest);
     hidden_[1].resize(widest);
-    raw_.resize(form_.outputs());
+    raw_.resize(widest);
+    sum_.resize(layers_[0].outputs());
+    // A position's children from its own observation: MLPs on turn-based games without chance.
+    const open_spiel::GameType& type = game.GetType();
+    if (convs_.empty() && type.dynamics == open_spiel::GameType::Dynamics::kSequential &&
+        type.chance_mode == open_spiel::GameType::ChanceMode::kDeterministic) {
+      children_ = std::make_unique<ChildSums>(game, layers_[0], *observation_, observed_);
+    }
   }
 
   double Value(const open_spiel::State& state, int player) override {
@@ -191,6 +179,27 @@ class ValueNetEvaluator final : public Evaluator {
   void Values(const open_spiel::State& state, std::vector<double>& out) override {
     Forward(state);
     form_.Values(raw_.data(), out);
+  }
+
+  void StartSearch(const open_spiel::State& root) override {
+    if (children_) children_->StartSearch(root);
+  }
+
+  // The children's first layer's sums from the parent's (`ChildSums`), then the other layers.
+  bool BeginChildren(const open_spiel::State& parent, int player) override {
+    if (!children_ || parent.CurrentPlayer() < 0) return false;
+    children_->Begin(parent);
+    player_ = player;
+    return true;
+  }
+
+  LeafValue ChildValue(open_spiel::Action move) override {
+    if (const open_spiel::State* child = children_->Child(move, sum_.data())) {
+      if (child->IsTerminal()) return {child->PlayerReturn(player_), true};
+      return {Value(*child, player_), false};
+    }
+    form_.Values(Outputs(), values_);
+    return {values_[player_], false};
   }
 
   std::string name() const override { return "value_net"; }
@@ -214,14 +223,11 @@ class ValueNetEvaluator final : public Evaluator {
     return data;
   }
 
-  static Dense TakeDense(std::map<std::string, NetParam>& params, const std::string& name,
-                         int inputs, int outputs, const std::string& where) {
-    Dense layer;
-    layer.inputs = inputs;
-    layer.outputs = outputs;
-    layer.kernel = Take(params, name + "/kernel", {inputs, outputs}, where);
-    layer.bias = Take(params, name + "/bias", {outputs}, where);
-    return layer;
+  static DenseLayer TakeDense(std::map<std::string, NetParam>& params, const std::string& name,
+                              int inputs, int outputs, const std::string& where) {
+    std::vector<float> kernel = Take(params, name + "/kernel", {inputs, outputs}, where);
+    return DenseLayer(inputs, outputs, std::move(kernel),
+                      Take(params, name + "/bias", {outputs}, where));
   }
 
   // `features.next_mover`: who moves once chance has acted (player 0 if the game ends first).
@@ -249,83 +255,46 @@ class ValueNetEvaluator final : public Evaluator {
     }
   }
 
-  // `hidden @ kernel + bias` (zero inputs skipped), with ReLU unless `linear`.
-  static void Apply(const Dense& layer, const float* input, float* __restrict output, bool linear) {
-    std::fill(output, output + layer.outputs, 0.0f);
-    for (int i = 0; i < layer.inputs; ++i) {
-      const float x = input[i];
-      if (x == 0.0f) continue;
-      const float* __restrict row = &layer.kernel[static_cast<size_t>(i) * layer.outputs];
-      for (int j = 0; j < layer.outputs; ++j) output[j] += x * row[j];
-    }
-    for (int j = 0; j < layer.outputs; ++j) {
-      output[j] += layer.bias[j];
-      if (!linear && output[j] < 0.0f) output[j] = 0.0f;
-    }
-  }
-
-  // One 'SAME' 3x3 convolution with ReLU, boards as (cell, channel).
-  void Convolve(const Conv& conv, const float* source, float* __restrict target) const {
-    for (int row = 0; row < rows_; ++row) {
-      for (int column = 0; column < columns_; ++column) {
-        float* __restrict out = target + (row * columns_ + column) * conv.out;
-        std::fill(out, out + conv.out, 0.0f);
-        for (int kr = 0; kr < kKernel; ++kr) {
-          const int r = row + kr - kKernel / 2;
-          if (r < 0 || r >= rows_) continue;
-          for (int kc = 0; kc < kKernel; ++kc) {
-            const int c = column + kc - kKernel / 2;
-            if (c < 0 || c >= columns_) continue;
-            const float* in = source + (r * columns_ + c) * conv.in;
-            const float* taps =
-                &conv.kernel[static_cast<size_t>((kr * kKernel + kc) * conv.in) * conv.out];
-            for (int ci = 0; ci < conv.in; ++ci) {
-              const float x = in[ci];
-              if (x == 0.0f) continue;
-              const float* __restrict weights = taps + ci * conv.out;
-              for (int co = 0; co < conv.out; ++co) out[co] += x * weights[co];
-            }
-          }
-        }
-        for (int co = 0; co < conv.out; ++co) {
-          out[co] += conv.bias[co];
-          if (out[co] < 0.0f) out[co] = 0.0f;
-        }
-      }
-    }
-  }
-
+  // The raw outputs into `raw_`: the first dense layer's sum in float64 (see
+  // `DenseLayer::Start`), then the layers in float32.
   void Forward(const open_spiel::State& state) {
     Observe(state);
-    const float* observed = observed_;
-    std::vector<float>& input = hidden_[0];
-    int size = 0;
-    if (convs_.empty()) {
-      std::copy(observed, observed + observation_size_, input.begin());
-      size = observation_size_;
-    } else {
+    const float* input = observed_;
+    int size = observation_size_;
+    if (!convs_.empty()) {
       const int cells = rows_ * columns_;
       float* board = boards_[0].data();
       for (int cell = 0; cell < cells; ++cell) {
         for (int plane = 0; plane < planes_; ++plane) {
-          board[cell * planes_ + plane] = observed[plane * cells + cell];
+          board[cell * planes_ + plane] = observed_[plane * cells + cell];
         }
       }
       int which = 0;
-      for (const Conv& conv : convs_) {
-        Convolve(conv, boards_[which].data(), boards_[1 - which].data());
+      for (const ConvLayer& conv : convs_) {
+        conv.Apply(rows_, columns_, boards_[which].data(), boards_[1 - which].data());
         which = 1 - which;
       }
-      size = cells * convs_.back().out;
-      std::copy(boards_[which].begin(), boards_[which].begin() + size, input.begin());
+      input = boards_[which].data();
+      size = cells * convs_.back().out();
     }
-    std::copy(extra_.begin(), extra_.end(), input.begin() + size);
+    const DenseLayer& first = layers_[0];
+    first.Start(sum_.data());
+    first.AddNonZero(sum_.data(), input, size, 0);
+    first.AddNonZero(sum_.data(), extra_.data(), players_ + 1, size);
+    Outputs();
+  }
+
+  // The layers from the first one's sum `sum_` on: the raw outputs, in `raw_`.
+  const float* Outputs() {
+    const size_t last = layers_.size() - 1;
+    layers_[0].Finish(sum_.data(), last == 0 ? raw_.data() : hidden_[0].data(), last == 0);
     int which = 0;
-    for (const Dense& layer : dense_) {
-      Apply(layer, hidden_[which].data(), hidden_[1 - which].data(), false);
+    for (size_t index = 1; index <= last; ++index) {
+      float* next = index == last ? raw_.data() : hidden_[1 - which].data();
+      layers_[index].Apply(hidden_[which].data(), next, index == last);
       which = 1 - which;
     }
-    Apply(out_, hidden_[which].data(), raw_.data(), true);
+    return raw_.data();
   }
 
   OutputForm form_;
@@ -333,16 +302,18 @@ class ValueNetEvaluator final : public Evaluator {
   bool next_mover_ = true;
   int observation_size_ = 0;
   int planes_ = 0, rows_ = 0, columns_ = 0;
-  std::vector<Conv> convs_;
-  std::vector<Dense> dense_;
-  Dense out_;
+  std::vector<ConvLayer> convs_;
+  std::vector<DenseLayer> layers_;  // the dense layers, "out" last
   std::unique_ptr<open_spiel::Observation> observation_;
   const float* observed_ = nullptr;  // the observation `observation_` writes
   std::vector<float> extra_;
   std::vector<float> boards_[2];
   std::vector<float> hidden_[2];
   std::vector<float> raw_;
+  std::vector<double> sum_;  // the first layer's sum
   std::vector<double> values_;
+  std::unique_ptr<ChildSums> children_;  // where `BeginChildren` can
+  int player_ = 0;                       // whose values `ChildValue` gives
 };
 
 }  // namespace

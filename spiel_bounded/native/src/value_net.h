@@ -1,8 +1,10 @@
 // A value network as a native leaf evaluator: the C++ twin of `ValueNetEvaluator`
 // (spiel_bounded/evaluators/value_net/). Python loads and checks `model.npz` and hands the
 // parameters over; here the features are built from the state as `features.Features` builds
-// them and the forward pass runs in float32 as `numpy_net.NumpyNetwork` does (equal to it
-// within 1e-6: the sums run in another order).
+// them and the forward pass runs as `numpy_net.NumpyNetwork` does, in float32 but for the
+// first dense layer's sums, in float64 (equal to it within 1e-6: the sums run in another order;
+// net_layers.h). MLPs on turn-based games without chance value a position's children from its
+// own first-layer sum (`BeginChildren`, child_sums.h).
 #pragma once
 
 #include <map>

@@ -1,0 +1,153 @@
+#include "child_sums.h"
+
+#include <algorithm>
+
+namespace spiel_bounded {
+
+ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first,
+                     open_spiel::Observation& observation, const float* observed)
+    : first_(first),
+      observation_(observation),
+      observed_(observed),
+      size_(game.ObservationTensorSize()),
+      limit_(std::max(4, size_ / 4)),
+      exact_(first.ExactSums()),
+      bases_(game.NumPlayers()),
+      placement_(Placement::Of(game, observation, observed)),
+      rows_(2 * size_ + 1),
+      xs_(2 * size_ + 1) {
+  for (Base& base : bases_) {
+    base.observation.resize(size_);
+    base.sum.resize(first.outputs());
+  }
+  if (placement_.has_value()) {
+    observation_.SetFrom(*game.NewInitialState(), 0);
+    empty_board_.assign(observed_, observed_ + size_);
+  }
+}
+
+void ChildSums::StartSearch(const open_spiel::State& root) {
+  for (Base& base : bases_) base.ready = base.held = false;
+  played_.clear();
+  from_history_ = false;
+  if (!placement_.has_value() || !exact_) return;
+  // A state built from a board has no history: boards follow histories when the root's does
+  // (then every state below it does too, a child's board being its parent's plus the move).
+  std::vector<float> board = empty_board_;
+  if (placement_->Follow({}, root.FullHistory(), board.data(), rows_.data(), xs_.data(),
+                         static_cast<int>(rows_.size())) < 0) {
+    return;
+  }
+  observation_.SetFrom(root, 0);
+  from_history_ = std::equal(board.begin(), board.end(), observed_);
+}
+
+void ChildSums::Begin(const open_spiel::State& parent) {
+  parent_ = &parent;
+  mover_ = parent.CurrentPlayer();
+  for (Base& base : bases_) base.ready = false;
+  if (!placement_.has_value()) return;
+  // The observation is the same whoever observes: one base serves all movers.
+  Base& base = bases_[0];
+  if (base.held && from_history_) {
+    // The board follows the moves (a board partly changed by a failed `Follow` is made afresh).
+    const int count = placement_->Follow(played_, parent.FullHistory(), base.observation.data(),
+                                         rows_.data(), xs_.data(), limit_);
+    if (count >= 0) {
+      first_.Add(base.sum.data(), base.sum.data(), rows_.data(), xs_.data(), count);
+    } else {
+      observation_.SetFrom(parent, mover_);
+      Refresh(base);
+    }
+  } else {
+    observation_.SetFrom(parent, mover_);
+    Update(base);
+  }
+  if (from_history_) played_ = parent.FullHistory();
+  base.ready = base.held = true;
+  placement_->Begin(base.observation.data(), mover_);
+}
+
+const open_spiel::State* ChildSums::Child(open_spiel::Action move, double* sum) {
+  const int mover_bit = size_ + 1 - mover_;  // the next player's bit
+  if (placement_.has_value()) {
+    const std::optional<Placement::Change> change = placement_->Child(move);
+    if (!change.has_value()) {
+      child_ = parent_->Child(move);
+      return child_.get();
+    }
+    // In the order of the entries, as `Changes` gives them.
+    const bool ascending = change->emptied < change->filled;
+    const int rows[3] = {ascending ? change->emptied : change->filled,
+                         ascending ? change->filled : change->emptied, mover_bit};
+    const float xs[3] = {ascending ? -1.0f : 1.0f, ascending ? 1.0f : -1.0f, 1.0f};
+    first_.Add(bases_[0].sum.data(), sum, rows, xs, 3);
+    return nullptr;
+  }
+  child_ = parent_->Child(move);
+  const int mover = child_->CurrentPlayer();
+  if (child_->IsTerminal() || mover < 0 || mover >= static_cast<int>(bases_.size())) {
+    return child_.get();
+  }
+  const Base& base = Observed(mover);
+  observation_.SetFrom(*child_, mover);
+  const int count = Changes(base.observation.data(), mover);
+  first_.Add(base.sum.data(), sum, rows_.data(), xs_.data(), count);
+  return nullptr;
+}
+
+ChildSums::Base& ChildSums::Observed(int observer) {
+  Base& base = bases_[observer];
+  if (base.ready) return base;
+  observation_.SetFrom(*parent_, observer);
+  Update(base);
+  base.ready = base.held = true;
+  return base;
+}
+
+// `base` brought to the observation `observed_`. Where the sums are exact, the sum of the parent
+// it last observed is brought up to date by the entries that differ when they are few and 0 or 1
+// (consecutive parents in a search are a few moves apart): the same sum as made afresh.
+void ChildSums::Update(Base& base) {
+  const int count = base.held && exact_ ? Changes(base.observation.data(), -1) : -1;
+  if (count < 0 || count > limit_) return Refresh(base);
+  first_.Add(base.sum.data(), base.sum.data(), rows_.data(), xs_.data(), count);
+  std::copy(observed_, observed_ + size_, base.observation.begin());
+}
+
+// The observation `observed_` and its sum made afresh into `base`.
+void ChildSums::Refresh(Base& base) {
+  std::copy(observed_, observed_ + size_, base.observation.begin());
+  first_.Start(base.sum.data());
+  first_.AddNonZero(base.sum.data(), observed_, size_, 0);
+}
+
+// The terms that bring a sum over the observation `before` to one over `observed_`, into `rows_`
+// and `xs_` in the order of the entries; their count. With `mover` >= 0, the mover's bit last;
+// -1 (and no terms) where an entry changes from or to a value other than 0 and 1 while `mover`
+// < 0 (a parent's sum kept up to date must stay exact).
+int ChildSums::Changes(const float* before, int mover) {
+  int count = 0;
+  for (int i = 0; i < size_; ++i) {
+    if (observed_[i] == before[i]) continue;
+    if (mover < 0 && ((before[i] != 0.0f && before[i] != 1.0f) ||
+                      (observed_[i] != 0.0f && observed_[i] != 1.0f))) {
+      return -1;
+    }
+    if (before[i] != 0.0f) {
+      rows_[count] = i;
+      xs_[count++] = -before[i];
+    }
+    if (observed_[i] != 0.0f) {
+      rows_[count] = i;
+      xs_[count++] = observed_[i];
+    }
+  }
+  if (mover >= 0) {
+    rows_[count] = size_ + mover;
+    xs_[count++] = 1.0f;
+  }
+  return count;
+}
+
+}  // namespace spiel_bounded

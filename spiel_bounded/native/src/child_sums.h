@@ -1,0 +1,68 @@
+// The first dense layer's sums of a position's children from the parent's (value_net.cc): what
+// lets a value network value the children at a search's depth limit (`Evaluator::BeginChildren`)
+// at the cost of the layers above the first. A child's observation differs from its parent's in
+// a few entries (a placement game: two), so its sum is the parent's plus the rows of those
+// entries and of its mover's bit, in float64 (`DenseLayer::Add`).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "net_layers.h"
+#include "open_spiel/observer.h"
+#include "open_spiel/spiel.h"
+#include "placement.h"
+
+namespace spiel_bounded {
+
+class ChildSums {
+ public:
+  // For the network whose first layer is `first`, reading `observation` (which writes
+  // `observed`) of `game`, a turn-based game without chance: all outlive this.
+  ChildSums(const open_spiel::Game& game, const DenseLayer& first,
+            open_spiel::Observation& observation, const float* observed);
+
+  // A search from `root` starts (the parents' sums of the last one are dropped).
+  void StartSearch(const open_spiel::State& root);
+  // The children of `parent`, a decision node, come next; it stays alive and unchanged until
+  // the last `Child`.
+  void Begin(const open_spiel::State& parent);
+  // The first layer's sum of the child of `move` into `sum` (`first.outputs()` entries) and
+  // nullptr; or the child itself when it is terminal or not a decision node (kept until the next
+  // call), which the caller values.
+  const open_spiel::State* Child(open_spiel::Action move, double* sum);
+
+ private:
+  // The parent observed by one observer, and the first layer's sum over it without the mover
+  // bits.
+  struct Base {
+    bool ready = false;  // observes the current parent
+    bool held = false;   // observes some parent
+    std::vector<float> observation;
+    std::vector<double> sum;
+  };
+  Base& Observed(int observer);
+  void Update(Base& base);
+  void Refresh(Base& base);
+  int Changes(const float* before, int mover);
+
+  const DenseLayer& first_;
+  open_spiel::Observation& observation_;
+  const float* observed_;
+  int size_;                 // of the observation
+  int limit_;                // the most terms a sum is brought up to date by (more: made afresh)
+  bool exact_;               // `first.ExactSums()`: sums brought up to date equal those made afresh
+  std::vector<Base> bases_;  // by observer (one for placement games: the same for all)
+  std::optional<Placement> placement_;
+  std::vector<float> empty_board_;  // placement games: the initial observation
+  bool from_history_ = false;       // placement games: boards follow the histories
+  std::vector<open_spiel::State::PlayerAction> played_;  // the history `bases_[0]` observes
+  const open_spiel::State* parent_ = nullptr;
+  int mover_ = 0;  // the parent's player to move
+  std::unique_ptr<open_spiel::State> child_;
+  std::vector<int> rows_;  // terms: rows of the first layer's kernel and their factors
+  std::vector<float> xs_;
+};
+
+}  // namespace spiel_bounded
