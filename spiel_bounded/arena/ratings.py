@@ -15,6 +15,7 @@ resampled with replacement, keeping each pairing's number of games, and the rati
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Final
 
@@ -95,27 +96,32 @@ def outcome_counts(outcomes: pd.DataFrame) -> pd.DataFrame:
     return frame.groupby(keys, sort=False)[["wins", "draws", "losses"]].sum().reset_index()
 
 
-def matrices(
-    counts: pd.DataFrame, labels: Sequence[str], samples: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Win and draw matrices over `labels` (wins[i, j]: games bot i won against bot j).
+@dataclass(frozen=True)
+class _Pairs:
+    """Where each row of an `outcome_counts` frame goes in the matrices over `size` bots."""
 
-    `samples`, when given, replaces the (wins, draws, losses) columns of `counts` row by row.
-    """
-    index = {label: position for position, label in enumerate(labels)}
-    size = len(labels)
-    wins = np.zeros((size, size), dtype=np.int64)
-    draws = np.zeros((size, size), dtype=np.int64)
-    values = counts[["wins", "draws", "losses"]].to_numpy() if samples is None else samples
-    for (bot, opponent), (won, drawn, lost) in zip(
-        counts[["bot", "opponent"]].itertuples(index=False, name=None), values, strict=True
-    ):
-        i, j = index[bot], index[opponent]
-        wins[i, j] += won
-        wins[j, i] += lost
-        draws[i, j] += drawn
-        draws[j, i] += drawn
-    return wins, draws
+    bots: np.ndarray
+    opponents: np.ndarray
+    size: int
+
+    @classmethod
+    def of(cls, counts: pd.DataFrame, labels: Sequence[str]) -> _Pairs:
+        index = {label: position for position, label in enumerate(labels)}
+        rows = counts[["bot", "opponent"]].itertuples(index=False, name=None)
+        pairs = np.array([(index[bot], index[opponent]) for bot, opponent in rows], dtype=np.intp)
+        pairs = pairs.reshape(-1, 2)
+        return cls(bots=pairs[:, 0], opponents=pairs[:, 1], size=len(labels))
+
+    def matrices(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Win and draw matrices (wins[i, j]: games bot i won against bot j) from one
+        (wins, draws, losses) row per pair."""
+        wins = np.zeros((self.size, self.size), dtype=np.int64)
+        draws = np.zeros((self.size, self.size), dtype=np.int64)
+        np.add.at(wins, (self.bots, self.opponents), values[:, 0])
+        np.add.at(wins, (self.opponents, self.bots), values[:, 2])
+        np.add.at(draws, (self.bots, self.opponents), values[:, 1])
+        np.add.at(draws, (self.opponents, self.bots), values[:, 1])
+        return wins, draws
 
 
 def elo_ratings(wins: np.ndarray, draws: np.ndarray, anchor: int | None = None) -> np.ndarray:
@@ -150,12 +156,13 @@ def rate(
     if not present:
         return pd.DataFrame(columns=["bot", "elo", "low", "high", "games"])
     anchor_index = present.index(anchor) if anchor in present else None
-    wins, draws = matrices(counts, present)
+    pairs = _Pairs.of(counts, present)
+    observed = counts[["wins", "draws", "losses"]].to_numpy()
+    wins, draws = pairs.matrices(observed)
     ratings = elo_ratings(wins, draws, anchor_index)
     low = np.full(len(present), np.nan)
     high = np.full(len(present), np.nan)
     if bootstrap > 0:
-        observed = counts[["wins", "draws", "losses"]].to_numpy()
         totals = observed.sum(axis=1)
         # Resampling a pairing's games with replacement draws its (wins, draws, losses) from a
         # multinomial with the observed proportions: one draw per pairing and sample.
@@ -168,7 +175,7 @@ def rate(
         )
         samples = np.empty((bootstrap, len(present)))
         for sample in range(bootstrap):
-            sample_wins, sample_draws = matrices(counts, present, resampled[sample])
+            sample_wins, sample_draws = pairs.matrices(resampled[sample])
             samples[sample] = elo_ratings(sample_wins, sample_draws, anchor_index)
         low, high = np.percentile(samples, [2.5, 97.5], axis=0)
     games = {label: 0 for label in present}
