@@ -186,7 +186,8 @@ ENGINE_SEARCHES: tuple[tuple[str, str], ...] = (
 
 def engine_rows(positions: int, depth: int, seed: int, repeats: int) -> list[str]:
     """Nodes/s of the native and the Python engine side by side on 3-player chinese_checkers,
-    with the zero evaluator and the heuristic (both have C++ twins); both engines must visit the same nodes and return the same move (checked here)."""
+    with the zero evaluator and the heuristic (both have C++ twins); both engines must visit the
+    same nodes and return the same move (checked here)."""
     game = pyspiel.load_game("chinese_checkers(players=3)")
     states = random_positions(game, positions, plies=(10, 40), seed=seed)
     lines = [
