@@ -1,12 +1,13 @@
 """Suite `memory`: what the memory caps of the searches cost, per entry or node.
 
 Each measurement runs one search in a fresh Python process and reads the process's peak
-resident memory (`ru_maxrss`). A cap's cost per entry is the difference between two runs that
-differ only in the cap (both with a node budget large enough to fill it), divided by the
-difference in entries; so the interpreter, pyspiel and the rest of the search cancel out. The
-worst case of a default cap is that cost times the default. Also measured: how much of the peak
-the process still holds after the search has returned (the allocator keeps freed memory for
-reuse; it does not grow over later moves).
+resident memory during the search (`VmHWM`, reset just before it through
+`/proc/self/clear_refs`: the imports alone can peak higher than a search). A cap's cost per entry
+is the difference between two runs that differ only in the cap (both with a node budget large
+enough to fill it), divided by the difference in entries; so the interpreter, pyspiel and the
+rest of the search cancel out. The worst case of a default cap is that cost times the default.
+Also measured: how much of the peak the process still holds after the search has returned (the
+allocator keeps freed memory for reuse; it does not grow over later moves).
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from dataclasses import dataclass
 
 from absl import flags
 
+from spiel_bounded.native import available as native_available
 from spiel_bounded.registry import get_spec
+from spiel_bounded.search.alphabeta import AlphaBetaSettings
 
 _SMALL = flags.DEFINE_integer("memory_small", 100_000, "The smaller cap of each pair.")
 _LARGE = flags.DEFINE_integer("memory_large", 200_000, "The larger cap of each pair.")
 
 _PROBE = """
-import json, resource, sys
+import json, sys
 import pyspiel
 import spiel_bounded
 from spiel_bounded import load_bot
@@ -38,8 +41,11 @@ game = pyspiel.load_game(game_string)
 bot = load_bot(name, game, 0, **params)
 state = game.new_initial_state()
 before = rss_mb()
+with open("/proc/self/clear_refs", "w") as clear:  # the peak from here on, not from the imports
+    clear.write("5")
 bot.step(state)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+with open("/proc/self/status") as status:
+    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1e3
 stats = bot.last_result.stats
 print(json.dumps({"before": before, "peak": peak, "after": rss_mb(), "nodes": stats.nodes,
                   "stopped_by": stats.stopped_by, "seconds": stats.seconds}))
@@ -59,11 +65,32 @@ class Cap:
 
     @property
     def default(self) -> int:
-        return int(get_spec(self.bot).params[self.cap].default)
+        """The cap's default; where that is None (the alpha-beta family's `tt_capacity`), the
+        default of the engine that runs (`AlphaBetaSettings.capacity`)."""
+        value = get_spec(self.bot).params[self.cap].default
+        if value is None:
+            native = self.params.get("engine", "auto") != "python" and native_available()
+            return AlphaBetaSettings().capacity(native=native)
+        return int(value)
 
 
 CAPS = (
-    Cap("bounded_ab", "connect_four", {"nodes": 3_000_000, "depth": 40}, "tt_capacity", "entry"),
+    Cap(
+        "bounded_ab",
+        "connect_four",
+        {"nodes": 3_000_000, "depth": 40, "engine": "native"},
+        "tt_capacity",
+        "entry",
+        "native engine (the default where it is built)",
+    ),
+    Cap(
+        "bounded_ab",
+        "connect_four",
+        {"nodes": 3_000_000, "depth": 40, "engine": "python"},
+        "tt_capacity",
+        "entry",
+        "Python engine",
+    ),
     Cap("pns", "connect_four", {"nodes": 3_000_000}, "tt_capacity", "entry"),
     Cap(
         "babmcts",
