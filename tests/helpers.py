@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import zlib
 from collections.abc import Sequence
 
@@ -79,3 +82,13 @@ def play_random(state: pyspiel.State, choices: Sequence[int]) -> pyspiel.State:
 def move_lists(max_moves: int) -> st.SearchStrategy[list[int]]:
     """Random move choices for `play_random`."""
     return st.lists(st.integers(min_value=0, max_value=1000), max_size=max_moves)
+
+
+def run_without_native(script: str) -> list[str]:
+    """The lines `script` prints, run in a fresh interpreter with the native engine disabled
+    (`SPIEL_BOUNDED_NATIVE=0`)."""
+    environment = {**os.environ, "SPIEL_BOUNDED_NATIVE": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=environment, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip().splitlines()

@@ -12,10 +12,7 @@ and what happens where the engine is unavailable.
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +36,7 @@ from spiel_bounded.testing import (
     fingerprint_differences,
     search_fingerprint,
 )
-from tests.helpers import FakeClock, HashEvaluator
+from tests.helpers import FakeClock, HashEvaluator, run_without_native
 
 pytestmark = pytest.mark.skipif(not available(), reason="the native engine is not built")
 
@@ -344,11 +341,7 @@ try:
 except ValueError as error:
     print(error)
 """
-    environment = {**os.environ, "SPIEL_BOUNDED_NATIVE": "0"}
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=environment, capture_output=True, text=True, check=True
-    )
-    warned, refused = done.stdout.strip().splitlines()
+    warned, refused = run_without_native(script)
     assert warned.startswith("1 the native engine is disabled (SPIEL_BOUNDED_NATIVE=0)")
     assert "engine='native' was asked for, but the native engine is disabled" in refused
     assert "engine='auto' or 'python' runs the Python engine" in refused

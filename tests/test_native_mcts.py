@@ -12,11 +12,8 @@ Also: the engine choice, the bot, signals, the time limit on an injected clock, 
 
 from __future__ import annotations
 
-import os
 import random
 import signal
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from types import FrameType
@@ -37,7 +34,7 @@ from spiel_bounded.search.mcts import BABMCTSTree
 from spiel_bounded.search.mcts_base import BABMCTSSettings, BABMCTSTreeBase
 from spiel_bounded.search.mcts_native import NativeBABMCTSTree
 from spiel_bounded.testing import random_positions
-from tests.helpers import ClockedEvaluator, FakeClock, HashEvaluator
+from tests.helpers import ClockedEvaluator, FakeClock, HashEvaluator, run_without_native
 
 pytestmark = pytest.mark.skipif(not available(), reason="the native engine is not built")
 
@@ -331,11 +328,7 @@ try:
 except ValueError as error:
     print(error)
 """
-    environment = {**os.environ, "SPIEL_BOUNDED_NATIVE": "0"}
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=environment, capture_output=True, text=True, check=True
-    )
-    warned, refused = done.stdout.strip().splitlines()
+    warned, refused = run_without_native(script)
     assert warned.startswith("1 the native engine is disabled (SPIEL_BOUNDED_NATIVE=0)")
     assert "babmcts: engine='native' was asked for, but the native engine is disabled" in refused
 
