@@ -149,6 +149,29 @@ def test_deterministic_games(name: str, depth: int) -> None:
             assert python == native, (name, seed, epsilon)
 
 
+@pytest.mark.parametrize(
+    ("search", "name", "plies", "depth"),
+    [(bounded_ab, "connect_four", 6, 7), (bounded_star1, "pig(winscore=20)", 6, 7)],
+    ids=["bounded_ab", "bounded_star1"],
+)
+def test_a_full_table_refuses_the_same_entries_on_both_engines(
+    search: Any, name: str, plies: int, depth: int
+) -> None:
+    """A table that fills (at a slot count that is no power of two; after a growth step) holds
+    exactly `tt_capacity` entries on both engines: the searches stay equal, and each differs
+    from the search with a table that does not fill."""
+    game = pyspiel.load_game(name)
+    state = _position(game, 3, plies)
+    assert state is not None
+    unfilled = _both(search, state, lambda: HashEvaluator(game, 3), depth)[0]
+    for capacity in (700, 1_500):
+        python, native = _both(
+            search, state, lambda: HashEvaluator(game, 3), depth, tt_capacity=capacity
+        )
+        assert python == native, capacity
+        assert native != unfilled, capacity
+
+
 @pytest.mark.parametrize(("name", "depth"), CHANCE, ids=[name for name, _ in CHANCE])
 @pytest.mark.parametrize("search", [bounded_star1, bounded_star2], ids=lambda f: f.__name__)
 def test_chance_games(search: Any, name: str, depth: int) -> None:

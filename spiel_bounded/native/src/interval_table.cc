@@ -1,14 +1,25 @@
 #include "interval_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
 namespace spiel_bounded {
 namespace {
 constexpr size_t kFirstSlots = 1024;
-// Grow past this load; the slots of a full table are then at most 1 / 0.35 of its entries.
+// Grow past this load.
 constexpr double kMaxLoad = 0.7;
+
+size_t FullSlots(int64_t capacity) {
+  return static_cast<size_t>(std::ceil(static_cast<double>(capacity) / kMaxLoad)) + 1;
+}
+
+int Halvings(size_t full_slots) {
+  int halvings = 0;
+  while ((full_slots >> (halvings + 1)) >= kFirstSlots) ++halvings;
+  return halvings;
+}
 }  // namespace
 
 static_assert(sizeof(TableEntry) == 48, "a table slot is 48 bytes");
@@ -18,12 +29,18 @@ IntervalTable::IntervalTable(int64_t capacity) : capacity_(capacity) {
     throw std::invalid_argument("transposition table capacity must be >= 1, got " +
                                 std::to_string(capacity));
   }
+  full_slots_ = FullSlots(capacity);
+  halvings_ = Halvings(full_slots_) + 1;  // the first `Grow` takes one off
 }
 
 size_t IntervalTable::SlotOf(const Key& key) const {
-  const size_t mask = slots_.size() - 1;
-  size_t slot = key.low & mask;
-  while (slots_[slot].used && slots_[slot].key != key) slot = (slot + 1) & mask;
+  // Slot counts are not powers of two: the key's low half (uniform) is mapped onto them by a
+  // multiplication (Lemire's fast range reduction).
+  const size_t slots = slots_.size();
+  size_t slot = static_cast<size_t>((static_cast<unsigned __int128>(key.low) * slots) >> 64);
+  while (slots_[slot].used && slots_[slot].key != key) {
+    if (++slot == slots) slot = 0;
+  }
   return slot;
 }
 
@@ -34,7 +51,9 @@ const TableEntry* IntervalTable::Find(const Key& key) const {
 }
 
 void IntervalTable::Grow() {
-  std::vector<TableEntry> old(std::max(kFirstSlots, 2 * slots_.size()));
+  if (halvings_ == 0) return;  // at `full_slots_`: never fuller than `capacity_` / `full_slots_`
+  --halvings_;
+  std::vector<TableEntry> old(full_slots_ >> halvings_);
   old.swap(slots_);
   for (const TableEntry& entry : old) {
     if (entry.used) slots_[SlotOf(entry.key)] = entry;
