@@ -2,6 +2,7 @@
 
     python scripts/atlas.py --config configs/atlas.toml                  # run / resume, report
     python scripts/atlas.py --config configs/atlas.toml --report_only    # report only
+    python scripts/atlas.py --config configs/atlas.toml --report_only --nofigures  # no PNGs
     python scripts/atlas.py --config configs/atlas.toml --tournaments=false  # measurements only
     python scripts/atlas.py --config ... --executor=dask --scheduler=tcp://host:8786
 
@@ -38,6 +39,9 @@ from spiel_bounded.runs import ClusterError, Progress, StoreError
 _CONFIG = flags.DEFINE_string("config", None, "Atlas config (TOML).")
 _REPORT_ONLY = flags.DEFINE_bool("report_only", False, "Rebuild the report; run nothing.")
 _TOURNAMENTS = flags.DEFINE_bool("tournaments", True, "Run the config's tournaments too.")
+_FIGURES = flags.DEFINE_bool(
+    "figures", True, "Write the PNG plots (--nofigures: the Markdown and tables only, faster)."
+)
 _QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
 _OUTPUT = flags.DEFINE_string("output", None, "[run] output: the records' directory.")
 _WORKERS = flags.DEFINE_integer("workers", None, "[run] workers.")
@@ -120,12 +124,13 @@ def main(argv: Sequence[str]) -> None:
     if _OUTPUT.value:
         rebuild += f" --output {shlex.quote(_OUTPUT.value)}"
     report = build_atlas_report(config, rebuild)
-    written = write_files(report, Path(config.run.output).parent)
+    written = write_files(report, Path(config.run.output).parent, figures=_FIGURES.value)
     for path in config.tournaments:  # each tournament's own report, as round_robin.py writes it
         directory = load_config(path).run.output
         if (Path(directory) / "games.csv").exists():
             command = f"python scripts/round_robin.py --config {path} --report_only"
-            write_report(report_from_directory(directory, command=command), directory)
+            report_files = report_from_directory(directory, command=command)
+            write_report(report_files, directory, figures=_FIGURES.value)
     sys.stdout.write(report.markdown)
     sys.stdout.write(f"\nWrote {', '.join(str(path) for path in written)}\n")
 

@@ -602,6 +602,7 @@ def test_the_committed_atlas_report_is_what_its_records_give(tmp_path: Path) -> 
         "--config",
         "configs/atlas.toml",
         "--report_only",
+        "--nofigures",  # the PNGs are drawn by the quick atlas's test
     ]
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -15,7 +15,7 @@ import pytest
 from spiel_bounded import list_bots, load_bot
 from spiel_bounded.registry import bots_for
 
-CHEAP = {"depth": 1, "simulations": 10, "max_memory_mb": 50, "max_nodes": 10_000}
+CHEAP = {"depth": 1, "nodes": 300, "simulations": 10, "max_memory_mb": 50, "max_nodes": 10_000}
 """Small limits for every bot that takes them (each bot gets the ones it declares)."""
 
 

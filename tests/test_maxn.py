@@ -148,7 +148,7 @@ def test_maxn_equals_the_oracle_and_pruning_changes_nothing(
     _check_pruning_changes_nothing(*_search_all_modes(state, evaluator, depth, "evaluator"))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
     seed=st.integers(0, 100_000),
     branching=st.integers(2, 4),
@@ -508,7 +508,7 @@ def test_speculative_re_search_is_needed(seed: int, branching: int, depth: int) 
 
 def test_speculative_prunes_more_than_last_branch() -> None:
     expansions = {mode: 0 for mode in PRUNED_MODES}
-    for seed in range(10):
+    for seed in range(3):  # each of the first 10 seeds alone orders the three so
         game = make_game(branching=4, depth=6, players=3, seed=seed)
         _, pruned = _search_all_modes(
             game.new_initial_state(), CyclicEvaluator(game), 6, "evaluator"

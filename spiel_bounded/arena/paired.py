@@ -23,13 +23,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import pandas as pd
-
-from spiel_bounded.arena.ratings import pair_order
-from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.records import GameRecord, pair_order
 from spiel_bounded.arena.stats import Z95
+
+if TYPE_CHECKING:  # pandas is imported on first use: workers that only play games never pay it
+    import pandas as pd
 
 PAIR_SCORES: Final = (0.0, 0.25, 0.5, 0.75, 1.0)
 """Per-game score of a pair that made 0, 0.5, 1, 1.5 or 2 points."""
@@ -136,7 +136,7 @@ PAIRED_COLUMNS: Final = (
 
 PairingKey = tuple[str, str, str]
 """(game, bot, opponent): bot before opponent in the tournament's label order
-(`ratings.pair_order`)."""
+(`records.pair_order`)."""
 
 
 @dataclass(frozen=True)
@@ -212,6 +212,8 @@ def pairs_of(records: Sequence[GameRecord], order: Sequence[str]) -> dict[Pairin
 def paired_table(records: Sequence[GameRecord], order: Sequence[str]) -> pd.DataFrame:
     """One row per two-player pairing and game: `PAIRED_COLUMNS` (ptnml: the five counts
     joined by spaces, fishtest's `Ptnml(0-2)`)."""
+    import pandas as pd
+
     rows = []
     for (game, bot, opponent), pairs in pairs_of(records, order).items():
         result, unpaired = pairs.pentanomial(), pairs.unpaired

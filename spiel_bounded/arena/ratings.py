@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from open_spiel.python.algorithms import elo
 
-from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.records import GameRecord, pair_order
 
 OUTCOME_COLUMNS = (
     "game",
@@ -39,13 +39,6 @@ OUTCOME_COLUMNS = (
 
 ALL_GAMES: Final = "all games"
 """The scope of ratings over every game of a tournament."""
-
-
-def pair_order(labels: Sequence[str], order: Sequence[str]) -> list[str]:
-    """The distinct `labels` in the tournament's label `order` (unknown labels last, by name):
-    the order a pairing's bot and opponent are reported in."""
-    rank = {label: index for index, label in enumerate(order)}
-    return sorted(set(labels), key=lambda label: (rank.get(label, len(rank)), label))
 
 
 def pairwise_outcomes(records: Sequence[GameRecord], order: Sequence[str]) -> pd.DataFrame:

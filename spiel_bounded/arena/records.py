@@ -249,3 +249,10 @@ def _float(value: float) -> str:
     if math.isnan(value):
         return "nan"
     return repr(float(value))
+
+
+def pair_order(labels: Sequence[str], order: Sequence[str]) -> list[str]:
+    """The distinct `labels` in the tournament's label `order` (unknown labels last, by name):
+    the order a pairing's bot and opponent are reported in."""
+    rank = {label: index for index, label in enumerate(order)}
+    return sorted(set(labels), key=lambda label: (rank.get(label, len(rank)), label))

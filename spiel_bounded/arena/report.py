@@ -431,8 +431,9 @@ def canonical_order(
     )
 
 
-def write_report(report: Report, directory: str | Path) -> list[Path]:
-    """Writes summary.md, the csv tables and the PNG plots; returns the paths written."""
+def write_report(report: Report, directory: str | Path, *, figures: bool = True) -> list[Path]:
+    """Writes summary.md, the csv tables and (with `figures`) the PNG plots; returns the paths
+    written."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     written = []
@@ -450,6 +451,17 @@ def write_report(report: Report, directory: str | Path) -> list[Path]:
         path = directory / name
         table.to_csv(path, index=False, float_format="%.6g")
         written.append(path)
+    if figures:
+        written += _write_figures(report, directory)
+    path = directory / "summary.md"
+    path.write_text(report.markdown)
+    written.append(path)
+    return written
+
+
+def _write_figures(report: Report, directory: Path) -> list[Path]:
+    """The heatmaps and rating charts as PNGs in `directory`; returns their paths."""
+    written = []
     for game, matrix in report.scores.items():
         path = directory / f"heatmap_{slug(game)}.png"
         plots.score_heatmap(matrix, f"{game}: score of row bot against column bot", path)
@@ -468,9 +480,6 @@ def write_report(report: Report, directory: str | Path) -> list[Path]:
             reference=PLACKETT_LUCE_START,
         )
         written.append(path)
-    path = directory / "summary.md"
-    path.write_text(report.markdown)
-    written.append(path)
     return written
 
 

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from spiel_bounded.arena.paired import PAIR_SCORES, PairingKey, pair_result
-from spiel_bounded.arena.ratings import pair_order
-from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.records import GameRecord, pair_order
 from spiel_bounded.arena.schedule import Match
 from spiel_bounded.arena.sprt import SPRTSettings, SPRTStatus, status
 

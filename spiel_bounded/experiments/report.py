@@ -315,13 +315,13 @@ def build_report(config: SweepConfig, command: str) -> SweepReport:
     return SweepReport(markdown="\n".join(lines).rstrip() + "\n", figures=figures, frame=frame)
 
 
-def write_report(report: ReportFiles, directory: str | Path) -> list[Path]:
-    """Writes report.md and the PNGs into `directory`; returns the paths written."""
+def write_report(report: ReportFiles, directory: str | Path, *, figures: bool = True) -> list[Path]:
+    """Writes report.md and (with `figures`) the PNGs into `directory`; the paths written."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     written = [directory / "report.md"]
     written[0].write_text(report.markdown)
-    for name, figure in report.figures.items():
+    for name, figure in report.figures.items() if figures else ():
         figure.savefig(directory / name, dpi=100)
         written.append(directory / name)
     return written
