@@ -43,15 +43,21 @@ native: $(STAMP_DEV)
 	$(PY) setup.py -q build_ext --inplace
 
 # The native engine's tests under AddressSanitizer and UndefinedBehaviorSanitizer (run before each
-# change to the C++); the normal build is restored afterwards.
+# change to the C++). The instrumented build goes into a copy of the package under
+# build/sanitize-tree, so the normal build is never replaced (an interrupted run leaves it intact).
+SANITIZE_TREE := build/sanitize-tree
 sanitize: $(STAMP_DEV)
-	SPIEL_BOUNDED_NATIVE_FLAGS="$(SANITIZE_FLAGS)" $(PY) setup.py -q build_ext --inplace --force \
-		--build-temp build/sanitize
-	LD_PRELOAD="$$(c++ -print-file-name=libasan.so) $$(c++ -print-file-name=libubsan.so)" \
-		ASAN_OPTIONS=detect_leaks=0 $(PY) -m pytest -q -p no:xdist -p no:cacheprovider \
+	rm -rf $(SANITIZE_TREE) && mkdir -p $(SANITIZE_TREE)
+	cp -r spiel_bounded tests $(SANITIZE_TREE)/
+	rm -f $(SANITIZE_TREE)/spiel_bounded/native/*.so
+	ln -s $(CURDIR)/results $(CURDIR)/configs $(CURDIR)/scripts $(CURDIR)/pyproject.toml $(SANITIZE_TREE)/
+	SPIEL_BOUNDED_NATIVE_FLAGS="$(SANITIZE_FLAGS)" $(PY) setup.py -q build_ext \
+		--build-temp build/sanitize --build-lib $(SANITIZE_TREE)
+	cd $(SANITIZE_TREE) && PYTHONPATH=. \
+		LD_PRELOAD="$$(c++ -print-file-name=libasan.so) $$(c++ -print-file-name=libubsan.so)" \
+		ASAN_OPTIONS=detect_leaks=0 $(CURDIR)/$(PY) -m pytest -q -p no:xdist -p no:cacheprovider \
 		tests/test_native_alphabeta.py tests/test_native_heuristics.py tests/test_native_mcts.py \
-		tests/test_native_maxn.py tests/test_native_evaluators.py tests/test_native_pns_rivest.py; \
-		status=$$?; $(PY) setup.py -q build_ext --inplace --force; exit $$status
+		tests/test_native_maxn.py tests/test_native_evaluators.py tests/test_native_pns_rivest.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build spiel_bounded/native/*.so
