@@ -44,9 +44,11 @@ native: $(STAMP_DEV)
 
 # The native engine's tests under AddressSanitizer and UndefinedBehaviorSanitizer (run before each
 # change to the C++). The instrumented build goes into a copy of the package under
-# build/sanitize-tree, so the normal build is never replaced (an interrupted run leaves it intact).
+# build/sanitize-tree, so the normal build is never replaced (an interrupted run leaves it intact)
+# and need not be current: the install is an order-only prerequisite (a change to the C++ does
+# not reinstall first; the next `make test` does).
 SANITIZE_TREE := build/sanitize-tree
-sanitize: $(STAMP_DEV)
+sanitize: | $(STAMP_DEV)
 	rm -rf $(SANITIZE_TREE) && mkdir -p $(SANITIZE_TREE)
 	cp -r spiel_bounded tests $(SANITIZE_TREE)/
 	rm -f $(SANITIZE_TREE)/spiel_bounded/native/*.so

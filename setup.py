@@ -51,7 +51,6 @@ class BuildWithPrecompiledHeader(build_ext):
         directory = Path(self.build_temp) / "precompiled"
         directory.mkdir(parents=True, exist_ok=True)
         header = directory / PRECOMPILED
-        shutil.copyfile(SOURCE_DIR / PRECOMPILED, header)
         compiler = getattr(self.compiler, "compiler_so_cxx", None) or self.compiler.compiler_so
         includes = [f"-I{path}" for path in [*ext.include_dirs, *self.compiler.include_dirs]]
         macros = [
@@ -60,6 +59,7 @@ class BuildWithPrecompiledHeader(build_ext):
         ]
         command = [*compiler, *includes, *macros, *ext.extra_compile_args]
         try:
+            shutil.copyfile(SOURCE_DIR / PRECOMPILED, header)
             subprocess.run(
                 [*command, "-x", "c++-header", str(header), "-o", f"{header}.gch"], check=True
             )

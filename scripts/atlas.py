@@ -40,7 +40,9 @@ _CONFIG = flags.DEFINE_string("config", None, "Atlas config (TOML).")
 _REPORT_ONLY = flags.DEFINE_bool("report_only", False, "Rebuild the report; run nothing.")
 _TOURNAMENTS = flags.DEFINE_bool("tournaments", True, "Run the config's tournaments too.")
 _FIGURES = flags.DEFINE_bool(
-    "figures", True, "Write the PNG plots (--nofigures: the Markdown and tables only, faster)."
+    "figures",
+    True,
+    "Write the PNG plots (--nofigures: skip the PNG files, which report.md still links; faster).",
 )
 _QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
 _OUTPUT = flags.DEFINE_string("output", None, "[run] output: the records' directory.")
@@ -129,8 +131,8 @@ def main(argv: Sequence[str]) -> None:
         directory = load_config(path).run.output
         if (Path(directory) / "games.csv").exists():
             command = f"python scripts/round_robin.py --config {path} --report_only"
-            report_files = report_from_directory(directory, command=command)
-            write_report(report_files, directory, figures=_FIGURES.value)
+            tournament_report = report_from_directory(directory, command=command)
+            write_report(tournament_report, directory, figures=_FIGURES.value)
     sys.stdout.write(report.markdown)
     sys.stdout.write(f"\nWrote {', '.join(str(path) for path in written)}\n")
 

@@ -157,9 +157,9 @@ def test_deterministic_games(name: str, depth: int) -> None:
 def test_a_full_table_refuses_the_same_entries_on_both_engines(
     search: Any, name: str, plies: int, depth: int
 ) -> None:
-    """A table that fills (at a slot count that is no power of two; after a growth step) holds
-    exactly `tt_capacity` entries on both engines: the searches stay equal, and each differs
-    from the search with a table that does not fill."""
+    """A table that fills (at a slot count that is no power of two; after a growth step) takes
+    the same entries and refuses the same ones on both engines: the searches stay equal, and each
+    differs from the search with a table that does not fill."""
     game = pyspiel.load_game(name)
     state = _position(game, 3, plies)
     assert state is not None

@@ -87,9 +87,9 @@ _CHANCE = int(pyspiel.PlayerId.CHANCE)
 
 CHANCE_EPSILON_POLICIES = ("uniform", "carry")
 NATIVE_CAPACITY: Final = 1_500_000
-"""Default table entries on the native engine: 2.14M slots of 48 bytes when full (103 MB), 154 MB
-at the peak while it grows into them (the half-size slots still alive): about the memory of the
-Python engine's 500,000 entries."""
+"""Default table entries on the native engine: 2.14M slots of 48 bytes when full (103 MB), 153 MB
+measured at the peak while it grows into them (the half-size slots still alive,
+`results/bench_memory.md`): about the memory of the Python engine's 500,000 entries."""
 
 
 @dataclass(frozen=True, kw_only=True)

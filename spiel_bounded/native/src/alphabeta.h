@@ -22,7 +22,8 @@ struct AlphaBetaConfig {
   double epsilon = 0.0;
   bool transpositions = true;
   bool move_ordering = true;
-  int64_t tt_capacity = 2'000'000;
+  // NATIVE_CAPACITY of search/alphabeta.py.
+  int64_t tt_capacity = 1'500'000;
   bool carry = false;    // chance_epsilon == "carry"
   bool probing = false;  // Star-2
   bool undo = false;     // children by ApplyAction / UndoAction (UNDO_EXACT_GAMES)

@@ -30,7 +30,7 @@ IntervalTable::IntervalTable(int64_t capacity) : capacity_(capacity) {
                                 std::to_string(capacity));
   }
   full_slots_ = FullSlots(capacity);
-  halvings_ = Halvings(full_slots_) + 1;  // the first `Grow` takes one off
+  growths_left_ = Halvings(full_slots_) + 1;  // the first `Grow` makes the first slots
 }
 
 size_t IntervalTable::SlotOf(const Key& key) const {
@@ -51,9 +51,10 @@ const TableEntry* IntervalTable::Find(const Key& key) const {
 }
 
 void IntervalTable::Grow() {
-  if (halvings_ == 0) return;  // at `full_slots_`: never fuller than `capacity_` / `full_slots_`
-  --halvings_;
-  std::vector<TableEntry> old(full_slots_ >> halvings_);
+  if (growths_left_ == 0)
+    return;  // at `full_slots_`: never fuller than `capacity_` / `full_slots_`
+  --growths_left_;
+  std::vector<TableEntry> old(full_slots_ >> growths_left_);
   old.swap(slots_);
   for (const TableEntry& entry : old) {
     if (entry.used) slots_[SlotOf(entry.key)] = entry;

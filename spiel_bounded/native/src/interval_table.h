@@ -36,9 +36,10 @@ inline bool Usable(const TableEntry& entry, int depth) {
 }
 
 // Open addressing over 128-bit keys, 48 bytes a slot. The table holds at most `capacity`
-// entries in `ceil(capacity / 0.7)` slots, and starts at that count halved as often as it stays
-// at least 1024, doubling from there: at its peak (the last doubling, old slots still alive) a
-// table costs 1.5 * 48 / 0.7 = 103 bytes an entry. Like the Python table it refuses new keys when
+// entries in `ceil(capacity / 0.7) + 1` slots, and starts at that count halved as often as it
+// stays at least 1024, doubling from there: at its peak (the last doubling, old slots still alive)
+// a table costs about 1.5 * 48 / 0.7 = 103 bytes an entry (102 measured,
+// results/bench_memory.md). Like the Python table it refuses new keys when
 // full (every stored interval stays valid and the search deterministic) and intersects the
 // intervals of a key stored twice at the same depth.
 class IntervalTable {
@@ -63,7 +64,7 @@ class IntervalTable {
 
   int64_t capacity_;
   size_t full_slots_;  // the slot count once `capacity_` entries may be held
-  int halvings_;       // the current slot count is `full_slots_` halved this often
+  int growths_left_;   // left to `full_slots_`: the slot count is that halved this often
   int64_t size_ = 0;
   std::vector<TableEntry> slots_;
   std::vector<Interval> pool_;
