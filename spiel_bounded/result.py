@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, NamedTuple, get_args
 
+import numpy as np
+
 StopReason = Literal["solved", "depth", "simulations", "nodes", "seconds"]
 """Why a search ended: the root is proved (to within epsilon, or at every depth); its depth
 limit or simulation count was completed; its node or time budget ran out."""
@@ -137,6 +139,36 @@ class SearchStats:
     engine: str = "python"
 
 
+@dataclass(frozen=True, kw_only=True, eq=False)
+class TableLabels:
+    """The positions below the root that a search's transposition table bounded: training
+    labels for every position of a search tree (TreeStrap; Descent's tree learning), one row a
+    position, in the order of `search.table_walk.walk_table`.
+
+    Attributes:
+        features: `[positions, size]` the positions' network inputs (`Features`).
+        keys: The positions' identities, `f"{mover}|{state}"` as the self-play data keys them.
+        lower: `[positions]` a lower bound on the root player's value of each position: the value
+            with `depth` plies left under the search's evaluator, or the game value where
+            `proven`.
+        upper: `[positions]` the upper bound likewise.
+        depth: `[positions]` the plies left when the bounds were stored (at least 1: leaves are
+            not stored).
+        proven: `[positions]` no evaluator was called below: the bounds hold for the game value
+            (its model's value: expectiminimax with chance).
+    """
+
+    features: np.ndarray
+    keys: tuple[str, ...]
+    lower: np.ndarray
+    upper: np.ndarray
+    depth: np.ndarray
+    proven: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
 @dataclass(frozen=True, kw_only=True)
 class SearchResult:
     """The outcome of one search from a root state.
@@ -159,6 +191,8 @@ class SearchResult:
             value under a named evaluator, or none (an estimate).
         values: The root's value for every player, for searches that compute a vector (n-player
             searches); None when the value is the mover's alone (two-player zero-sum).
+        labels: The positions the search's table bounded, when asked for (`TableLabels`; the
+            alpha-beta family's `labels` argument); None otherwise.
     """
 
     action: int
@@ -170,6 +204,7 @@ class SearchResult:
     visits: Mapping[int, int] = field(default_factory=dict)
     bounds_on: BoundsOn
     values: tuple[float, ...] | None = None
+    labels: TableLabels | None = field(default=None, compare=False, repr=False)
 
     @property
     def interval(self) -> Interval:

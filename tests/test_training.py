@@ -39,6 +39,7 @@ from spiel_bounded.training import dataset as dataset_module
 from spiel_bounded.training.dataset import (
     SelfPlayJob,
     assemble,
+    check_data_config,
     finished_games,
     generate,
     load_dataset,
@@ -532,6 +533,33 @@ def test_root_children_are_kept_only_when_asked_and_old_directories_resume(
     del data["data"]["root_children"]
     recorded.write_text(json.dumps(data))
     assert generate(tiny_data(2), tmp_path / "with", executor="inline") == 1
+
+
+def test_tree_labels_keep_every_position_the_tables_bounded(tmp_path: Path) -> None:
+    """With `tree_labels` a game keeps its searches' table positions (`search.table_walk`)
+    instead of the root children, per player, with the played positions unchanged, and
+    `labelling = "interval"` trains on them; a bot without a table is refused by name."""
+    from spiel_bounded.training.selfplay import play_selfplay_game
+
+    config = tiny_data(1, bot_params={"depth": 4})
+    children = play_selfplay_game(config, 0)
+    tree = play_selfplay_game(dataclasses.replace(config, tree_labels=True), 0)
+    deep = play_selfplay_game(dataclasses.replace(config, tree_labels=True, label_depth=3), 0)
+    assert np.array_equal(tree.features, children.features)
+    assert len(children.children.keys) < len(tree.children.keys)
+    assert 0 < len(deep.children.keys) < len(tree.children.keys)
+    # Two-player zero-sum: each player's bounds are the other's, negated and swapped.
+    np.testing.assert_array_equal(tree.children.lower[:, 0], -tree.children.upper[:, 1])
+    assert (tree.children.lower <= tree.children.upper).all()
+    assert set(children.children.keys) <= set(tree.children.keys)
+    generate(dataclasses.replace(config, tree_labels=True), tmp_path, executor="inline")
+    dataset = assemble(tmp_path)
+    assert len(dataset) == len(set(tree.keys) | set(tree.children.keys))
+    assert targets(dataset, TrainConfig(labelling="interval")).usable.all()
+    with pytest.raises(ValueError, match=r"tree_labels .*'babmcts'.*accepted: bounded_ab"):
+        check_data_config(
+            dataclasses.replace(config, bot="babmcts", bot_params={}, tree_labels=True)
+        )
 
 
 def test_games_written_before_they_carried_their_settings_still_count(tmp_path: Path) -> None:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 import numpy as np
 import pyspiel
 
 from spiel_bounded.bots.checks import StateCheck
 from spiel_bounded.result import Interval, SearchResult
+
+if TYPE_CHECKING:
+    from spiel_bounded.search.table_walk import LabelRequest
 
 POLICIES: Final = ("pessimistic", "optimistic", "average")
 
@@ -123,6 +128,17 @@ class SearchBot(pyspiel.Bot):
 
     def step(self, state: pyspiel.State) -> int:
         return self.step_with_policy(state)[1]
+
+    def label_tables(self, request: LabelRequest) -> None:
+        """Asks every later search for the positions its table bounded (`SearchResult.labels`,
+        `search.table_walk`); `ValueError` for a bot whose search keeps no table of bounds."""
+        if "labels" not in inspect.signature(self._search).parameters:
+            raise ValueError(
+                f"{type(self).__name__} keeps no table of bounds to label positions from; "
+                "accepted: the alpha-beta family (bounded_ab, bounded_star1, bounded_star2)"
+            )
+        search: Callable[..., SearchResult] = self._search
+        self._search = functools.partial(search, labels=request)
 
     def provides_policy(self) -> bool:
         return True

@@ -76,10 +76,12 @@ from spiel_bounded.result import (
     SearchResult,
     SearchStats,
     StopReason,
+    TableLabels,
     depth_limited,
     solved,
 )
 from spiel_bounded.search.keys import key_function, key_rule
+from spiel_bounded.search.table_walk import LabelRequest, native_labels, walk_table
 from spiel_bounded.search.tt import DEFAULT_CAPACITY, TranspositionTable, usable
 
 _HISTORY_LIMIT = 1 << 30
@@ -639,6 +641,7 @@ def bounded_ab(
     limits: Limits | None = None,
     settings: AlphaBetaSettings | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    labels: LabelRequest | None = None,
 ) -> SearchResult:
     """Bounded alpha-beta from `state` for the player to move.
 
@@ -652,6 +655,8 @@ def bounded_ab(
             connect_four (the bots take 1 s per move when given no limit).
         settings: Engine settings (epsilon, transpositions, ordering, ...).
         clock: Seconds for the time limit (tests inject a fake clock).
+        labels: When given (and the search keeps a table), the result's `labels` are the
+            positions the table bounded (`search.table_walk`), however the search ended.
 
     Returns:
         A `SearchResult` whose `[lower, upper]` contains the depth-limited minimax value of the
@@ -672,6 +677,7 @@ def bounded_ab(
         probing=False,
         hint="; for games with chance nodes use bounded_star1 or bounded_star2",
         clock=clock,
+        labels=labels,
     )
 
 
@@ -682,6 +688,7 @@ def bounded_star1(
     limits: Limits | None = None,
     settings: AlphaBetaSettings | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    labels: LabelRequest | None = None,
 ) -> SearchResult:
     """Bounded Star-1 (Ballard 1983) from `state`: bounded alpha-beta with chance nodes.
 
@@ -699,6 +706,7 @@ def bounded_star1(
         requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
         probing=False,
         clock=clock,
+        labels=labels,
     )
 
 
@@ -709,6 +717,7 @@ def bounded_star2(
     limits: Limits | None = None,
     settings: AlphaBetaSettings | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    labels: LabelRequest | None = None,
 ) -> SearchResult:
     """Bounded Star-2 (Ballard 1983; Hauk, Buro & Schaeffer 2004): Star-1 plus probing.
 
@@ -726,6 +735,7 @@ def bounded_star2(
         requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
         probing=True,
         clock=clock,
+        labels=labels,
     )
 
 
@@ -774,6 +784,7 @@ def _search(
     probing: bool,
     hint: str = "",
     clock: Callable[[], float] = time.perf_counter,
+    labels: LabelRequest | None = None,
 ) -> SearchResult:
     limits = limits or Limits()
     budget = Budget(limits, clock=clock)  # from here on, setting up counts against the limit
@@ -798,11 +809,19 @@ def _search(
     )
     if native is not None:
         run = _native_run(
-            state, native, settings, limits, budget, (first_depth, final_depth), probing, clock
+            state,
+            native,
+            settings,
+            limits,
+            budget,
+            (first_depth, final_depth),
+            probing,
+            clock,
+            labels,
         )
     else:
         run = _python_run(
-            state, evaluator, settings, budget, (first_depth, final_depth), probing, info
+            state, evaluator, settings, budget, (first_depth, final_depth), probing, info, labels
         )
     best, stats = run.best, run.stats
     if best is None:
@@ -813,6 +832,7 @@ def _search(
             pv=(run.fallback,),
             stats=stats,
             bounds_on=GAME_VALUE,  # the whole value range
+            labels=run.labels,
         )
     return SearchResult(
         action=best.order[0],
@@ -826,18 +846,21 @@ def _search(
             if best.horizon
             else solved(model, game_value=info.num_players == 2 and info.zero_sum)
         ),
+        labels=run.labels,
     )
 
 
 @dataclass(frozen=True, slots=True)
 class _Run:
     """What one engine's search produced: the last completed iteration (None when none
-    completed, and then `fallback` is the move to play), its principal variation, the stats."""
+    completed, and then `fallback` is the move to play), its principal variation, the stats,
+    the table's labels when asked for."""
 
     best: _Iteration | None
     pv: tuple[int, ...]
     fallback: int
     stats: SearchStats
+    labels: TableLabels | None = None
 
 
 def _python_run(
@@ -848,6 +871,7 @@ def _python_run(
     depths: tuple[int, int],
     probing: bool,
     info: GameInfo,
+    labels: LabelRequest | None,
 ) -> _Run:
     max_player = state.current_player()
     engine = _AlphaBeta(
@@ -872,11 +896,14 @@ def _python_run(
         seconds=budget.elapsed(),
         stopped_by=stopped_by,
     )
+    walked = None
+    if labels is not None and engine.tt is not None:
+        walked = walk_table(state, engine.tt, engine.key, labels)
     if best is None:
         fallback = engine._ordered(state, max_player, 0, None)[0]
-        return _Run(best=None, pv=(fallback,), fallback=fallback, stats=stats)
+        return _Run(best=None, pv=(fallback,), fallback=fallback, stats=stats, labels=walked)
     pv = engine.principal_variation(state, best.order[0], best.depth)
-    return _Run(best=best, pv=pv, fallback=best.order[0], stats=stats)
+    return _Run(best=best, pv=pv, fallback=best.order[0], stats=stats, labels=walked)
 
 
 def _native_run(
@@ -888,6 +915,7 @@ def _native_run(
     depths: tuple[int, int],
     probing: bool,
     clock: Callable[[], float],
+    labels: LabelRequest | None,
 ) -> _Run:
     """The same search on the native engine (`spiel_bounded.native`), with the same rules."""
     game = state.get_game()
@@ -906,6 +934,14 @@ def _native_run(
         final_depth=depths[1],
         max_nodes=limits.nodes,
         **time_arguments(limits, budget, clock),
+        **(
+            {}
+            if labels is None
+            else {
+                "label_chance_view": labels.features.chance_view,
+                "label_min_depth": labels.min_depth,
+            }
+        ),
     )
     stats = SearchStats(
         nodes=outcome.nodes,
@@ -917,10 +953,17 @@ def _native_run(
         stopped_by=outcome.stopped_by,
         engine="native",
     )
+    walked = None if outcome.labels is None else native_labels(outcome.labels)
     if not outcome.completed:
-        return _Run(best=None, pv=(outcome.fallback,), fallback=outcome.fallback, stats=stats)
+        return _Run(
+            best=None,
+            pv=(outcome.fallback,),
+            fallback=outcome.fallback,
+            stats=stats,
+            labels=walked,
+        )
     children = {child.action: Interval(child.lower, child.upper) for child in outcome.children}
     best = _Iteration(
         outcome.depth, outcome.lower, outcome.upper, children, list(outcome.order), outcome.horizon
     )
-    return _Run(best=best, pv=tuple(outcome.pv), fallback=best.order[0], stats=stats)
+    return _Run(best=best, pv=tuple(outcome.pv), fallback=best.order[0], stats=stats, labels=walked)

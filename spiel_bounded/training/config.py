@@ -74,6 +74,14 @@ class DataConfig:
     # What `labelling = "interval"` trains on besides the positions played. They outnumber the
     # positions by the branching factor (backgammon: about 20 a move), so a run that does not
     # use them should not keep them.
+    tree_labels: bool = setting(
+        False, "keep every position each search's table bounded (alpha-beta family)", FLAG
+    )
+    # Instead of the root children: the whole searched tree as labels (TreeStrap; Descent's tree
+    # learning), each position with the interval its table entry holds (`search.table_walk`).
+    label_depth: int = setting(
+        1, "with tree_labels: plies left at least for a table entry to be kept", POSITIVE_INT
+    )
 
     def __post_init__(self) -> None:
         check_fields(self)

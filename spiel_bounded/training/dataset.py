@@ -43,8 +43,9 @@ from spiel_bounded.runs.control import sigterm_stops_the_run
 from spiel_bounded.runs.executors import Death, Watch, make_executor
 from spiel_bounded.runs.journal import differences, write_atomic
 from spiel_bounded.runs.lock import locked
+from spiel_bounded.search.table_walk import LabelRequest
 from spiel_bounded.training.config import DataConfig, TrainConfig
-from spiel_bounded.training.selfplay import GamePositions, play_selfplay_game
+from spiel_bounded.training.selfplay import GamePositions, label_tables, play_selfplay_game
 
 _CONFIG_FILE: Final = "data.json"
 _GAMES_DIR: Final = "games"
@@ -294,9 +295,13 @@ def _check_config(directory: Path, config: DataConfig, command: str) -> None:
 def check_data_config(config: DataConfig) -> None:
     """`ValueError` unless the config's game, bot and parameters can be played."""
     game = load_game(config.game)
-    Features(game)
-    for player in range(game.num_players()):
+    features = Features(game)
+    bots = [
         registry.load_bot(config.bot, game, player, **dict(config.bot_params))
+        for player in range(game.num_players())
+    ]
+    if config.tree_labels:
+        label_tables(bots, LabelRequest(features, config.label_depth), config.bot)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ each searched one (the root's children) with the bounds the search put on their 
 two-player search proves, about every root action it examined, an interval (two-sided for the
 best move, one-sided for a refuted one: "worth at most this"). Those intervals are training
 targets too (`labelling = "interval"`), the root-level part of Veness et al.'s TreeStrap.
+With `tree_labels` an alpha-beta search gives every position its transposition table bounded
+instead (`search.table_walk`): the whole of TreeStrap, Descent's "tree learning".
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from spiel_bounded import registry
 from spiel_bounded.bots.base import SearchBot
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.games import load_game
-from spiel_bounded.result import SearchResult
+from spiel_bounded.result import SearchResult, TableLabels
+from spiel_bounded.search.table_walk import LabelRequest
 from spiel_bounded.training.config import DataConfig
 
 
@@ -40,7 +43,8 @@ class GamePositions:
         lower: `[positions, players]` the bounds the search put on every player's value of
             the position (`search_interval`); NaN where it gave none.
         upper: `[positions, players]` likewise.
-        children: The root children of the searched positions (`ChildBounds`).
+        children: The positions one move or more below the searched ones, bounded by the
+            searches (`ChildBounds`): their root children, or the tables' positions.
     """
 
     index: int
@@ -56,7 +60,7 @@ class GamePositions:
 
 @dataclass(frozen=True)
 class ChildBounds:
-    """Positions one move from a searched position, with the bounds the search proved on them.
+    """Positions below a searched position, with the bounds the search proved on them.
 
     Attributes:
         features: `[children, size]` network inputs.
@@ -75,6 +79,18 @@ class ChildBounds:
         """No child (a game of an n-player search, or one written before children were kept)."""
         empty = np.zeros((0, players), dtype=np.float32)
         return cls(np.zeros((0, size), dtype=np.float32), empty, empty.copy(), np.zeros(0, str))
+
+    @classmethod
+    def join(cls, blocks: list[ChildBounds], size: int, players: int) -> ChildBounds:
+        """The blocks' rows, in order (`none` when there is none)."""
+        if not blocks:
+            return cls.none(size, players)
+        return cls(
+            features=np.concatenate([block.features for block in blocks]),
+            lower=np.concatenate([block.lower for block in blocks]),
+            upper=np.concatenate([block.upper for block in blocks]),
+            keys=np.concatenate([block.keys for block in blocks]),
+        )
 
 
 EXACT_WIDTH: Final = 1e-9
@@ -157,23 +173,64 @@ def search_interval(
 
 def _children(
     state: pyspiel.State, result: SearchResult | None, features: Features, game: pyspiel.Game
-) -> list[tuple[np.ndarray, list[float], list[float], str]]:
+) -> ChildBounds | None:
     """The non-terminal root children a two-player result bounds, with those bounds per
     player; children whose bounds span the whole value range are left out."""
     total = _bounded_total(result, game)
     if result is None or total is None:
-        return []
+        return None
     mover = state.current_player()
-    kept = []
+    rows, lowers, uppers, keys = [], [], [], []
     for action, bounds in sorted(result.children.items()):
         if _teaches_nothing(bounds.lower, bounds.upper, game):
             continue
         child = state.child(action)
         if child.is_terminal():
             continue
-        lowers, uppers = player_interval(bounds.lower, bounds.upper, mover, total)
-        kept.append((features.of(child), lowers, uppers, f"{child.current_player()}|{child}"))
-    return kept
+        low, high = player_interval(bounds.lower, bounds.upper, mover, total)
+        rows.append(features.of(child))
+        lowers.append(low)
+        uppers.append(high)
+        keys.append(f"{child.current_player()}|{child}")
+    return ChildBounds(
+        features=np.asarray(rows, dtype=np.float32).reshape(len(rows), features.size),
+        lower=np.asarray(lowers, dtype=np.float32).reshape(len(rows), 2),
+        upper=np.asarray(uppers, dtype=np.float32).reshape(len(rows), 2),
+        keys=np.asarray(keys, dtype=str),
+    )
+
+
+def label_tables(bots: list[pyspiel.Bot], request: LabelRequest, name: str) -> None:
+    """Asks every bot's searches for their tables' positions (`SearchBot.label_tables`);
+    `ValueError` naming the bot when it keeps no table."""
+    refused = ValueError(
+        f"[data] tree_labels needs a bot whose search keeps a table of bounds, and {name!r} "
+        "has none; accepted: bounded_ab, bounded_star1, bounded_star2"
+    )
+    for bot in bots:
+        if not isinstance(bot, SearchBot):
+            raise refused
+        try:
+            bot.label_tables(request)
+        except ValueError:
+            raise refused from None
+
+
+def _table_bounds(labels: TableLabels | None, mover: int, game: pyspiel.Game) -> ChildBounds | None:
+    """The positions a two-player search's table bounded (`TableLabels`, in the root mover's
+    values), with those bounds per player (`player_interval`, for every row at once)."""
+    total = _two_player_total(game)
+    if labels is None or total is None:
+        return None
+    mine = np.arange(2) == mover
+    lower = np.where(mine, labels.lower[:, None], total - labels.upper[:, None])
+    upper = np.where(mine, labels.upper[:, None], total - labels.lower[:, None])
+    return ChildBounds(
+        features=labels.features,
+        lower=lower.astype(np.float32),
+        upper=upper.astype(np.float32),
+        keys=np.asarray(labels.keys, dtype=str),
+    )
 
 
 def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
@@ -192,13 +249,15 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
             params.setdefault("seed", int(seeds[player + 1]))
         bots.append(registry.load_bot(config.bot, game, player, **params))
     features = Features(game)
+    if config.tree_labels:
+        label_tables(bots, LabelRequest(features, config.label_depth), config.bot)
     rows: list[np.ndarray] = []
     search: list[list[float]] = []
     lower: list[list[float]] = []
     upper: list[list[float]] = []
     exact: list[bool] = []
     keys: list[str] = []
-    children: list[tuple[np.ndarray, list[float], list[float], str]] = []
+    children: list[ChildBounds | None] = []
     state = game.new_initial_state()
     plies = 0
     while not state.is_terminal():
@@ -231,8 +290,10 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
             lowers, uppers = search_interval(result, mover, game)
             lower.append(lowers)
             upper.append(uppers)
-            if config.root_children:
-                children.extend(_children(state, result, features, game))
+            if config.tree_labels:
+                children.append(_table_bounds(result and result.labels, mover, game))
+            elif config.root_children:
+                children.append(_children(state, result, features, game))
             exact.append(
                 result is not None
                 and result.bounds_game_value
@@ -246,15 +307,9 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
     returns = np.asarray(state.returns(), dtype=np.float32)
     count = len(rows)
     players = game.num_players()
-    child_bounds = ChildBounds.none(features.size, players)
-    if children:
-        child_rows, child_lower, child_upper, child_keys = zip(*children, strict=True)
-        child_bounds = ChildBounds(
-            features=np.asarray(child_rows, dtype=np.float32),
-            lower=np.asarray(child_lower, dtype=np.float32),
-            upper=np.asarray(child_upper, dtype=np.float32),
-            keys=np.asarray(child_keys, dtype=str),
-        )
+    child_bounds = ChildBounds.join(
+        [block for block in children if block is not None], features.size, players
+    )
     return GamePositions(
         index=index,
         features=np.asarray(rows, dtype=np.float32).reshape(count, features.size),

@@ -77,6 +77,10 @@ class Engine {
   int64_t cutoffs = 0;
   int64_t tt_hits = 0;
   int64_t TableSize() const { return table_ ? table_->size() : 0; }
+  std::optional<TableLabels> Labels(const State& root, const LabelRequest& request) const {
+    if (!table_) return std::nullopt;
+    return WalkTable(root, *table_, key_, request.features, {request.min_depth, vmin_, vmax_});
+  }
 
  private:
   Bounds Node(State& state, int depth, double alpha, double beta, double eps, int ply);
@@ -461,7 +465,8 @@ const char* ReasonName(StopReason reason) {
 }  // namespace
 
 AlphaBetaOutcome AlphaBetaSearch(const State& root, Evaluator& evaluator,
-                                 const AlphaBetaConfig& config, Budget& budget) {
+                                 const AlphaBetaConfig& config, Budget& budget,
+                                 const LabelRequest* labels) {
   evaluator.StartSearch(root);
   Engine engine(root, evaluator, config, budget);
   // The root is searched on a copy: with `undo`, the engine changes the states it is given.
@@ -485,6 +490,7 @@ AlphaBetaOutcome AlphaBetaSearch(const State& root, Evaluator& evaluator,
   outcome.cutoffs = engine.cutoffs;
   outcome.tt_hits = engine.tt_hits;
   outcome.tt_entries = engine.TableSize();
+  if (labels != nullptr) outcome.labels = engine.Labels(root, *labels);
   if (!best) {
     outcome.fallback = engine.Ordered(*state, state->CurrentPlayer(), 0, std::nullopt)[0];
     return outcome;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "evaluator.h"
 #include "keys.h"
 #include "open_spiel/spiel.h"
+#include "table_walk.h"
 
 namespace spiel_bounded {
 
@@ -56,10 +58,20 @@ struct AlphaBetaOutcome {
   int64_t tt_hits = 0;
   int64_t tt_entries = 0;
   double seconds = 0.0;
+  std::optional<TableLabels> labels;  // asked for: the positions the table bounded
 };
 
-// Searches `root` (a decision state) for its player to move; see the Python `_search`.
+// Asks a search for the positions its table bounded (`WalkTable`), written as `features`,
+// those stored with at least `min_depth` plies left.
+struct LabelRequest {
+  Features& features;
+  int min_depth = 1;
+};
+
+// Searches `root` (a decision state) for its player to move; see the Python `_search`. With
+// `labels` (and a table), the outcome also carries the table's labels, however the search ended.
 AlphaBetaOutcome AlphaBetaSearch(const open_spiel::State& root, Evaluator& evaluator,
-                                 const AlphaBetaConfig& config, Budget& budget);
+                                 const AlphaBetaConfig& config, Budget& budget,
+                                 const LabelRequest* labels = nullptr);
 
 }  // namespace spiel_bounded

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "child_sums.h"
+#include "features.h"
 #include "heuristics_games.h"
 #include "net_layers.h"
-#include "open_spiel/observer.h"
 
 namespace spiel_bounded {
 namespace {
@@ -78,26 +78,17 @@ class ValueNetEvaluator final : public Evaluator {
  public:
   ValueNetEvaluator(const open_spiel::Game& game, const NetModel& model,
                     const std::string& chance_view, std::map<std::string, NetParam> params)
-      : form_(game), players_(game.NumPlayers()) {
+      : form_(game), players_(game.NumPlayers()), features_(game, chance_view) {
     if (model.kind != "mlp" && model.kind != "conv") {
       throw std::invalid_argument("value network: unknown model kind '" + model.kind +
                                   "'; accepted: mlp, conv");
-    }
-    if (chance_view != "next_mover" && chance_view != "player_0") {
-      throw std::invalid_argument("value network: unknown chance view '" + chance_view +
-                                  "'; accepted: next_mover, player_0");
     }
     if (model.width < 1 || model.depth < 0 || model.channels < 1 || model.conv_layers < 1) {
       throw std::invalid_argument(
           "value network: width, channels and conv_layers must be >= 1 and depth >= 0");
     }
-    next_mover_ = chance_view == "next_mover";
-    if (!game.GetType().provides_observation_tensor) {
-      throw std::invalid_argument("value network: " + GameDescription(game) +
-                                  " has no observation tensor, which a value network reads");
-    }
     const std::vector<int> shape = game.ObservationTensorShape();
-    observation_size_ = game.ObservationTensorSize();
+    observation_size_ = features_.observation_size();
     const int extra = players_ + 1;
     int dense_input = observation_size_ + extra;
     const std::string where = " of the " + model.kind + " model on " + GameDescription(game);
@@ -135,25 +126,6 @@ class ValueNetEvaluator final : public Evaluator {
       for (const auto& item : params) names += (names.empty() ? "'" : ", '") + item.first + "'";
       throw std::invalid_argument("value network: unexpected parameter(s) " + names + where);
     }
-    observation_ = std::make_unique<open_spiel::Observation>(
-        game, game.MakeObserver(std::nullopt, open_spiel::GameParameters{}));
-    // The observer writes every tensor into one buffer that it never reallocates (Python reads
-    // it as one array, `Features.observation`): its start is read once.
-    if (observation_->HasTensor()) {
-      const std::vector<open_spiel::SpanTensor> tensors = observation_->tensors();
-      int size = 0;
-      for (const open_spiel::SpanTensor& tensor : tensors) {
-        if (tensor.data().data() != tensors[0].data().data() + size) size = -1;
-        if (size < 0) break;
-        size += static_cast<int>(tensor.data().size());
-      }
-      if (size == observation_size_) observed_ = tensors[0].data().data();
-    }
-    if (observed_ == nullptr) {
-      throw std::invalid_argument("value network: the default observer of " +
-                                  GameDescription(game) +
-                                  " does not write the observation tensor in one piece");
-    }
     const size_t board = convs_.empty() ? 0 : rows_ * columns_ * std::max(planes_, model.channels);
     boards_[0].resize(board);
     boards_[1].resize(board);
@@ -167,7 +139,8 @@ class ValueNetEvaluator final : public Evaluator {
     const open_spiel::GameType& type = game.GetType();
     if (convs_.empty() && type.dynamics == open_spiel::GameType::Dynamics::kSequential &&
         type.chance_mode == open_spiel::GameType::ChanceMode::kDeterministic) {
-      children_ = std::make_unique<ChildSums>(game, layers_[0], *observation_, observed_);
+      children_ = std::make_unique<ChildSums>(game, layers_[0], features_.observation(),
+                                              features_.observed());
     }
   }
 
@@ -230,43 +203,18 @@ class ValueNetEvaluator final : public Evaluator {
                       Take(params, name + "/bias", {outputs}, where));
   }
 
-  // `features.next_mover`: who moves once chance has acted (player 0 if the game ends first).
-  static int NextMover(const open_spiel::State& state) {
-    std::unique_ptr<open_spiel::State> next = state.Clone();
-    while (next->IsChanceNode()) next->ApplyAction(next->LegalActions()[0]);
-    return std::max(next->CurrentPlayer(), 0);
-  }
-
-  // `Features.observe`: the observation into `observation_`, and the mover bits.
-  void Observe(const open_spiel::State& state) {
-    const int mover = state.CurrentPlayer();
-    extra_.assign(players_ + 1, 0.0f);
-    if (mover >= 0) {
-      observation_->SetFrom(state, mover);
-      extra_[mover] = 1.0f;
-    } else if (!next_mover_) {
-      observation_->SetFrom(state, 0);
-      extra_[players_] = 1.0f;
-    } else {
-      const int observer = NextMover(state);
-      observation_->SetFrom(state, observer);
-      extra_[observer] = 1.0f;
-      extra_[players_] = 1.0f;
-    }
-  }
-
   // The raw outputs into `raw_`: the first dense layer's sum in float64 (see
   // `DenseLayer::Start`), then the layers in float32.
   void Forward(const open_spiel::State& state) {
-    Observe(state);
-    const float* input = observed_;
+    features_.Observe(state);
+    const float* input = features_.observed();
     int size = observation_size_;
     if (!convs_.empty()) {
       const int cells = rows_ * columns_;
       float* board = boards_[0].data();
       for (int cell = 0; cell < cells; ++cell) {
         for (int plane = 0; plane < planes_; ++plane) {
-          board[cell * planes_ + plane] = observed_[plane * cells + cell];
+          board[cell * planes_ + plane] = input[plane * cells + cell];
         }
       }
       int which = 0;
@@ -280,7 +228,7 @@ class ValueNetEvaluator final : public Evaluator {
     const DenseLayer& first = layers_[0];
     first.Start(sum_.data());
     first.AddNonZero(sum_.data(), input, size, 0);
-    first.AddNonZero(sum_.data(), extra_.data(), players_ + 1, size);
+    first.AddNonZero(sum_.data(), features_.bits(), players_ + 1, size);
     Outputs();
   }
 
@@ -299,14 +247,11 @@ class ValueNetEvaluator final : public Evaluator {
 
   OutputForm form_;
   int players_;
-  bool next_mover_ = true;
+  Features features_;
   int observation_size_ = 0;
   int planes_ = 0, rows_ = 0, columns_ = 0;
   std::vector<ConvLayer> convs_;
   std::vector<DenseLayer> layers_;  // the dense layers, "out" last
-  std::unique_ptr<open_spiel::Observation> observation_;
-  const float* observed_ = nullptr;  // the observation `observation_` writes
-  std::vector<float> extra_;
   std::vector<float> boards_[2];
   std::vector<float> hidden_[2];
   std::vector<float> raw_;
