@@ -14,6 +14,7 @@ from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.oracles import solve, solve_depth_limited
 from spiel_bounded.training.config import DataConfig, TrainConfig
 from spiel_bounded.training.dataset import Dataset, assemble, generate, targets
+from spiel_bounded.training.rows import Rows
 from spiel_bounded.training.selfplay import play_selfplay_game
 from spiel_bounded.training.symmetry import MIRRORS, check_mirror, mirror_features
 
@@ -178,3 +179,31 @@ def test_training_on_intervals_with_mirror_images(tmp_path: Path) -> None:
     assert twice.train_positions == 2 * once.train_positions
     assert twice.validation_positions == once.validation_positions
     assert all(np.isfinite([epoch.train, epoch.validation]).all() for epoch in twice.history)
+
+
+def test_batches_gather_rows_and_mirror_the_numbered_images() -> None:
+    """`Rows` numbers the mirror of `rows[j]` after the dataset and mirrors it on gathering:
+    the features `mirror_features` gives, the row's own bounds; plain rows come as they are."""
+    game = pyspiel.load_game("connect_four")
+    features = Features(game)
+    rng = np.random.default_rng(7)
+    states = [game.new_initial_state() for _ in range(6)]
+    for state in states:
+        for _ in range(int(rng.integers(1, 9))):
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    table = np.stack([features.of(state) for state in states])
+    lower, upper = rng.random((6, 2)), rng.random((6, 2)) + 1.0
+    rows = Rows(table, lower, upper)
+    chosen = np.array([4, 1, 5])
+    numbers = rows.with_mirrors(game, chosen)
+    np.testing.assert_array_equal(numbers, [4, 1, 5, 6, 7, 8])
+    batch = np.array([7, 0, 6, 8, 5])
+    got, low, high = rows.batch(batch)
+    sources = np.array([1, 0, 4, 5, 5])
+    wanted = table[sources].copy()
+    wanted[[0, 2, 3]] = mirror_features(game, table[[1, 4, 5]])
+    np.testing.assert_array_equal(got, wanted)
+    assert not np.array_equal(got[0], table[1])  # a real mirror image, not the row itself
+    np.testing.assert_array_equal(low, lower[sources])
+    np.testing.assert_array_equal(high, upper[sources])
+    np.testing.assert_array_equal(table, np.stack([features.of(state) for state in states]))

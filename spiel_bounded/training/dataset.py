@@ -397,82 +397,127 @@ def generate(
     return len(todo)
 
 
+class _Rows:
+    """A 2-D array that grows by doubling: one row a position, no Python object per row."""
+
+    def __init__(self, width: int, dtype: type, fill: float) -> None:
+        self.fill = fill
+        self.data: np.ndarray = np.full((1024, width), fill, dtype=dtype)
+        self.size = 0
+
+    def grow_to(self, size: int) -> None:
+        """Makes rows `[0, size)` exist (new ones filled)."""
+        if size > len(self.data):
+            shape = (max(size, 2 * len(self.data)), self.data.shape[1])
+            bigger = np.full(shape, self.fill, dtype=self.data.dtype)
+            bigger[: self.size] = self.data[: self.size]
+            self.data = bigger
+        self.size = max(self.size, size)
+
+    def view(self) -> np.ndarray:
+        return self.data[: self.size]
+
+
 class _Merge:
     """Positions merged by key over games: the first game to reach one owns it."""
 
     def __init__(self, players: int) -> None:
         self.players = players
         self.first: dict[str, int] = {}
-        self.rows: list[np.ndarray] = []
-        self.outcome_sum: list[np.ndarray] = []
-        self.search_sum: list[np.ndarray] = []
-        self.search_count: list[np.ndarray] = []
-        self.lower: list[np.ndarray] = []
-        self.upper: list[np.ndarray] = []
-        self.owner: list[int] = []
-        self.seen: list[int] = []
+        self.rows: _Rows | None = None  # features, made with the first game's width
+        self.outcome_sum = _Rows(players, np.float64, 0.0)
+        self.search_sum = _Rows(players, np.float64, 0.0)
+        self.search_count = _Rows(players, np.int64, 0)
+        self.lower = _Rows(players, np.float64, np.nan)
+        self.upper = _Rows(players, np.float64, np.nan)
+        self.owner = _Rows(1, np.int64, 0)
+        self.seen = _Rows(1, np.int64, 0)
         self.proved: dict[int, np.ndarray] = {}  # slot -> the value a search proved
 
-    def _slot(self, key: str, features: np.ndarray, game: int) -> int:
-        slot = self.first.get(key)
-        if slot is None:
-            slot = self.first[key] = len(self.rows)
-            nothing = np.full(self.players, np.nan)
-            self.rows.append(features)
-            self.outcome_sum.append(np.zeros(self.players))
-            self.search_sum.append(np.zeros(self.players))
-            self.search_count.append(np.zeros(self.players, dtype=np.int64))
-            self.lower.append(nothing)
-            self.upper.append(nothing.copy())
-            self.owner.append(game)
-            self.seen.append(0)
-        return slot
+    def _slots(self, keys: list[str], features: np.ndarray, game: int) -> np.ndarray:
+        """The slots of `keys` (rows of `features`), new positions appended, owned by `game`."""
+        if self.rows is None:
+            self.rows = _Rows(features.shape[1], np.float32, 0.0)
+        start = len(self.first)
+        slots = np.empty(len(keys), dtype=np.int64)
+        new_rows: list[int] = []
+        for row, key in enumerate(keys):
+            slot = self.first.get(key)
+            if slot is None:
+                slot = self.first[key] = start + len(new_rows)
+                new_rows.append(row)
+            slots[row] = slot
+        end = start + len(new_rows)
+        for column in (
+            self.rows,
+            self.outcome_sum,
+            self.search_sum,
+            self.search_count,
+            self.lower,
+            self.upper,
+            self.owner,
+            self.seen,
+        ):
+            column.grow_to(end)
+        self.rows.data[start:end] = features[new_rows]
+        self.owner.data[start:end, 0] = game
+        return slots
 
-    def _bound(self, slot: int, lower: np.ndarray, upper: np.ndarray) -> None:
-        """Keeps the narrower of the slot's interval and (`lower`, `upper`)."""
-        if np.isnan(lower).any() or np.isnan(upper).any():
+    def _bound(self, slots: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+        """Keeps, per slot, the narrowest of its interval and the rows' (`lower`, `upper`):
+        the first narrowest row, and the slot's own on a tie (rows with a NaN left out)."""
+        valid = ~(np.isnan(lower).any(axis=1) | np.isnan(upper).any(axis=1))
+        rows = np.flatnonzero(valid)
+        if rows.size == 0:
             return
-        old = np.nansum(self.upper[slot] - self.lower[slot])
-        if np.isnan(self.lower[slot]).any() or np.sum(upper - lower) < old:
-            self.lower[slot], self.upper[slot] = lower.astype(np.float64), upper.astype(np.float64)
+        widths = (upper[rows] - lower[rows]).sum(axis=1)
+        order = np.lexsort((rows, widths, slots[rows]))
+        _, first = np.unique(slots[rows][order], return_index=True)
+        best = rows[order[first]]
+        targets = slots[best]
+        old_lower, old_upper = self.lower.data[targets], self.upper.data[targets]
+        old = np.nansum(old_upper - old_lower, axis=1)
+        better = np.isnan(old_lower).any(axis=1) | (widths[order[first]] < old)
+        self.lower.data[targets[better]] = lower[best[better]]
+        self.upper.data[targets[better]] = upper[best[better]]
 
     def add_game(self, game: int, arrays: Mapping[str, np.ndarray]) -> None:
-        for row, key in enumerate(arrays["keys"].tolist()):
-            slot = self._slot(key, arrays["features"][row], game)
-            searched = ~np.isnan(arrays["search"][row])
-            self.outcome_sum[slot] += arrays["outcome"][row]
-            self.search_sum[slot] += np.where(searched, arrays["search"][row], 0.0)
-            self.search_count[slot] += searched
-            self.seen[slot] += 1
-            self._bound(slot, arrays["lower"][row], arrays["upper"][row])
-            if arrays["exact"][row]:
-                self.proved.setdefault(slot, arrays["search"][row])
-        for row, key in enumerate(arrays["child_keys"].tolist()):
-            slot = self._slot(key, arrays["child_features"][row], game)
-            self._bound(slot, arrays["child_lower"][row], arrays["child_upper"][row])
+        slots = self._slots(arrays["keys"].tolist(), arrays["features"], game)
+        search = arrays["search"]
+        searched = ~np.isnan(search)
+        np.add.at(self.outcome_sum.data, slots, arrays["outcome"])
+        np.add.at(self.search_sum.data, slots, np.where(searched, search, 0.0))
+        np.add.at(self.search_count.data, slots, searched)
+        np.add.at(self.seen.data[:, 0], slots, 1)
+        self._bound(slots, arrays["lower"], arrays["upper"])
+        for row in np.flatnonzero(arrays["exact"]):
+            self.proved.setdefault(int(slots[row]), search[row])
+        children = self._slots(arrays["child_keys"].tolist(), arrays["child_features"], game)
+        self._bound(children, arrays["child_lower"], arrays["child_upper"])
 
     def dataset(self, game: pyspiel.Game, meta: Mapping[str, Any]) -> Dataset:
-        occurrences = np.asarray(self.seen)
-        counts = np.asarray(self.search_count)
+        assert self.rows is not None
+        occurrences = self.seen.view()[:, 0]
+        counts = self.search_count.view()
         with np.errstate(invalid="ignore", divide="ignore"):
-            search = np.where(counts > 0, np.asarray(self.search_sum) / counts, np.nan)
-            outcome = np.asarray(self.outcome_sum) / occurrences[:, None]
-        exact = np.zeros(len(self.rows), dtype=bool)
+            search = np.where(counts > 0, self.search_sum.view() / counts, np.nan)
+            outcome = self.outcome_sum.view() / occurrences[:, None]
+        exact = np.zeros(len(occurrences), dtype=bool)
         for slot, value in self.proved.items():
             search[slot] = value
             exact[slot] = True
         return Dataset(
             game=game_description(game),
             observation_shape=tuple(game.observation_tensor_shape()),
-            features=np.asarray(self.rows, dtype=np.float32),
+            features=self.rows.view(),
             outcome=outcome.astype(np.float32),
             search=search.astype(np.float32),
-            games=np.asarray(self.owner, dtype=np.int64),
-            occurrences=occurrences,
+            games=self.owner.view()[:, 0].copy(),
+            occurrences=occurrences.copy(),
             meta=meta,
             exact=exact,
-            lower=np.asarray(self.lower, dtype=np.float32),
-            upper=np.asarray(self.upper, dtype=np.float32),
+            lower=self.lower.view().astype(np.float32),
+            upper=self.upper.view().astype(np.float32),
         )
 
 

@@ -5,7 +5,8 @@ target intervals (`dataset.Targets`: zero inside, the squared error for a point 
 by the width of the output range (the game's value range; for n players, from the raised floor
 of the shares form), so 0.25 is a network that is off by half the range. With `mirror`, the
 training positions' mirror images join the training set (`symmetry`); validation stays on the
-positions played. The training loss of
+positions played. Mini-batches are gathered (and mirrored) as they are needed: training holds
+no second copy of the dataset. The training loss of
 an epoch is the mean over its mini-batches; epoch 0 reports the loss of the untrained network
 on the whole training set. Training keeps the
 parameters of the epoch with the best validation loss and stops after `patience` epochs without
@@ -27,7 +28,7 @@ from spiel_bounded.games import load_game
 from spiel_bounded.training.config import TrainConfig
 from spiel_bounded.training.dataset import Dataset, split_by_game, targets
 from spiel_bounded.training.losses import EpochDone, EpochLosses
-from spiel_bounded.training.symmetry import mirror_features
+from spiel_bounded.training.rows import Rows
 
 try:
     import jax
@@ -91,14 +92,9 @@ def train_network(
             f"{validation_rows.size} validation): generate more games"
         )
     scale = 1.0 / (form.high - form.low)
-    rows, lower, upper = dataset.features, goal.lower, goal.upper
+    rows = Rows(dataset.features, goal.lower, goal.upper)
     if config.mirror:
-        mirrored = mirror_features(load_game(dataset.game), rows[train_rows])
-        rows = np.concatenate([rows, mirrored])
-        lower = np.concatenate([lower, lower[train_rows]])
-        upper = np.concatenate([upper, upper[train_rows]])
-        train_rows = np.concatenate([train_rows, np.arange(len(dataset), len(rows))])
-    features, lowers, uppers = jnp.asarray(rows), jnp.asarray(lower), jnp.asarray(upper)
+        train_rows = rows.with_mirrors(load_game(dataset.game), train_rows)
 
     if initial is not None:
         network = network_from(layout, initial)
@@ -110,29 +106,40 @@ def train_network(
         wrt=nnx.Param,
     )
 
-    def loss_fn(model: ValueNetwork, rows: jax.Array) -> jax.Array:
-        predicted = form.values(model(features[rows]), jnp)
-        below = jnp.maximum(lowers[rows] - predicted, 0.0)
-        above = jnp.maximum(predicted - uppers[rows], 0.0)
+    def loss_fn(
+        model: ValueNetwork, features: jax.Array, lower: jax.Array, upper: jax.Array
+    ) -> jax.Array:
+        predicted = form.values(model(features), jnp)
+        below = jnp.maximum(lower - predicted, 0.0)
+        above = jnp.maximum(predicted - upper, 0.0)
         return jnp.mean(jnp.square((below + above) * scale))
 
     @nnx.jit
-    def step(model: ValueNetwork, optimizer: nnx.Optimizer, rows: jax.Array) -> jax.Array:
-        loss, grads = nnx.value_and_grad(loss_fn)(model, rows)
+    def step(
+        model: ValueNetwork,
+        optimizer: nnx.Optimizer,
+        features: jax.Array,
+        lower: jax.Array,
+        upper: jax.Array,
+    ) -> jax.Array:
+        loss, grads = nnx.value_and_grad(loss_fn)(model, features, lower, upper)
         optimizer.update(model, grads)
         return loss
 
     evaluate = nnx.jit(loss_fn)
 
-    def mean_loss(model: ValueNetwork, rows: np.ndarray) -> float:
+    def batch(indices: np.ndarray) -> tuple[jax.Array, ...]:
+        return tuple(jnp.asarray(array) for array in rows.batch(indices))
+
+    def mean_loss(model: ValueNetwork, indices: np.ndarray) -> float:
         total = 0.0
-        for start in range(0, rows.size, 4096):
-            chunk = rows[start : start + 4096]
-            total += float(evaluate(model, jnp.asarray(chunk))) * chunk.size
-        return total / rows.size
+        for start in range(0, indices.size, 4096):
+            chunk = indices[start : start + 4096]
+            total += float(evaluate(model, *batch(chunk))) * chunk.size
+        return total / indices.size
 
     rng = np.random.default_rng(config.seed)
-    batch = min(config.batch_size, train_rows.size)
+    size = min(config.batch_size, train_rows.size)
     first = EpochLosses(0, mean_loss(network, train_rows), mean_loss(network, validation_rows))
     history = [first]
     if on_epoch is not None:
@@ -141,8 +148,8 @@ def train_network(
     for epoch in range(1, config.max_epochs + 1):
         order = rng.permutation(train_rows)
         losses = [
-            float(step(network, optimizer, jnp.asarray(order[start : start + batch])))
-            for start in range(0, order.size - batch + 1, batch)
+            float(step(network, optimizer, *batch(order[start : start + size])))
+            for start in range(0, order.size - size + 1, size)
         ]
         losses_epoch = EpochLosses(
             epoch, float(np.mean(losses)), mean_loss(network, validation_rows)
