@@ -10,11 +10,13 @@ Stages: `generate` plays the self-play games not yet on disk (an interrupted run
 it stopped), `train` assembles the deduplicated dataset and trains, `all` does both;
 `generations` runs the config's [generations]: self-play with the best network so far,
 training, and a gate match per generation (`spiel_bounded.training.generations`), resumable at
-any point. The other stages write the checkpoint (`model.npz`), `loss_curve.png` and
-`training.json` into the config's [output] directory. Use the checkpoint with any bot:
-`evaluator="net:<directory>/model.npz"`. Training needs the jax extra: pip install
-'spiel-bounded[jax]'. Exit status: 0 done (and after --help); 2 a command-line or config error;
-1 a run that could not finish (a lost Dask cluster, games that failed).
+any point; `curve` scores the generations' networks against the config's [curve] references
+(`spiel_bounded.training.curve`: curve.json, curve.png), resumable too. The other stages
+write the checkpoint (`model.npz`), `loss_curve.png` and `training.json` into the config's
+[output] directory. Use the checkpoint with any bot: `evaluator="net:<directory>/model.npz"`.
+Training needs the jax extra: pip install 'spiel-bounded[jax]'. Exit status: 0 done (and after
+--help); 2 a command-line or config error; 1 a run that could not finish (a lost Dask cluster,
+games that failed).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from absl import app, flags
 
 from spiel_bounded import commandline
 from spiel_bounded.runs import EXECUTORS, ClusterError, StoreError
+from spiel_bounded.training.curve import CurvePoint, run_curve
 from spiel_bounded.training.dataset import assemble, generate, save_dataset
 from spiel_bounded.training.generations import Stage, run_generations
 from spiel_bounded.training.losses import EpochLosses
@@ -37,7 +40,7 @@ from spiel_bounded.training.pipeline import DATASET_FILE, RunConfig, fit_and_sav
 
 _CONFIG = flags.DEFINE_string("config", None, "TOML config ([data], [model], [train], [output]).")
 _STAGE = flags.DEFINE_enum(
-    "stage", "all", ["all", "generate", "train", "generations"], "What to run."
+    "stage", "all", ["all", "generate", "train", "generations", "curve"], "What to run."
 )
 _EXECUTOR = flags.DEFINE_enum("executor", "process", list(EXECUTORS), "Where games are played.")
 _WORKERS = flags.DEFINE_integer("workers", 2, "Worker processes (local executors).")
@@ -106,7 +109,7 @@ def main(argv: Sequence[str]) -> None:
     except KeyboardInterrupt as error:
         kept = (
             f"everything finished is kept in {config.directory}"
-            if _STAGE.value == "generations"
+            if _STAGE.value in ("generations", "curve")
             else f"every finished game is kept in {config.data_directory}"
         )
         commandline.exit_stopped(error, kept)
@@ -126,12 +129,16 @@ def _generations(config: RunConfig, command: str) -> None:
             sys.stderr.write(f"generation {stage.generation}: {stage.stage} ({elapsed:.0f} s)\n")
             return
         verdict = "accepted" if record.accepted else "rejected"
+        gate = (
+            f"gate score {record.score:.1%} [{record.low:.1%}, {record.high:.1%}] over "
+            f"{record.match_games} games: {verdict}; "
+            if record.gated
+            else ""
+        )
         sys.stderr.write(
             f"generation {record.generation}: {record.games} games, {record.positions} "
-            f"positions, validation loss {record.validation_loss:.5f}, gate score "
-            f"{record.score:.1%} [{record.low:.1%}, {record.high:.1%}] over "
-            f"{record.match_games} games: {verdict}; best is generation {record.best} "
-            f"({elapsed:.0f} s)\n"
+            f"positions, validation loss {record.validation_loss:.5f}, {gate}best is "
+            f"generation {record.best} ({elapsed:.0f} s)\n"
         )
 
     records = run_generations(
@@ -146,9 +153,41 @@ def _generations(config: RunConfig, command: str) -> None:
     print(f"{len(records)} generations in {config.directory}; the best is generation {best}")
 
 
+def _curve(config: RunConfig, command: str) -> None:
+    if config.generations is None or config.curve is None:
+        raise ValueError(
+            f"--stage=curve needs [generations] and [curve] sections in {_CONFIG.value}"
+        )
+
+    def on_point(point: CurvePoint) -> None:
+        if not _QUIET.value:
+            scores = ", ".join(
+                f"{name} {score.score:.1%} [{score.low:.1%}, {score.high:.1%}]"
+                for name, score in point.scores.items()
+            )
+            sys.stderr.write(
+                f"generation {point.generation} ({point.games} games, {point.hours:.2f} h): "
+                f"{scores}\n"
+            )
+
+    points = run_curve(
+        config,
+        config.curve,
+        executor=_EXECUTOR.value,
+        workers=_WORKERS.value,
+        scheduler=_SCHEDULER.value,
+        command=command,
+        on_point=on_point,
+    )
+    print(f"{len(points)} networks scored; the curve is in {config.directory / 'curve.png'}")
+
+
 def _run(config: RunConfig, command: str) -> None:
     if _STAGE.value == "generations":
         _generations(config, command)
+        return
+    if _STAGE.value == "curve":
+        _curve(config, command)
         return
     if _STAGE.value in ("all", "generate"):
         started = time.monotonic()

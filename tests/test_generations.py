@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,7 +12,13 @@ import pytest
 from spiel_bounded.evaluators.value_net import jax_available
 from spiel_bounded.evaluators.value_net.config import ModelConfig
 from spiel_bounded.training import pipeline
-from spiel_bounded.training.config import DataConfig, GenerationSettings, TrainConfig
+from spiel_bounded.training.config import (
+    CurveSettings,
+    DataConfig,
+    GenerationSettings,
+    TrainConfig,
+)
+from spiel_bounded.training.curve import references_for, run_curve
 from spiel_bounded.training.generations import (
     GenerationRecord,
     elo_difference,
@@ -66,6 +73,24 @@ def test_each_generation_learns_from_the_best_so_far_and_is_gated(tmp_path: Path
         for g in (1, 2)
     ]
     assert [entry["warm_start"] for entry in trained] == [False, True]  # from gen 1's network
+
+
+@needs_jax
+def test_without_a_gate_every_network_teaches_the_next(tmp_path: Path) -> None:
+    """`gate_games = 0`: Descent's continuous loop, no match; each network is the next teacher,
+    and the records count the games and the time."""
+    records = run_generations(tiny(tmp_path, gate_games=0, count=3), executor="inline")
+    assert [record.best for record in records] == [1, 2, 3]
+    assert [record.teacher for record in records[1:]] == [
+        evaluator_of(g, tmp_path, "heuristic") for g in (1, 2)
+    ]
+    assert all(record.accepted and not record.gated for record in records)
+    assert all(math.isnan(record.score) and record.match_games == 0 for record in records)
+    assert not any((generation_directory(tmp_path, g) / "match").exists() for g in (1, 2, 3))
+    assert [record.total_games for record in records] == [6, 12, 18]
+    assert all(record.seconds > 0 for record in records)
+    assert strengths(records) == []
+    assert (tmp_path / "generations.png").exists()
 
 
 @needs_jax
@@ -151,3 +176,44 @@ def test_strength_chains_through_the_accepted_generations(tmp_path: Path) -> Non
     assert first.low < first.elo < first.high
     plot_generations(records, tmp_path / "g.png", "test")
     assert (tmp_path / "g.png").stat().st_size > 1000
+
+
+@needs_jax
+def test_the_curve_scores_every_nth_network_against_its_references(tmp_path: Path) -> None:
+    """`training.curve`: the chosen networks (every 2nd and the newest) each play every
+    reference, "previous" from the second on; scores with intervals in curve.json, a plot,
+    and a second call reads the matches back instead of playing them again."""
+    config = tiny(tmp_path, gate_games=0, count=3)
+    run_generations(config, executor="inline")
+    settings = CurveSettings(
+        every=2,
+        games=2,
+        seconds_per_move=0.01,
+        params={"depth": 1},
+        references=("heuristic", "mcts", "previous"),
+    )
+    points = run_curve(config, settings, executor="inline")
+    assert [point.generation for point in points] == [2, 3]
+    assert [point.games for point in points] == [12, 18]
+    assert set(points[0].scores) == {"heuristic", "mcts"}
+    assert set(points[1].scores) == {"heuristic", "mcts", "previous"}
+    for point in points:
+        for score in point.scores.values():
+            assert score.games == 2 and score.low <= score.score <= score.high
+    stored = json.loads((tmp_path / "curve.json").read_text())
+    assert [entry["generation"] for entry in stored["points"]] == [2, 3]
+    assert (tmp_path / "curve.png").exists()
+    assert run_curve(config, settings, executor="inline") == points  # read back
+
+
+def test_curve_settings_and_references_are_checked() -> None:
+    with pytest.raises(ValueError, match=r"\[curve\] unknown reference\(s\) 'gnubg'"):
+        CurveSettings(references=("heuristic", "gnubg"))
+    with pytest.raises(ValueError, match=r"\[curve\] games must be even"):
+        CurveSettings(games=3)
+    with pytest.raises(ValueError, match=r"without evaluator"):
+        CurveSettings(params={"evaluator": "zero"})
+    assert references_for(CurveSettings(), "connect_four") == ("heuristic", "mcts", "previous")
+    assert references_for(CurveSettings(), "othello") == ("rollout", "mcts", "previous")
+    with pytest.raises(ValueError, match="othello has no hand-written heuristic; use rollout"):
+        references_for(CurveSettings(references=("heuristic",)), "othello")

@@ -20,6 +20,8 @@ from spiel_bounded.params import (
 )
 
 LABELLINGS: Final = ("outcome", "search", "mix", "interval")
+REFERENCES: Final = ("heuristic", "rollout", "mcts", "previous")
+"""What `training.curve` can score a network against (its module docstring)."""
 FRACTION: Final = Number(minimum=0.0, maximum=1.0)
 PROBABILITY: Final = Number(minimum=0.0, maximum=1.0)
 
@@ -102,7 +104,11 @@ class GenerationSettings:
         "heuristic", "generation 0's evaluator: heuristic, or a checkpoint path", anything
     )
     window: int = setting(2, "newest generations whose games are trained on", POSITIVE_INT)
-    gate_games: int = setting(100, "games of a gate match (an even number)", POSITIVE_INT)
+    gate_games: int = setting(
+        100, "games of a gate match (an even number; 0: no gate)", NON_NEGATIVE_INT
+    )
+    # Without a gate every new network becomes the teacher of the next generation: Descent's
+    # continuous loop (play, label, train on a replay window of `window` generations, repeat).
     gate_score: float = setting(
         0.55, "score a new network needs against the best", Number(minimum=0.0, maximum=1.0)
     )
@@ -125,3 +131,38 @@ class GenerationSettings:
                 "[generations] gate_params must be a table of the bot's parameters without "
                 f"evaluator (each side plays with its own network), got {self.gate_params!r}"
             )
+
+
+@dataclass(frozen=True, kw_only=True)
+class CurveSettings:
+    """The `[curve]` section of a training config: what `training.curve` scores each network
+    against, and how."""
+
+    every: int = setting(1, "score every n-th generation's network (and the newest)", POSITIVE_INT)
+    games: int = setting(100, "games against each reference (an even number)", POSITIVE_INT)
+    seconds_per_move: float = setting(0.1, "seconds a move for every bot", POSITIVE)
+    params: Mapping[str, Any] = field(default_factory=dict)
+    # The parameters of the [data] bot in these matches, besides its evaluator (the network or
+    # the reference's); not [data]'s own, which set self-play's depth: by default the bot's
+    # defaults and the time a move.
+    references: tuple[str, ...] = setting((), "what each network plays (empty: derived)", anything)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.games % 2:
+            raise ValueError(f"[curve] games must be even (seats swapped), got {self.games}")
+        if not isinstance(self.params, Mapping) or "evaluator" in self.params:
+            raise ValueError(
+                "[curve] params must be a table of the bot's parameters without evaluator (the "
+                f"network is the evaluator), got {self.params!r}"
+            )
+        references = self.references
+        if isinstance(references, str) or not all(isinstance(name, str) for name in references):
+            raise ValueError(f"[curve] references must be a list of names, got {references!r}")
+        unknown = [name for name in references if name not in REFERENCES]
+        if unknown:
+            raise ValueError(
+                f"[curve] unknown reference(s) {', '.join(map(repr, unknown))}; accepted: "
+                f"{', '.join(REFERENCES)}"
+            )
+        object.__setattr__(self, "references", tuple(references))

@@ -1,6 +1,8 @@
 """Generations of value networks, each trained on self-play with the best one so far and kept
 only if it beats it (AlphaGo Zero's evaluator: a new network replaces the best when it scores at
-least `gate_score` in a match against it).
+least `gate_score` in a match against it); with `gate_games = 0`, no gate: every new network
+teaches the next generation (Descent's continuous loop, Cohen-Solal & Cazenave 2020: play, label,
+train on a replay window, repeat), and `training.curve` measures the learning curve instead.
 
 Generation g (1, 2, ...): the self-play bot of `[data]`, its evaluator the best network so far
 (generation 0: `start`, the heuristic or a checkpoint), plays `[data] games` games; a network
@@ -26,8 +28,9 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -75,8 +78,12 @@ class GenerationRecord:
         low: The score's 95% Wilson interval, lower end.
         high: Upper end.
         match_games: Gate games played.
-        accepted: It scored at least `gate_score` and became the best.
+        accepted: It scored at least `gate_score` and became the best (always, without a gate).
         best: The best generation after it (0: `start`).
+        seconds: Wall-clock seconds its self-play, training and match took (0: not recorded).
+        total_games: Self-play games of every generation up to it.
+
+    Without a gate (`gate_games = 0`) `score`, `low` and `high` are NaN and `match_games` 0.
     """
 
     generation: int
@@ -90,6 +97,12 @@ class GenerationRecord:
     match_games: int
     accepted: bool
     best: int
+    seconds: float = field(default=0.0, compare=False)  # a measurement, not what was made
+    total_games: int = 0
+
+    @property
+    def gated(self) -> bool:
+        return self.match_games > 0
 
 
 @dataclass(frozen=True)
@@ -190,11 +203,15 @@ class Strength:
 
 
 def strengths(records: list[GenerationRecord]) -> list[Strength]:
-    """Every generation's `Strength`, in order."""
+    """Every gated generation's `Strength`, in order (NaN after an ungated best)."""
     elo_of_best = {0: 0.0}
     out = []
     best = 0
     for record in records:
+        if not record.gated:
+            elo_of_best[record.generation] = math.nan
+            best = record.best
+            continue
         base = elo_of_best[best]
         strength = Strength(
             record.generation,
@@ -215,7 +232,7 @@ def plot_generations(records: list[GenerationRecord], path: Path, title: str) ->
     figure = Figure(figsize=(9.0, 3.6), layout="constrained")
     strength_axes, loss_axes = figure.subplots(1, 2)
     points = strengths(records)
-    for point, record in zip(points, records, strict=True):
+    for point, record in zip(points, [record for record in records if record.gated], strict=True):
         strength_axes.errorbar(
             point.generation,
             point.elo,
@@ -332,6 +349,7 @@ def run_generations(
 
         best = records[-1].best if records else 0
         for generation in range(len(records) + 1, settings.count + 1):
+            started = time.monotonic()
             home = generation_directory(directory, generation)
             teacher = evaluator_of(best, directory, settings.start)
             data = replace(
@@ -360,24 +378,26 @@ def run_generations(
                     command=command,
                     initial=warm_start_params(config, teacher),
                 )
-            said(generation, "match")
-            match = home / "match"
-            match_config = parse_config(
-                match_config_text(
-                    config,
-                    settings,
-                    generation,
-                    best,
-                    match,
-                    executor=executor,
-                    workers=workers,
-                    scheduler=scheduler,
-                ),
-                source=f"{home} gate match",
-            )
-            run_tournament(match_config, command=command)
-            score, low, high, played = match_score(match)
-            accepted = score >= settings.gate_score
+            score, low, high, played = math.nan, math.nan, math.nan, 0
+            if settings.gate_games > 0:
+                said(generation, "match")
+                match = home / "match"
+                match_config = parse_config(
+                    match_config_text(
+                        config,
+                        settings,
+                        generation,
+                        best,
+                        match,
+                        executor=executor,
+                        workers=workers,
+                        scheduler=scheduler,
+                    ),
+                    source=f"{home} gate match",
+                )
+                run_tournament(match_config, command=command)
+                score, low, high, played = match_score(match)
+            accepted = played == 0 or score >= settings.gate_score
             best = generation if accepted else best
             records.append(
                 GenerationRecord(
@@ -392,6 +412,8 @@ def run_generations(
                     match_games=played,
                     accepted=accepted,
                     best=best,
+                    seconds=time.monotonic() - started,
+                    total_games=(records[-1].total_games if records else 0) + data.games,
                 )
             )
             save()

@@ -28,7 +28,12 @@ from spiel_bounded.evaluators.value_net.layout import layout_for
 from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import load_game
 from spiel_bounded.runs.journal import write_atomic
-from spiel_bounded.training.config import DataConfig, GenerationSettings, TrainConfig
+from spiel_bounded.training.config import (
+    CurveSettings,
+    DataConfig,
+    GenerationSettings,
+    TrainConfig,
+)
 from spiel_bounded.training.dataset import Dataset
 from spiel_bounded.training.losses import EpochDone
 from spiel_bounded.training.symmetry import check_mirror
@@ -36,7 +41,7 @@ from spiel_bounded.training.symmetry import check_mirror
 CURVE_FILE: Final = "loss_curve.png"
 RECORD_FILE: Final = "training.json"
 DATASET_FILE: Final = "dataset.npz"
-_SECTIONS: Final = ("data", "model", "train", "output", "generations")
+_SECTIONS: Final = ("data", "model", "train", "output", "generations", "curve")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,6 +56,7 @@ class RunConfig:
             [generations]: the generations, `generations.run_generations`).
         data_directory: Where the self-play games and the dataset are written.
         generations: The [generations] section, None when the config has none.
+        curve: The [curve] section (`training.curve`), None when the config has none.
     """
 
     data: DataConfig
@@ -59,6 +65,7 @@ class RunConfig:
     directory: Path
     data_directory: Path
     generations: GenerationSettings | None = None
+    curve: CurveSettings | None = None
 
 
 def read_run_config(path: str | os.PathLike[str]) -> RunConfig:
@@ -93,6 +100,7 @@ def read_run_config(path: str | os.PathLike[str]) -> RunConfig:
                 if "generations" in raw
                 else None
             ),
+            curve=from_mapping(CurveSettings, raw["curve"], "curve") if "curve" in raw else None,
         )
         if config.train.mirror:
             check_mirror(load_game(config.data.game))

@@ -1,0 +1,248 @@
+"""The learning curve of a generations run: its networks scored against fixed references.
+
+Every `every`-th generation's network (and the newest) plays, as the `[data]` bot with that
+network as its evaluator, `games` games (seats swapped, `seconds_per_move` for every bot,
+random openings of `[data] opening_moves` plies from a seed of its own) against each reference:
+
+- "heuristic": the same bot with the hand-written heuristic (games that have one);
+- "rollout": the same bot with the random-rollout evaluator;
+- "mcts": OpenSpiel's C++ MCTS;
+- "previous": the network scored before it.
+
+By default: "heuristic" where the game has one, else "rollout"; then "mcts" and "previous".
+Each network's matches are one tournament in `OUTPUT/curve/gen_NN/` (resumable; a network scored
+already is read back), and the curve, scores with 95% Wilson intervals against the games and
+hours of training so far, is written to `OUTPUT/curve.json` and `OUTPUT/curve.png`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from matplotlib.figure import Figure
+
+from spiel_bounded.arena.config import parse_config
+from spiel_bounded.arena.runner import run_tournament
+from spiel_bounded.arena.stats import wilson
+from spiel_bounded.arena.store import GameStore
+from spiel_bounded.evaluators.heuristics import has_heuristic
+from spiel_bounded.games import game_description, load_game
+from spiel_bounded.runs.journal import write_atomic
+from spiel_bounded.training.config import CurveSettings
+from spiel_bounded.training.generations import (
+    RECORD_FILE,
+    GenerationRecord,
+    evaluator_of,
+    generation_directory,
+)
+
+if TYPE_CHECKING:
+    from spiel_bounded.training.pipeline import RunConfig
+
+CURVE_FILE: Final = "curve.json"
+PLOT_FILE: Final = "curve.png"
+NETWORK: Final = "network"
+"""The label of the scored network in its matches."""
+
+
+@dataclass(frozen=True)
+class Score:
+    """A network's score against one opponent: (wins + draws / 2) / games, its 95% Wilson
+    interval, and the games it rests on."""
+
+    score: float
+    low: float
+    high: float
+    games: int
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """One scored network: its generation, the self-play games and wall-clock hours of the run
+    up to it, and its score against each opponent (by reference name)."""
+
+    generation: int
+    games: int
+    hours: float
+    scores: dict[str, Score]
+
+
+def references_for(settings: CurveSettings, game_string: str) -> tuple[str, ...]:
+    """The references a network of `game_string` plays; `ValueError` for "heuristic" on a game
+    without one."""
+    game = load_game(game_string)
+    if not settings.references:
+        first = "heuristic" if has_heuristic(game) else "rollout"
+        return (first, "mcts", "previous")
+    if "heuristic" in settings.references and not has_heuristic(game):
+        raise ValueError(
+            f"[curve] references: {game_description(game)} has no hand-written heuristic; "
+            "use rollout instead"
+        )
+    return settings.references
+
+
+def scored_generations(records: list[GenerationRecord], every: int) -> list[int]:
+    """The generations whose networks are scored: every `every`-th, and the newest."""
+    numbers = [record.generation for record in records]
+    chosen = [number for number in numbers if number % every == 0]
+    if numbers and numbers[-1] not in chosen:
+        chosen.append(numbers[-1])
+    return chosen
+
+
+def _bot(label: str, bot: str, params: Mapping[str, Any]) -> str:
+    items = ", ".join(f"{key} = {json.dumps(value)}" for key, value in params.items())
+    return f'[[bots]]\nlabel = "{label}"\nbot = {json.dumps(bot)}\nparams = {{ {items} }}\n'
+
+
+def match_config_text(
+    config: RunConfig,
+    settings: CurveSettings,
+    generation: int,
+    previous: int | None,
+    output: Path,
+    *,
+    executor: str = "process",
+    workers: int = 1,
+    scheduler: str | None = None,
+) -> str:
+    """The tournament config of generation `generation`'s matches against its references."""
+    assert config.generations is not None
+    data, start, params = config.data, config.generations.start, dict(settings.params)
+    network = evaluator_of(generation, config.directory, start)
+    bots = [_bot(NETWORK, data.bot, {**params, "evaluator": network})]
+    labels = []
+    for name in references_for(settings, data.game):
+        if name in ("heuristic", "rollout"):
+            bots.append(_bot(name, data.bot, {**params, "evaluator": name}))
+        elif name == "mcts":
+            bots.append(_bot(name, "mcts", {}))
+        elif previous is not None:
+            evaluator = evaluator_of(previous, config.directory, start)
+            bots.append(_bot(name, data.bot, {**params, "evaluator": evaluator}))
+        else:
+            continue  # the first network scored has no previous one
+        labels.append(name)
+    tables = ", ".join(f'["{NETWORK}", "{label}"]' for label in labels)
+    return (
+        "[tournament]\n"
+        f"games = [{json.dumps(data.game)}]\n"
+        f"games_per_pairing = {settings.games}\n"
+        'pairing = "tables"\n'
+        f"tables = [{tables}]\n"
+        f"seconds_per_move = {settings.seconds_per_move}\n"
+        f"opening_moves = {data.opening_moves}\n"
+        f"seed = {data.seed + 7919 * generation}\n\n"
+        f"[run]\noutput = {json.dumps(str(output))}\nexecutor = {json.dumps(executor)}\n"
+        f"workers = {workers}\nscheduler = {json.dumps(scheduler or '')}\n\n" + "\n".join(bots)
+    )
+
+
+def match_scores(output: Path) -> dict[str, Score]:
+    """The network's score against each opponent in a finished tournament directory."""
+    points: dict[str, float] = {}
+    played: dict[str, int] = {}
+    for record in GameStore(output).read_records():
+        if record.error or not record.returns:
+            continue
+        seat = record.seats.index(NETWORK)
+        (opponent,) = [label for label in record.seats if label != NETWORK]
+        mine, theirs = record.returns[seat], record.returns[record.seats.index(opponent)]
+        points[opponent] = points.get(opponent, 0.0) + (
+            1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+        )
+        played[opponent] = played.get(opponent, 0) + 1
+    return {
+        opponent: Score(points[opponent] / games, *wilson(points[opponent], games), games)
+        for opponent, games in played.items()
+    }
+
+
+def plot_curve(points: list[CurvePoint], path: Path, title: str) -> None:
+    """Each reference's score against the self-play games so far, with 95% intervals."""
+    figure = Figure(figsize=(7.0, 4.0), layout="constrained")
+    axes = figure.add_subplot()
+    opponents = sorted({name for point in points for name in point.scores})
+    for index, name in enumerate(opponents):
+        shown = [point for point in points if name in point.scores]
+        scores = [point.scores[name] for point in shown]
+        axes.errorbar(
+            [point.games for point in shown],
+            [score.score for score in scores],
+            yerr=[
+                [score.score - score.low for score in scores],
+                [score.high - score.score for score in scores],
+            ],
+            label=name,
+            marker="o",
+            capsize=3,
+            color=f"C{index}",
+        )
+    axes.axhline(0.5, color="grey", linewidth=0.8)
+    axes.set_ylim(0.0, 1.0)
+    axes.set_xlabel("self-play games so far")
+    axes.set_ylabel("score of the network (95% interval)")
+    axes.set_title(title)
+    axes.legend()
+    axes.grid(alpha=0.3)
+    figure.savefig(path, dpi=110)
+
+
+def run_curve(
+    config: RunConfig,
+    settings: CurveSettings,
+    *,
+    executor: str = "process",
+    workers: int = 1,
+    scheduler: str | None = None,
+    command: str = "",
+    on_point: Callable[[CurvePoint], None] | None = None,
+) -> list[CurvePoint]:
+    """Scores the finished generations of `config`'s directory (module docstring); returns the
+    curve. Matches already played are read back; `ValueError` when there is no generation."""
+    directory = Path(config.directory)
+    path = directory / RECORD_FILE
+    if not path.exists():
+        raise ValueError(f"{directory} holds no generations yet: run --stage=generations first")
+    records = [GenerationRecord(**entry) for entry in json.loads(path.read_text())["records"]]
+    by_number = {record.generation: record for record in records}
+    hours, elapsed = {}, 0.0
+    for record in records:
+        elapsed += record.seconds
+        hours[record.generation] = elapsed / 3600.0
+    points: list[CurvePoint] = []
+    previous: int | None = None
+    for generation in scored_generations(records, settings.every):
+        output = directory / "curve" / generation_directory(directory, generation).name
+        text = match_config_text(
+            config,
+            settings,
+            generation,
+            previous,
+            output,
+            executor=executor,
+            workers=workers,
+            scheduler=scheduler,
+        )
+        run_tournament(parse_config(text, source=f"{output} curve matches"), command=command)
+        point = CurvePoint(
+            generation,
+            by_number[generation].total_games,
+            hours[generation],
+            match_scores(output),
+        )
+        points.append(point)
+        if on_point is not None:
+            on_point(point)
+        previous = generation
+        write_atomic(
+            directory / CURVE_FILE,
+            json.dumps({"points": [asdict(item) for item in points]}, indent=1) + "\n",
+        )
+        plot_curve(points, directory / PLOT_FILE, f"{config.data.game}: learning curve")
+    return points
