@@ -1,10 +1,16 @@
 """Trains a value network: self-play data (resumable, parallel), then Flax training.
 
+    python scripts/train_value_net.py --game=breakthrough --hours=2
     python scripts/train_value_net.py --config=configs/train_value_net_connect_four.toml
     python scripts/train_value_net.py --config=... --stage=generate --workers=2
     python scripts/train_value_net.py --config=... --executor=dask --scheduler=tcp://host:8786
     python scripts/train_value_net.py --config=configs/generations_connect_four.toml \
         --stage=generations
+
+`--game` needs no config: `spiel_bounded.training.defaults` derives one from the game (bot,
+search depth, network, labels; a continuous loop into runs/GAME/), a `--config` given as well
+overrides it key by key, and the stage is `loop`: `generations` until `--hours` (or the
+config's count), then `curve`.
 
 Stages: `generate` plays the self-play games not yet on disk (an interrupted run resumes where
 it stopped), `train` assembles the deduplicated dataset and trains, `all` does both;
@@ -22,11 +28,13 @@ games that failed).
 from __future__ import annotations
 
 import logging
+import re
 import shlex
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from absl import app, flags
 
@@ -34,13 +42,30 @@ from spiel_bounded import commandline
 from spiel_bounded.runs import EXECUTORS, ClusterError, StoreError
 from spiel_bounded.training.curve import CurvePoint, run_curve
 from spiel_bounded.training.dataset import assemble, generate, save_dataset
+from spiel_bounded.training.defaults import default_config, merge
 from spiel_bounded.training.generations import Stage, run_generations
 from spiel_bounded.training.losses import EpochLosses
-from spiel_bounded.training.pipeline import DATASET_FILE, RunConfig, fit_and_save, read_run_config
+from spiel_bounded.training.pipeline import (
+    DATASET_FILE,
+    RunConfig,
+    fit_and_save,
+    read_run_config,
+    read_toml,
+    run_config_from,
+)
 
 _CONFIG = flags.DEFINE_string("config", None, "TOML config ([data], [model], [train], [output]).")
+_GAME = flags.DEFINE_string(
+    "game", None, "Train on this game with a config derived from it (--config overrides it)."
+)
+_HOURS = flags.DEFINE_float(
+    "hours", None, "Start no new generation after this many hours ([generations] hours)."
+)
 _STAGE = flags.DEFINE_enum(
-    "stage", "all", ["all", "generate", "train", "generations", "curve"], "What to run."
+    "stage",
+    None,
+    ["all", "generate", "train", "generations", "curve", "loop"],
+    "What to run (default: all; loop with --game).",
 )
 _EXECUTOR = flags.DEFINE_enum("executor", "process", list(EXECUTORS), "Where games are played.")
 _WORKERS = flags.DEFINE_integer("workers", 2, "Worker processes (local executors).")
@@ -83,14 +108,15 @@ def main(argv: Sequence[str]) -> None:
         raise app.UsageError(
             f"unexpected arguments: {' '.join(argv[1:])}", exitcode=commandline.USAGE_ERROR
         )
-    if _CONFIG.value is None:
+    if _CONFIG.value is None and _GAME.value is None:
         raise app.UsageError(
-            "--config is required (e.g. configs/train_value_net_connect_four.toml)",
+            "--config or --game is required (e.g. --game=connect_four, or "
+            "--config=configs/train_value_net_connect_four.toml)",
             exitcode=commandline.USAGE_ERROR,
         )
     try:
         with commandline.native_errors_said_once():  # OpenSpiel's line about a bad game string
-            config = read_run_config(_CONFIG.value)
+            config = _read_config()
     except ValueError as error:  # names the file and the [section] key: one line, no usage
         sys.stderr.write(f"error: {error}\n")
         sys.exit(commandline.USAGE_ERROR)
@@ -109,10 +135,38 @@ def main(argv: Sequence[str]) -> None:
     except KeyboardInterrupt as error:
         kept = (
             f"everything finished is kept in {config.directory}"
-            if _STAGE.value in ("generations", "curve")
+            if _stage() in ("generations", "curve", "loop")
             else f"every finished game is kept in {config.data_directory}"
         )
         commandline.exit_stopped(error, kept)
+
+
+def _stage() -> str:
+    if _STAGE.value is not None:
+        return str(_STAGE.value)
+    return "loop" if _GAME.value is not None else "all"
+
+
+def _read_config() -> RunConfig:
+    """The run config of --config, or derived from --game (and overridden by --config); with
+    --hours set in its [generations]."""
+    if _GAME.value is None:
+        config = read_run_config(_CONFIG.value)
+    else:
+        slug = re.sub(r"[^A-Za-z0-9_.=-]+", "_", _GAME.value)
+        raw = default_config(_GAME.value, f"runs/{slug}")
+        source = f"--game={_GAME.value}"
+        if _CONFIG.value is not None:
+            raw = merge(raw, read_toml(Path(_CONFIG.value)))
+            source += f" with {_CONFIG.value}"
+        config = run_config_from(raw, source)
+    if _HOURS.value is not None:
+        if config.generations is None:
+            raise ValueError("--hours needs a [generations] section (or --game)")
+        if _HOURS.value <= 0:
+            raise ValueError(f"--hours must be > 0, got {_HOURS.value}")
+        config = replace(config, generations=replace(config.generations, hours=_HOURS.value))
+    return config
 
 
 def _generations(config: RunConfig, command: str) -> None:
@@ -183,13 +237,14 @@ def _curve(config: RunConfig, command: str) -> None:
 
 
 def _run(config: RunConfig, command: str) -> None:
-    if _STAGE.value == "generations":
+    stage = _stage()
+    if stage in ("generations", "loop"):
         _generations(config, command)
-        return
-    if _STAGE.value == "curve":
+    if stage in ("curve", "loop"):
         _curve(config, command)
+    if stage in ("generations", "curve", "loop"):
         return
-    if _STAGE.value in ("all", "generate"):
+    if stage in ("all", "generate"):
         started = time.monotonic()
         played = generate(
             config.data,
@@ -202,7 +257,7 @@ def _run(config: RunConfig, command: str) -> None:
             on_wait=None if _QUIET.value else commandline.WaitingLine(sys.stderr),
         )
         print(f"played {played} games into {config.data_directory}")
-    if _STAGE.value in ("all", "train"):
+    if stage in ("all", "train"):
         dataset = assemble(config.data_directory, games=config.data.games)
         save_dataset(config.data_directory / DATASET_FILE, dataset)
         print(f"dataset: {len(dataset)} distinct positions from {dataset.meta['games']} games")

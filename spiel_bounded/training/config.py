@@ -101,7 +101,9 @@ class GenerationSettings:
 
     count: int = setting(3, "generations to train", POSITIVE_INT)
     start: str = setting(
-        "heuristic", "generation 0's evaluator: heuristic, or a checkpoint path", anything
+        "heuristic",
+        "generation 0's evaluator: heuristic, rollout (any evaluator name) or a checkpoint path",
+        anything,
     )
     window: int = setting(2, "newest generations whose games are trained on", POSITIVE_INT)
     gate_games: int = setting(
@@ -114,6 +116,12 @@ class GenerationSettings:
     )
     gate_params: Mapping[str, Any] = field(default_factory=dict)
     # The match bot's parameters (the [data] bot, each side with its own network as evaluator).
+    hours: float = setting(
+        0.0,
+        "start no generation once the run's generations took this long (0: count only)",
+        Number(minimum=0.0),
+    )
+    # Wall-clock hours summed over the recorded generations, so a resumed run goes on from them.
     warm_start: bool = setting(
         True, "train each new network from the best one's parameters (same [model] only)", FLAG
     )

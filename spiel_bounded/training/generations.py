@@ -41,6 +41,7 @@ from spiel_bounded.arena.config import parse_config
 from spiel_bounded.arena.runner import run_tournament
 from spiel_bounded.arena.stats import wilson
 from spiel_bounded.arena.store import GameStore
+from spiel_bounded.evaluators import EVALUATOR_NAMES
 from spiel_bounded.evaluators.value_net.checkpoint import (
     CHECKPOINT_FILE,
     checkpoint_file,
@@ -116,9 +117,10 @@ class Stage:
 
 
 def evaluator_of(generation: int, directory: Path, start: str) -> str:
-    """The evaluator parameter of generation `generation`'s network (0: `start`)."""
+    """The evaluator parameter of generation `generation`'s network (0: `start`, an evaluator
+    name or a checkpoint path)."""
     if generation == 0:
-        return start if start == "heuristic" else f"net:{start}"
+        return start if start in EVALUATOR_NAMES else f"net:{start}"
     return f"net:{generation_directory(directory, generation) / CHECKPOINT_FILE}"
 
 
@@ -283,10 +285,11 @@ def warm_start_params(config: RunConfig, evaluator: str) -> Mapping[str, np.ndar
 
 
 def _fingerprint(config: RunConfig) -> dict[str, Any]:
-    """What a directory's generations were made with; `count` may grow."""
+    """What a directory's generations were made with; `count` and `hours` may grow."""
     assert config.generations is not None
     settings = asdict(config.generations)
     settings.pop("count")
+    settings.pop("hours")
     return {
         "data": as_mapping(config.data),
         "model": as_mapping(config.model),
@@ -325,8 +328,8 @@ def run_generations(
         stored = json.loads(path.read_text()) if path.exists() else None
         if stored is not None and stored["config"] != json.loads(json.dumps(fingerprint)):
             raise ValueError(
-                f"{directory} holds generations of another config (only [generations] count may "
-                "change); use another [output] directory"
+                f"{directory} holds generations of another config (only [generations] count and "
+                "hours may change); use another [output] directory"
             )
         records = [GenerationRecord(**entry) for entry in (stored or {}).get("records", [])]
 
@@ -349,6 +352,10 @@ def run_generations(
 
         best = records[-1].best if records else 0
         for generation in range(len(records) + 1, settings.count + 1):
+            spent = sum(record.seconds for record in records)
+            if settings.hours > 0 and spent >= settings.hours * 3600.0:
+                said(generation, "out of time")
+                break
             started = time.monotonic()
             home = generation_directory(directory, generation)
             teacher = evaluator_of(best, directory, settings.start)

@@ -71,21 +71,29 @@ class RunConfig:
 def read_run_config(path: str | os.PathLike[str]) -> RunConfig:
     """Reads a run config; `ValueError` naming the file and the problem otherwise."""
     source = Path(path)
+    return run_config_from(read_toml(source), str(source))
+
+
+def read_toml(source: Path) -> dict[str, Any]:
+    """A config file's sections; `ValueError` naming the file when it cannot be read."""
     try:
-        raw = tomllib.loads(source.read_text())
+        return tomllib.loads(source.read_text())
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise ValueError(f"cannot read training config {str(source)!r}: {error}") from None
+
+
+def run_config_from(raw: Mapping[str, Any], source: str) -> RunConfig:
+    """The run config of TOML sections `raw` (read from `source`, which messages name)."""
     unknown = sorted(set(raw) - set(_SECTIONS))
     if unknown:
         raise ValueError(
-            f"{str(source)!r}: unknown section(s) {', '.join(unknown)}; accepted: "
-            f"{', '.join(_SECTIONS)}"
+            f"{source!r}: unknown section(s) {', '.join(unknown)}; accepted: {', '.join(_SECTIONS)}"
         )
     output = raw.get("output", {})
     extra = sorted(set(output) - {"directory", "data_directory"})
     if extra or "directory" not in output or "data_directory" not in output:
         raise ValueError(
-            f"{str(source)!r}: [output] needs exactly directory and data_directory "
+            f"{source!r}: [output] needs exactly directory and data_directory "
             f"(got {', '.join(sorted(output)) or 'nothing'})"
         )
     try:
@@ -105,7 +113,7 @@ def read_run_config(path: str | os.PathLike[str]) -> RunConfig:
         if config.train.mirror:
             check_mirror(load_game(config.data.game))
     except (TypeError, ValueError) as error:
-        raise ValueError(f"{str(source)!r}: {error}") from None
+        raise ValueError(f"{source!r}: {error}") from None
     return config
 
 

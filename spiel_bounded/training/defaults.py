@@ -1,0 +1,151 @@
+"""A training config derived from the game alone: `train_value_net.py --game=NAME`.
+
+What the game decides, measured or read from it, never guessed per name:
+
+- the self-play bot: `bounded_ab` for two-player zero-sum games, `bounded_star2` where they have
+  chance nodes, `maxn` for the others (a value per player);
+- the first teacher's evaluator: the hand-written heuristic where the game has one, else random
+  rollouts;
+- the search depth, from a node budget a move (`NODE_BUDGET`, a tenth of it with rollouts, whose
+  leaves cost a playout each): the deepest depth whose estimated tree fits, from the branching
+  factor of random games (decision nodes' moves times the outcomes of the chance nodes between
+  them), with alpha-beta's pruning counted as an exponent of 3/4 (none for max^n);
+- the network: 3x3 convolutions over a board observation `(planes, rows, columns)`, else
+  dense layers; mirror images where the package knows the game's mirror symmetry;
+- labels: the search tree's (`tree_labels`, intervals) for the alpha-beta family, else the
+  search value mixed with the outcome;
+- the loop: generations without a gate (Descent's continuous loop), a replay window of five,
+  warm starts, and the learning curve of every fifth network.
+
+A config file given as well overrides any of it, key by key (`merge`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Final
+
+import numpy as np
+import pyspiel
+
+from spiel_bounded import registry
+from spiel_bounded.evaluators.heuristics import has_heuristic
+from spiel_bounded.games import game_info, load_game
+from spiel_bounded.training.symmetry import MIRRORS
+
+NODE_BUDGET: Final = 20_000
+"""Nodes a self-play search may visit a move, about 20 ms on the native engine."""
+MAX_DEPTH: Final = 8
+ALPHA_BETA: Final = ("bounded_ab", "bounded_star2")
+
+
+def branching(game: pyspiel.Game, *, games: int = 20, seed: int = 0) -> float:
+    """The mean number of nodes one decision ply multiplies a tree by, in random games: the
+    legal moves of a decision node times the outcomes of the chance nodes before the next."""
+    rng = np.random.default_rng(seed)
+    moves: list[int] = []
+    outcomes: list[int] = []
+    decisions = 0
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                choices = state.chance_outcomes()
+                outcomes.append(len(choices))
+                actions, probabilities = zip(*choices, strict=True)
+                state.apply_action(int(rng.choice(actions, p=probabilities)))
+            else:
+                legal = state.legal_actions()
+                moves.append(len(legal))
+                decisions += 1
+                state.apply_action(int(rng.choice(legal)))
+    per_ply = float(np.mean(moves))
+    if outcomes:
+        per_ply *= float(np.mean(outcomes)) ** (len(outcomes) / max(decisions, 1))
+    return max(per_ply, 1.0)
+
+
+def self_play_bot(game: pyspiel.Game) -> str:
+    """The bot self-play uses (module docstring); `ValueError` when none of them plays it."""
+    info = game_info(game)
+    playable = registry.bots_for(game)
+    if info.num_players == 2 and info.zero_sum:
+        wanted = "bounded_star2" if info.has_chance else "bounded_ab"
+    else:
+        wanted = "maxn"
+    if wanted not in playable:
+        raise ValueError(
+            f"--game: no self-play bot for {game}: {wanted} cannot play it; accepted: "
+            "two-player zero-sum games (bounded_ab, bounded_star2) and the n-player games "
+            "maxn plays"
+        )
+    return wanted
+
+
+def search_depth(game: pyspiel.Game, bot: str, rollouts: bool) -> int:
+    """The deepest search whose estimated tree fits the node budget (module docstring)."""
+    budget = NODE_BUDGET / 10 if rollouts else NODE_BUDGET
+    exponent = 0.75 if bot in ALPHA_BETA else 1.0
+    factor = branching(game)
+    if factor <= 1.0:
+        return MAX_DEPTH
+    return int(min(MAX_DEPTH, max(1, math.floor(math.log(budget) / (exponent * math.log(factor))))))
+
+
+def default_config(game_string: str, directory: str) -> dict[str, dict[str, Any]]:
+    """The raw sections of the config `--game=game_string` trains with, into `directory`."""
+    game = load_game(game_string)
+    bot = self_play_bot(game)
+    evaluator = "heuristic" if has_heuristic(game) else "rollout"
+    depth = search_depth(game, bot, rollouts=evaluator == "rollout")
+    shape = game.observation_tensor_shape()
+    board = len(shape) == 3 and min(shape[1:]) >= 3
+    tree = bot in ALPHA_BETA
+    return {
+        "data": {
+            "game": game_string,
+            "games": 200,
+            "bot": bot,
+            "bot_params": {"depth": depth, "engine": "auto"},
+            "opening_moves": 4,
+            "epsilon": 0.1,
+            "seed": 1,
+            "tree_labels": tree,
+            "root_children": False,
+        },
+        "model": {"kind": "conv" if board else "mlp", "width": 128, "depth": 2},
+        "train": {
+            "batch_size": 512,
+            "learning_rate": 3e-4,
+            "weight_decay": 1e-3,
+            "max_epochs": 3,
+            "patience": 1,
+            "labelling": "interval" if tree else "mix",
+            "outcome_weight": 0.25 if tree else 0.5,
+            "mirror": game.get_type().short_name in MIRRORS,
+            "seed": 1,
+        },
+        "generations": {
+            "count": 10_000,
+            "start": evaluator,
+            "window": 5,
+            "gate_games": 0,
+            "warm_start": True,
+        },
+        "curve": {"every": 5, "games": 100, "seconds_per_move": 0.1},
+        "output": {"directory": directory, "data_directory": f"{directory}/unused"},
+    }
+
+
+def merge(
+    defaults: Mapping[str, Mapping[str, Any]], overrides: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """`defaults` with each section's keys replaced by those `overrides` gives (a section it
+    adds comes whole)."""
+    merged = {section: dict(values) for section, values in defaults.items()}
+    for section, values in overrides.items():
+        if not isinstance(values, Mapping):
+            raise ValueError(f"the override config's {section!r} must be a [section] table")
+        merged.setdefault(section, {}).update(values)
+    return merged

@@ -1,0 +1,102 @@
+"""`train_value_net.py --game=NAME`: a training config derived from the game alone."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spiel_bounded.evaluators.value_net import jax_available
+from spiel_bounded.games import load_game
+from spiel_bounded.training.dataset import check_data_config
+from spiel_bounded.training.defaults import branching, default_config, merge, search_depth
+from spiel_bounded.training.pipeline import run_config_from
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("game", "bot", "start", "kind", "mirror", "tree"),
+    [
+        ("connect_four", "bounded_ab", "heuristic", "conv", True, True),
+        ("othello", "bounded_ab", "rollout", "conv", False, True),
+        ("backgammon", "bounded_star2", "heuristic", "mlp", False, True),
+        ("chinese_checkers(players=3)", "maxn", "heuristic", "mlp", False, False),
+    ],
+)
+def test_the_game_decides_the_config_and_it_plays(
+    game: str, bot: str, start: str, kind: str, mirror: bool, tree: bool
+) -> None:
+    raw = default_config(game, "runs/x")
+    config = run_config_from(raw, f"--game={game}")
+    assert config.data.bot == bot and config.data.tree_labels == tree
+    assert config.generations is not None and config.generations.start == start
+    assert config.generations.gate_games == 0  # the continuous loop
+    assert config.model.kind == kind and config.train.mirror == mirror
+    assert config.train.labelling == ("interval" if tree else "mix")
+    assert config.curve is not None
+    check_data_config(config.data)  # the bot loads with these parameters, labels and all
+
+
+def test_the_depth_follows_the_branching_factor() -> None:
+    connect_four, breakthrough = load_game("connect_four"), load_game("breakthrough")
+    assert 6 < branching(connect_four) < 8 < 20 < branching(breakthrough) < 30
+    assert search_depth(connect_four, "bounded_ab", rollouts=False) == 6
+    assert search_depth(breakthrough, "bounded_ab", rollouts=False) == 4
+    # Rollout leaves cost a playout each: a tenth of the budget, a shallower search.
+    assert search_depth(connect_four, "bounded_ab", rollouts=True) < 6
+    assert search_depth(connect_four, "maxn", rollouts=False) < 6  # no alpha-beta pruning
+
+
+def test_an_override_replaces_keys_and_a_game_without_a_bot_is_refused() -> None:
+    raw = merge(default_config("connect_four", "runs/x"), {"data": {"games": 7}, "curve": {}})
+    assert raw["data"]["games"] == 7 and raw["data"]["bot"] == "bounded_ab"
+    with pytest.raises(ValueError, match=r"must be a \[section\] table"):
+        merge(raw, {"data": 3})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match=r"no self-play bot for .*accepted: two-player"):
+        default_config("kuhn_poker", "runs/x")
+
+
+@pytest.mark.skipif(not jax_available(), reason="training needs the jax extra")
+def test_one_command_trains_a_loop_and_its_curve(tmp_path: Path) -> None:
+    override = tmp_path / "small.toml"
+    override.write_text(
+        f"""
+[data]
+games = 4
+bot_params = {{ depth = 2 }}
+[train]
+max_epochs = 1
+[generations]
+count = 2
+[curve]
+every = 1
+games = 2
+seconds_per_move = 0.01
+params = {{ depth = 1 }}
+references = ["heuristic", "previous"]
+[output]
+directory = "{tmp_path / "run"}"
+data_directory = "{tmp_path / "run" / "unused"}"
+"""
+    )
+    command = [
+        sys.executable,
+        "scripts/train_value_net.py",
+        "--game=tic_tac_toe",
+        f"--config={override}",
+        "--hours=1",
+        "--workers=1",
+        "--executor=inline",
+        "--quiet",
+    ]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    records = json.loads((tmp_path / "run" / "generations.json").read_text())["records"]
+    assert [record["generation"] for record in records] == [1, 2]
+    curve = json.loads((tmp_path / "run" / "curve.json").read_text())["points"]
+    assert [point["generation"] for point in curve] == [1, 2]
+    assert "networks scored" in done.stdout
