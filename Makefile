@@ -22,7 +22,7 @@ $(STAMP_RUN): pyproject.toml $(NATIVE_SOURCES) | $(PY)
 	touch $@
 
 $(STAMP_DEV): pyproject.toml $(NATIVE_SOURCES) | $(PY)
-	$(PY) -m pip install --quiet -e ".[dev,cluster,jax,fast,alphazero]"
+	$(PY) -m pip install --quiet -e ".[dev,cluster,jax,fast,alphazero,gnubg]"
 	touch $@ $(STAMP_RUN)
 
 run: $(STAMP_RUN)

@@ -83,6 +83,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "pns": {"nodes": 200},
     "bounded_pns": {"nodes": 200},
     "alphazero": {"simulations": 8},  # and a checkpoint of the game (`checkpoint_for`)
+    "gnubg": {},
 }
 # Why a bot may decline a game of the list (any other refusal fails the test).
 DOCUMENTED_REFUSALS = {
@@ -97,6 +98,7 @@ DOCUMENTED_REFUSALS = {
     "bounded_pns": ("chance nodes", "players", "terminal values"),
     "mcts": ("implemented in Python",),
     "alphazero": ("chance nodes", "players", "rewards before the end", "alphazero extra"),
+    "gnubg": ("backgammon only", "players", "gnubg extra"),
 }
 
 

@@ -1,0 +1,1 @@
+"""Outside judges of the package's play: GNU Backgammon's equity for backgammon moves."""
