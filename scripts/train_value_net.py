@@ -59,7 +59,10 @@ _GAME = flags.DEFINE_string(
     "game", None, "Train on this game with a config derived from it (--config overrides it)."
 )
 _HOURS = flags.DEFINE_float(
-    "hours", None, "Start no new generation after this many hours ([generations] hours)."
+    "hours",
+    None,
+    "Start no new generation after this many hours of generations ([generations] hours; "
+    "the curve stage comes on top).",
 )
 _STAGE = flags.DEFINE_enum(
     "stage",
@@ -160,6 +163,8 @@ def _read_config() -> RunConfig:
             raw = merge(raw, read_toml(Path(_CONFIG.value)))
             source += f" with {_CONFIG.value}"
         config = run_config_from(raw, source)
+    if _stage() in ("curve", "loop") and (config.generations is None or config.curve is None):
+        raise ValueError(f"--stage={_stage()} needs [generations] and [curve] sections")
     if _HOURS.value is not None:
         if config.generations is None:
             raise ValueError("--hours needs a [generations] section (or --game)")
@@ -208,10 +213,7 @@ def _generations(config: RunConfig, command: str) -> None:
 
 
 def _curve(config: RunConfig, command: str) -> None:
-    if config.generations is None or config.curve is None:
-        raise ValueError(
-            f"--stage=curve needs [generations] and [curve] sections in {_CONFIG.value}"
-        )
+    assert config.curve is not None  # `_read_config` refuses the stage without one
 
     def on_point(point: CurvePoint) -> None:
         if not _QUIET.value:

@@ -94,6 +94,18 @@ def test_without_a_gate_every_network_teaches_the_next(tmp_path: Path) -> None:
 
 
 @needs_jax
+def test_no_generation_starts_once_the_hours_are_spent(tmp_path: Path) -> None:
+    stages: list[str] = []
+    records = run_generations(
+        tiny(tmp_path, gate_games=0, count=3, hours=1e-9),
+        executor="inline",
+        on_stage=lambda stage: stages.append(f"{stage.generation} {stage.stage}"),
+    )
+    assert [record.generation for record in records] == [1]
+    assert stages[-1] == "2 not started: the hours are spent"
+
+
+@needs_jax
 def test_a_network_below_the_gate_score_is_not_kept(tmp_path: Path) -> None:
     records = run_generations(tiny(tmp_path, count=1, gate_score=1.0), executor="inline")
     (record,) = records
@@ -122,7 +134,13 @@ def test_generations_resume_and_grow(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert grown[:1] == first and len(grown) == 2
     changed = tiny(tmp_path, count=2)
     changed = replace(changed, data=replace(changed.data, games=7))
-    with pytest.raises(ValueError, match="holds generations of another config"):
+    # A directory written before a setting existed resumes with its default.
+    record_file = tmp_path / "generations.json"
+    stored = json.loads(record_file.read_text())
+    del stored["config"]["data"]["tree_labels"], stored["config"]["data"]["label_depth"]
+    record_file.write_text(json.dumps(stored))
+    assert run_generations(tiny(tmp_path, count=2), executor="inline") == grown
+    with pytest.raises(ValueError, match=r"another config \(it differs in data.games;"):
         run_generations(changed, executor="inline")
 
 
@@ -203,7 +221,10 @@ def test_the_curve_scores_every_nth_network_against_its_references(tmp_path: Pat
     stored = json.loads((tmp_path / "curve.json").read_text())
     assert [entry["generation"] for entry in stored["points"]] == [2, 3]
     assert (tmp_path / "curve.png").exists()
-    assert run_curve(config, settings, executor="inline") == points  # read back
+    played = {path: path.read_text() for path in (tmp_path / "curve").glob("*/games.csv")}
+    assert len(played) == 2
+    assert run_curve(config, settings, executor="inline") == points
+    assert {path: path.read_text() for path in played} == played  # read back, not replayed
 
 
 def test_curve_settings_and_references_are_checked() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import numpy as np
@@ -44,28 +45,33 @@ def test_boards_are_gnubgs_and_every_checker_is_counted() -> None:
     start = game.new_initial_state()
     assert board_of(start, 0) == gnubg.position_from_id("4HPwATDgc/ABMA")
     for state in _positions(game, 40, seed=3):
+        lines = str(state).splitlines()
+        bar = next(line for line in lines if line.startswith("Bar:"))
+        scores = next(line for line in lines if line.startswith("Scores"))
+        off = [int(number) for number in re.findall(r"\d+", scores)]
         for on_roll in (0, 1):
-            board = board_of(state, on_roll)
-            mover = board[1]
-            off = 15 - sum(mover)
-            assert 0 <= off <= 15 and len(board[0]) == len(board[1]) == 25
-            # gnubg's position ID round-trips the board: a board it can read.
-            assert gnubg.position_from_id(gnubg.position_id(board)) == board
+            other, mover = board_of(state, on_roll)
+            for player, side in ((on_roll, mover), (1 - on_roll, other)):
+                assert side[24] == bar.count("xo"[player])
+                assert sum(side) + off[player] == 15  # on the board, on the bar, borne off
+            assert gnubg.position_from_id(gnubg.position_id((other, mover))) == (other, mover)
 
 
 @needs_gnubg
 def test_move_equities_are_gnubgs_own_move_scores() -> None:
-    """With gammons counted (full scoring), the best equity over OpenSpiel's moves is the best
-    score of gnubg's own move list, for rolls that are not doubles."""
+    """With gammons and backgammons counted (full scoring, gnubg's own equity), the best equity
+    over OpenSpiel's moves is the best score of gnubg's own move list, doubles included (gnubg
+    lists a double's whole four-checker move; OpenSpiel plays it in two halves)."""
     import gnubg
 
     game = pyspiel.load_game("backgammon(scoring_type=full_scoring)")
     judge = Judge(game)
-    checked = 0
-    for state in _positions(game, 60, seed=5):
+    checked = doubles = 0
+    for state in _positions(game, 80, seed=5):
         text = str(state)
         dice = next(line for line in text.splitlines() if line.startswith("Dice:"))[5:].strip()
-        if len(dice) != 2 or dice[0] == dice[1]:
+        extra = next(line for line in text.splitlines() if line.startswith("Extra turn:"))
+        if len(dice) != 2 or extra.endswith("1"):  # a double's second half: not a whole move
             continue
         board = board_of(state, state.current_player())
         moves = gnubg.find_best_moves(
@@ -79,7 +85,30 @@ def test_move_equities_are_gnubgs_own_move_scores() -> None:
         best = max(judge.move_equities(state).values())
         assert best == pytest.approx(moves[0]["score"], abs=1e-5)  # gnubg rounds in float32
         checked += 1
-    assert checked >= 20
+        doubles += dice[0] == dice[1]
+    assert checked >= 20 and doubles >= 2
+
+
+@needs_gnubg
+@pytest.mark.parametrize("scoring", ["winloss_scoring", "enable_gammons", "full_scoring"])
+def test_equities_are_in_the_games_own_units(scoring: str) -> None:
+    """Each scoring type's equity from gnubg's probabilities: full scoring is gnubg's own
+    equity; every equity lies in the game's utility range and changes sign with the side."""
+    import gnubg
+
+    game = pyspiel.load_game(f"backgammon(scoring_type={scoring})")
+    judge = Judge(game)
+    for state in _positions(game, 30, seed=9):
+        child = state.child(state.legal_actions()[0])
+        if child.is_terminal() or not child.is_chance_node():
+            continue
+        mover = state.current_player()
+        value = judge.equity(child, mover)
+        assert game.min_utility() <= value <= game.max_utility()
+        assert judge.equity(child, 1 - mover) == pytest.approx(-value)
+        if scoring == "full_scoring":
+            probabilities = gnubg.evaluate(board_of(child, 1 - mover), gnubg.cubeinfo())
+            assert value == pytest.approx(-probabilities[5], abs=1e-5)
 
 
 @needs_gnubg

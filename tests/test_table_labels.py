@@ -109,21 +109,20 @@ def test_min_depth_keeps_the_deeper_entries_only() -> None:
         LabelRequest(Features(load_game("tic_tac_toe")), 0)
 
 
-def test_no_table_no_labels_and_no_request_no_labels() -> None:
+def test_no_request_no_labels_and_no_table_refused() -> None:
     game = load_game("tic_tac_toe")
     state = game.new_initial_state()
     evaluator = make_evaluator("zero", game)
-    request = LabelRequest(Features(game))
     plain = bounded_ab(state, evaluator=evaluator, limits=Limits(depth=3))
     assert plain.labels is None
-    tableless = bounded_ab(
-        state,
-        evaluator=evaluator,
-        limits=Limits(depth=3),
-        settings=AlphaBetaSettings(transpositions=False, engine="python"),
-        labels=request,
-    )
-    assert tableless.labels is None
+    with pytest.raises(ValueError, match="labels come from the transposition table"):
+        bounded_ab(
+            state,
+            evaluator=evaluator,
+            limits=Limits(depth=3),
+            settings=AlphaBetaSettings(transpositions=False),
+            labels=LabelRequest(Features(game)),
+        )
 
 
 def test_a_search_stopped_by_its_budget_still_labels() -> None:

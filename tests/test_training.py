@@ -560,6 +560,9 @@ def test_tree_labels_keep_every_position_the_tables_bounded(tmp_path: Path) -> N
         check_data_config(
             dataclasses.replace(config, bot="babmcts", bot_params={}, tree_labels=True)
         )
+    tableless = {"depth": 4, "transpositions": False}
+    with pytest.raises(ValueError, match=r"tree_labels .*transpositions on"):
+        check_data_config(dataclasses.replace(config, bot_params=tableless, tree_labels=True))
 
 
 def test_games_written_before_they_carried_their_settings_still_count(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ import pyspiel
 from spiel_bounded.bots.checks import StateCheck
 from spiel_bounded.bots.spec import SEED_PARAM, BotSpec
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo
-from spiel_bounded.judges.backgammon import Judge, check_backgammon, missing_extra
+from spiel_bounded.judges.backgammon import PLIES, Judge, check_backgammon, missing_extra
 from spiel_bounded.params import Number, check_fields, declared, pick, setting
 
 
@@ -26,7 +26,7 @@ class GnubgSettings:
     plies: int = setting(
         0,
         "gnubg's lookahead: 0 (its network alone), 1 or 2",
-        Number(minimum=0, maximum=2, integer=True),
+        Number(minimum=PLIES[0], maximum=PLIES[-1], integer=True),
     )
 
     def __post_init__(self) -> None:

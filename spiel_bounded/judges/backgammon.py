@@ -7,8 +7,10 @@ point is 24 - position; player 1 (o) moves down, its point is position + 1; the 
 from the state's text. `move_equities` values every legal move of a state the way gnubg's own
 move list does (`find_best_moves`): the position after the move, the opponent on roll, evaluated
 at `plies` and negated. A double's first half is worth its best second half (OpenSpiel plays a
-double as two moves of the same player). The equity is cubeless: `2 p(win) - 1` under
-OpenSpiel's default `winloss_scoring`, gnubg's equity with gammons and backgammons otherwise.
+double as two moves of the same player). The equity is cubeless and in OpenSpiel's own units,
+from gnubg's probabilities: `2 p(win) - 1` under the default `winloss_scoring`, plus gammons
+under `enable_gammons` (worth 2, backgammons too), plus backgammons once more under
+`full_scoring` (worth 3: gnubg's own equity).
 """
 
 from __future__ import annotations
@@ -19,12 +21,19 @@ from typing import Any, Final
 
 import pyspiel
 
+from spiel_bounded.evaluators.value_net.features import next_mover
 from spiel_bounded.games import game_description
 
 GNUBG_EXTRA: Final = "pip install 'spiel-bounded[gnubg]'"
 POINTS: Final = 24
 PLIES: Final = (0, 1, 2)
 """gnubg's lookahead depths the package offers (2-ply: about 7 ms a move list)."""
+SCORING: Final = {
+    "winloss_scoring": (False, False),
+    "enable_gammons": (True, False),
+    "full_scoring": (True, True),
+}
+"""OpenSpiel's backgammon scoring types: whether gammons, and backgammons on top, count extra."""
 
 
 def missing_extra() -> str:
@@ -79,9 +88,13 @@ class Judge:
         self._gnubg: Any = importlib.import_module("gnubg")
         self._cube = self._gnubg.cubeinfo()
         self._context = self._gnubg.evalcontext(0, plies, 1, 0, 0.0)
-        self._winloss = game.get_parameters().get("scoring_type", "winloss_scoring") == (
-            "winloss_scoring"
-        )
+        scoring = game.get_parameters().get("scoring_type", "winloss_scoring")
+        if scoring not in SCORING:
+            raise ValueError(
+                f"gnubg: unknown backgammon scoring_type {scoring!r}; accepted: "
+                f"{', '.join(SCORING)}"
+            )
+        self._gammons, self._backgammons = SCORING[scoring]
         self.plies = plies
 
     def equity(self, state: pyspiel.State, player: int) -> float:
@@ -89,9 +102,15 @@ class Judge:
         or a terminal state."""
         if state.is_terminal():
             return float(state.returns()[player])
-        on_roll = _next_mover(state)
-        probabilities = self._gnubg.evaluate(board_of(state, on_roll), self._cube, self._context)
-        value = 2.0 * probabilities[0] - 1.0 if self._winloss else float(probabilities[5])
+        on_roll = next_mover(state)
+        win, gammon, backgammon, lose_gammon, lose_backgammon, _ = self._gnubg.evaluate(
+            board_of(state, on_roll), self._cube, self._context
+        )
+        value = 2.0 * win - 1.0
+        if self._gammons:
+            value += gammon - lose_gammon  # gnubg's gammons include its backgammons
+        if self._backgammons:
+            value += backgammon - lose_backgammon
         return value if on_roll == player else -value
 
     def move_equities(self, state: pyspiel.State) -> dict[int, float]:
@@ -103,10 +122,3 @@ class Judge:
         if not state.is_terminal() and state.current_player() == mover:  # a double's second half
             return max(self.move_equities(state).values())
         return self.equity(state, mover)
-
-
-def _next_mover(state: pyspiel.State) -> int:
-    """Who moves once chance has acted at `state`."""
-    while state.is_chance_node():
-        state = state.child(state.legal_actions()[0])
-    return max(state.current_player(), 0)

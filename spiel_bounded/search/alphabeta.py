@@ -655,8 +655,9 @@ def bounded_ab(
             connect_four (the bots take 1 s per move when given no limit).
         settings: Engine settings (epsilon, transpositions, ordering, ...).
         clock: Seconds for the time limit (tests inject a fake clock).
-        labels: When given (and the search keeps a table), the result's `labels` are the
-            positions the table bounded (`search.table_walk`), however the search ended.
+        labels: When given, the result's `labels` are the positions the transposition table
+            bounded (`search.table_walk`), however the search ended (`ValueError` without a
+            table).
 
     Returns:
         A `SearchResult` whose `[lower, upper]` contains the depth-limited minimax value of the
@@ -789,6 +790,11 @@ def _search(
     limits = limits or Limits()
     budget = Budget(limits, clock=clock)  # from here on, setting up counts against the limit
     settings = settings or AlphaBetaSettings()
+    if labels is not None and not settings.transpositions:
+        raise ValueError(
+            f"{algorithm}: labels come from the transposition table, which transpositions=False "
+            "turns off; accepted: labels with transpositions=True (the default)"
+        )
     game = state.get_game()
     info = require_decision_state(state, algorithm, requirements, hint=hint)
     check_epsilon(settings.epsilon, info, algorithm)
@@ -897,7 +903,8 @@ def _python_run(
         stopped_by=stopped_by,
     )
     walked = None
-    if labels is not None and engine.tt is not None:
+    if labels is not None:
+        assert engine.tt is not None  # `_search` refuses labels without a table
         walked = walk_table(state, engine.tt, engine.key, labels)
     if best is None:
         fallback = engine._ordered(state, max_player, 0, None)[0]

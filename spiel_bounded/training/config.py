@@ -121,7 +121,8 @@ class GenerationSettings:
         "start no generation once the run's generations took this long (0: count only)",
         Number(minimum=0.0),
     )
-    # Wall-clock hours summed over the recorded generations, so a resumed run goes on from them.
+    # Wall-clock hours summed over the recorded generations, so a resumed run goes on from them
+    # (the part of an interrupted generation played before the interruption is not counted).
     warm_start: bool = setting(
         True, "train each new network from the best one's parameters (same [model] only)", FLAG
     )

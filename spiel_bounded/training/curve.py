@@ -18,17 +18,15 @@ hours of training so far, is written to `OUTPUT/curve.json` and `OUTPUT/curve.pn
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from matplotlib.figure import Figure
 
 from spiel_bounded.arena.config import parse_config
 from spiel_bounded.arena.runner import run_tournament
-from spiel_bounded.arena.stats import wilson
-from spiel_bounded.arena.store import GameStore
 from spiel_bounded.evaluators.heuristics import has_heuristic
 from spiel_bounded.games import game_description, load_game
 from spiel_bounded.runs.journal import write_atomic
@@ -36,8 +34,11 @@ from spiel_bounded.training.config import CurveSettings
 from spiel_bounded.training.generations import (
     RECORD_FILE,
     GenerationRecord,
+    Score,
+    bot_table,
     evaluator_of,
     generation_directory,
+    scores_of,
 )
 
 if TYPE_CHECKING:
@@ -47,17 +48,6 @@ CURVE_FILE: Final = "curve.json"
 PLOT_FILE: Final = "curve.png"
 NETWORK: Final = "network"
 """The label of the scored network in its matches."""
-
-
-@dataclass(frozen=True)
-class Score:
-    """A network's score against one opponent: (wins + draws / 2) / games, its 95% Wilson
-    interval, and the games it rests on."""
-
-    score: float
-    low: float
-    high: float
-    games: int
 
 
 @dataclass(frozen=True)
@@ -95,11 +85,6 @@ def scored_generations(records: list[GenerationRecord], every: int) -> list[int]
     return chosen
 
 
-def _bot(label: str, bot: str, params: Mapping[str, Any]) -> str:
-    items = ", ".join(f"{key} = {json.dumps(value)}" for key, value in params.items())
-    return f'[[bots]]\nlabel = "{label}"\nbot = {json.dumps(bot)}\nparams = {{ {items} }}\n'
-
-
 def match_config_text(
     config: RunConfig,
     settings: CurveSettings,
@@ -115,16 +100,16 @@ def match_config_text(
     assert config.generations is not None
     data, start, params = config.data, config.generations.start, dict(settings.params)
     network = evaluator_of(generation, config.directory, start)
-    bots = [_bot(NETWORK, data.bot, {**params, "evaluator": network})]
+    bots = [bot_table(NETWORK, data.bot, {**params, "evaluator": network})]
     labels = []
     for name in references_for(settings, data.game):
         if name in ("heuristic", "rollout"):
-            bots.append(_bot(name, data.bot, {**params, "evaluator": name}))
+            bots.append(bot_table(name, data.bot, {**params, "evaluator": name}))
         elif name == "mcts":
-            bots.append(_bot(name, "mcts", {}))
+            bots.append(bot_table(name, "mcts", {}))
         elif previous is not None:
             evaluator = evaluator_of(previous, config.directory, start)
-            bots.append(_bot(name, data.bot, {**params, "evaluator": evaluator}))
+            bots.append(bot_table(name, data.bot, {**params, "evaluator": evaluator}))
         else:
             continue  # the first network scored has no previous one
         labels.append(name)
@@ -141,26 +126,6 @@ def match_config_text(
         f"[run]\noutput = {json.dumps(str(output))}\nexecutor = {json.dumps(executor)}\n"
         f"workers = {workers}\nscheduler = {json.dumps(scheduler or '')}\n\n" + "\n".join(bots)
     )
-
-
-def match_scores(output: Path) -> dict[str, Score]:
-    """The network's score against each opponent in a finished tournament directory."""
-    points: dict[str, float] = {}
-    played: dict[str, int] = {}
-    for record in GameStore(output).read_records():
-        if record.error or not record.returns:
-            continue
-        seat = record.seats.index(NETWORK)
-        (opponent,) = [label for label in record.seats if label != NETWORK]
-        mine, theirs = record.returns[seat], record.returns[record.seats.index(opponent)]
-        points[opponent] = points.get(opponent, 0.0) + (
-            1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
-        )
-        played[opponent] = played.get(opponent, 0) + 1
-    return {
-        opponent: Score(points[opponent] / games, *wilson(points[opponent], games), games)
-        for opponent, games in played.items()
-    }
 
 
 def plot_curve(points: list[CurvePoint], path: Path, title: str) -> None:
@@ -234,7 +199,7 @@ def run_curve(
             generation,
             by_number[generation].total_games,
             hours[generation],
-            match_scores(output),
+            scores_of(output, NETWORK),
         )
         points.append(point)
         if on_point is not None:

@@ -301,7 +301,9 @@ def check_data_config(config: DataConfig) -> None:
         for player in range(game.num_players())
     ]
     if config.tree_labels:
-        label_tables(bots, LabelRequest(features, config.label_depth), config.bot)
+        label_tables(
+            bots, LabelRequest(features, config.label_depth), config.bot, config.bot_params
+        )
 
 
 @dataclass(frozen=True)
@@ -417,6 +419,11 @@ class _Rows:
     def view(self) -> np.ndarray:
         return self.data[: self.size]
 
+    def trimmed(self) -> np.ndarray:
+        """The rows, the spare capacity given back (in place: no second copy)."""
+        self.data.resize((self.size, self.data.shape[1]), refcheck=False)
+        return self.data
+
 
 class _Merge:
     """Positions merged by key over games: the first game to reach one owns it."""
@@ -509,7 +516,7 @@ class _Merge:
         return Dataset(
             game=game_description(game),
             observation_shape=tuple(game.observation_tensor_shape()),
-            features=self.rows.view(),
+            features=self.rows.trimmed(),
             outcome=outcome.astype(np.float32),
             search=search.astype(np.float32),
             games=self.owner.view()[:, 0].copy(),

@@ -17,7 +17,7 @@ What the game decides, measured or read from it, never guessed per name:
 - the loop: generations without a gate (Descent's continuous loop), a replay window of five,
   warm starts, and the learning curve of every fifth network.
 
-A config file given as well overrides any of it, key by key (`merge`).
+A config file given as well overrides any of it, key by key within each section (`merge`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import pyspiel
 
 from spiel_bounded import registry
 from spiel_bounded.evaluators.heuristics import has_heuristic
-from spiel_bounded.games import game_info, load_game
+from spiel_bounded.games import game_description, game_info, load_game
 from spiel_bounded.training.symmetry import MIRRORS
 
 NODE_BUDGET: Final = 20_000
@@ -76,7 +76,8 @@ def self_play_bot(game: pyspiel.Game) -> str:
         wanted = "maxn"
     if wanted not in playable:
         raise ValueError(
-            f"--game: no self-play bot for {game}: {wanted} cannot play it; accepted: "
+            f"--game: no self-play bot for {game_description(game)}: {wanted} cannot play it; "
+            "accepted: "
             "two-player zero-sum games (bounded_ab, bounded_star2) and the n-player games "
             "maxn plays"
         )
@@ -142,7 +143,7 @@ def merge(
     defaults: Mapping[str, Mapping[str, Any]], overrides: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """`defaults` with each section's keys replaced by those `overrides` gives (a section it
-    adds comes whole)."""
+    adds comes whole; a key's value, `bot_params` say, replaces the default's whole)."""
     merged = {section: dict(values) for section, values in defaults.items()}
     for section, values in overrides.items():
         if not isinstance(values, Mapping):

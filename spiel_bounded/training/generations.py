@@ -47,11 +47,11 @@ from spiel_bounded.evaluators.value_net.checkpoint import (
     checkpoint_file,
     load_checkpoint,
 )
-from spiel_bounded.evaluators.value_net.config import as_mapping
+from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping
 from spiel_bounded.games import load_game
-from spiel_bounded.runs.journal import write_atomic
+from spiel_bounded.runs.journal import differences, write_atomic
 from spiel_bounded.runs.lock import locked
-from spiel_bounded.training.config import GenerationSettings
+from spiel_bounded.training.config import DataConfig, GenerationSettings, TrainConfig
 from spiel_bounded.training.dataset import Dataset, assemble, generate
 
 if TYPE_CHECKING:
@@ -128,9 +128,12 @@ def generation_directory(directory: Path, generation: int) -> Path:
     return directory / f"gen_{generation:02d}"
 
 
-def _inline_table(values: Mapping[str, Any]) -> str:
-    items = [f"{key} = {json.dumps(value)}" for key, value in values.items() if value is not None]
-    return "{ " + ", ".join(items) + " }"
+def bot_table(label: str, bot: str, params: Mapping[str, Any]) -> str:
+    """A `[[bots]]` entry of a tournament config (parameters that are None left out)."""
+    items = [f"{key} = {json.dumps(value)}" for key, value in params.items() if value is not None]
+    return (
+        f'[[bots]]\nlabel = "{label}"\nbot = {json.dumps(bot)}\nparams = {{ {", ".join(items)} }}\n'
+    )
 
 
 def match_config_text(
@@ -152,10 +155,7 @@ def match_config_text(
             **settings.gate_params,
             "evaluator": evaluator_of(which, config.directory, settings.start),
         }
-        bots.append(
-            f'[[bots]]\nlabel = "{label}"\nbot = {json.dumps(data.bot)}\n'
-            f"params = {_inline_table(params)}\n"
-        )
+        bots.append(bot_table(label, data.bot, params))
     return (
         "[tournament]\n"
         f"games = [{json.dumps(data.game)}]\n"
@@ -169,20 +169,44 @@ def match_config_text(
     )
 
 
+@dataclass(frozen=True)
+class Score:
+    """A bot's score against one opponent: (wins + draws / 2) / games, its 95% Wilson interval,
+    and the games it rests on."""
+
+    score: float
+    low: float
+    high: float
+    games: int
+
+
+def scores_of(output: Path, label: str) -> dict[str, Score]:
+    """Bot `label`'s score against each opponent in the two-seat games of a tournament
+    directory (games that raised left out)."""
+    points: dict[str, float] = {}
+    played: dict[str, int] = {}
+    for record in GameStore(output).read_records():
+        if record.error or not record.returns or label not in record.seats:
+            continue
+        seat = record.seats.index(label)
+        (opponent,) = [other for other in record.seats if other != label]
+        mine, theirs = record.returns[seat], record.returns[record.seats.index(opponent)]
+        points[opponent] = points.get(opponent, 0.0) + (
+            1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+        )
+        played[opponent] = played.get(opponent, 0) + 1
+    return {
+        opponent: Score(points[opponent] / games, *wilson(points[opponent], games), games)
+        for opponent, games in played.items()
+    }
+
+
 def match_score(output: Path) -> tuple[float, float, float, int]:
     """The new network's score in a finished gate match (score, Wilson interval, games)."""
-    points, played = 0.0, 0
-    for record in GameStore(output).read_records():
-        if record.error or not record.returns:
-            continue
-        mine = record.returns[record.seats.index(NEW)]
-        theirs = record.returns[record.seats.index(BEST)]
-        points += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
-        played += 1
-    if played == 0:
+    score = scores_of(output, NEW).get(BEST)
+    if score is None:
         raise RuntimeError(f"the gate match in {output} finished no game")
-    low, high = wilson(points, played)
-    return points / played, low, high, played
+    return score.score, score.low, score.high, score.games
 
 
 def elo_difference(score: float) -> float:
@@ -298,6 +322,34 @@ def _fingerprint(config: RunConfig) -> dict[str, Any]:
     }
 
 
+def _normalized(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored fingerprint through today's settings: a setting added since it was written
+    takes its default (as `dataset` reads an older data config)."""
+    generations = {**stored["generations"], "count": 1}
+    settings = asdict(GenerationSettings(**generations))
+    settings.pop("count")
+    settings.pop("hours")
+    return json.loads(
+        json.dumps(
+            {
+                "data": as_mapping(DataConfig(**stored["data"])),
+                "model": as_mapping(ModelConfig(**stored["model"])),
+                "train": as_mapping(TrainConfig(**stored["train"])),
+                "generations": settings,
+            }
+        )
+    )
+
+
+def _flat(sections: Mapping[str, Any]) -> dict[str, Any]:
+    """`{"section.key": value}` of a fingerprint, for naming what differs."""
+    return {
+        f"{section}.{key}": value
+        for section, values in json.loads(json.dumps(sections)).items()
+        for key, value in values.items()
+    }
+
+
 def run_generations(
     config: RunConfig,
     *,
@@ -326,11 +378,14 @@ def run_generations(
     fingerprint = _fingerprint(config)
     with locked(directory):
         stored = json.loads(path.read_text()) if path.exists() else None
-        if stored is not None and stored["config"] != json.loads(json.dumps(fingerprint)):
-            raise ValueError(
-                f"{directory} holds generations of another config (only [generations] count and "
-                "hours may change); use another [output] directory"
-            )
+        if stored is not None:
+            differ = differences(_flat(_normalized(stored["config"])), _flat(fingerprint))
+            if differ:
+                raise ValueError(
+                    f"{directory} holds generations of another config (it differs in "
+                    f"{', '.join(differ)}; only [generations] count and hours may change); use "
+                    "another [output] directory"
+                )
         records = [GenerationRecord(**entry) for entry in (stored or {}).get("records", [])]
 
         def save() -> None:
@@ -354,7 +409,7 @@ def run_generations(
         for generation in range(len(records) + 1, settings.count + 1):
             spent = sum(record.seconds for record in records)
             if settings.hours > 0 and spent >= settings.hours * 3600.0:
-                said(generation, "out of time")
+                said(generation, "not started: the hours are spent")
                 break
             started = time.monotonic()
             home = generation_directory(directory, generation)

@@ -34,6 +34,7 @@ from spiel_bounded.training.config import (
     GenerationSettings,
     TrainConfig,
 )
+from spiel_bounded.training.curve import references_for
 from spiel_bounded.training.dataset import Dataset
 from spiel_bounded.training.losses import EpochDone
 from spiel_bounded.training.symmetry import check_mirror
@@ -112,6 +113,8 @@ def run_config_from(raw: Mapping[str, Any], source: str) -> RunConfig:
         )
         if config.train.mirror:
             check_mirror(load_game(config.data.game))
+        if config.curve is not None:
+            references_for(config.curve, config.data.game)  # refused now, not after the loop
     except (TypeError, ValueError) as error:
         raise ValueError(f"{source!r}: {error}") from None
     return config

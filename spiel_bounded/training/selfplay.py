@@ -11,8 +11,9 @@ instead (`search.table_walk`): the whole of TreeStrap, Descent's "tree learning"
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import pyspiel
@@ -200,13 +201,18 @@ def _children(
     )
 
 
-def label_tables(bots: list[pyspiel.Bot], request: LabelRequest, name: str) -> None:
+def label_tables(
+    bots: list[pyspiel.Bot], request: LabelRequest, name: str, params: Mapping[str, Any]
+) -> None:
     """Asks every bot's searches for their tables' positions (`SearchBot.label_tables`);
-    `ValueError` naming the bot when it keeps no table."""
+    `ValueError` naming the bot when it keeps no table (or `params` turn it off)."""
     refused = ValueError(
         f"[data] tree_labels needs a bot whose search keeps a table of bounds, and {name!r} "
-        "has none; accepted: bounded_ab, bounded_star1, bounded_star2"
+        "has none here; accepted: bounded_ab, bounded_star1, bounded_star2 with their "
+        "transpositions on (the default)"
     )
+    if params.get("transpositions", True) is False:
+        raise refused
     for bot in bots:
         if not isinstance(bot, SearchBot):
             raise refused
@@ -250,7 +256,9 @@ def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
         bots.append(registry.load_bot(config.bot, game, player, **params))
     features = Features(game)
     if config.tree_labels:
-        label_tables(bots, LabelRequest(features, config.label_depth), config.bot)
+        label_tables(
+            bots, LabelRequest(features, config.label_depth), config.bot, config.bot_params
+        )
     rows: list[np.ndarray] = []
     search: list[list[float]] = []
     lower: list[list[float]] = []
