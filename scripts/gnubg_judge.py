@@ -5,7 +5,7 @@
 
 Replays the finished backgammon games of a tournament directory and, at every move of each bot
 (the random opening left out), compares the move with gnubg's choice
-(`spiel_bounded.judges.equity_loss`). Prints a Markdown table (or writes it to --output) with
+(`spiel_bounded.arena.equity_loss`). Prints a Markdown table (or writes it to --output) with
 each bot's games, moves, mean loss per move with its 95% interval (games resampled) and the
 share of moves that were gnubg's choice. Needs the gnubg extra: pip install
 'spiel-bounded[gnubg]'. Exit status: 0 done; 2 a bad flag, directory or label.
@@ -20,10 +20,10 @@ from pathlib import Path
 from absl import app, flags
 
 from spiel_bounded import commandline
+from spiel_bounded.arena.equity_loss import judge_tournament
 from spiel_bounded.arena.store import GameStore, StoreError
 from spiel_bounded.games import load_game
 from spiel_bounded.judges.backgammon import PLIES, check_backgammon
-from spiel_bounded.judges.equity_loss import judge_tournament
 
 _TOURNAMENT = flags.DEFINE_string("tournament", None, "Tournament output directory.")
 _BOTS = flags.DEFINE_list("bots", None, "Labels to judge (default: every label that played).")

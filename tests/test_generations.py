@@ -17,8 +17,9 @@ from spiel_bounded.training.config import (
     DataConfig,
     GenerationSettings,
     TrainConfig,
+    references_for,
 )
-from spiel_bounded.training.curve import references_for, run_curve
+from spiel_bounded.training.curve import run_curve
 from spiel_bounded.training.generations import (
     GenerationRecord,
     elo_difference,

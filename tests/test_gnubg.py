@@ -12,10 +12,10 @@ import pytest
 
 from spiel_bounded import load_bot, registry
 from spiel_bounded.arena.config import parse_config
+from spiel_bounded.arena.equity_loss import judge_tournament
 from spiel_bounded.arena.runner import run_tournament
 from spiel_bounded.judges import backgammon
 from spiel_bounded.judges.backgammon import Judge, board_of, missing_extra
-from spiel_bounded.judges.equity_loss import judge_tournament
 
 needs_gnubg = pytest.mark.skipif(bool(missing_extra()), reason="the gnubg extra is not installed")
 

@@ -16,7 +16,7 @@ import pyspiel
 
 from spiel_bounded.bots.checks import StateCheck
 from spiel_bounded.bots.spec import SEED_PARAM, BotSpec
-from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo
+from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo, load_game
 from spiel_bounded.judges.backgammon import PLIES, Judge, check_backgammon, missing_extra
 from spiel_bounded.params import Number, check_fields, declared, pick, setting
 
@@ -38,9 +38,6 @@ class GnubgBot(pyspiel.Bot):
 
     def __init__(self, game: pyspiel.Game, settings: GnubgSettings) -> None:
         pyspiel.Bot.__init__(self)
-        reason = check_backgammon(game)
-        if reason:
-            raise ValueError(reason)
         self.judge = Judge(game, settings.plies)
         self.state_check = StateCheck(game, "gnubg")  # any player to move: it judges
 
@@ -57,9 +54,7 @@ class GnubgBot(pyspiel.Bot):
 
 
 def _refuse(info: GameInfo) -> str:
-    if info.name != "backgammon":
-        return f"gnubg plays backgammon only, not {info.description}"
-    return missing_extra()
+    return check_backgammon(load_game(info.description)) or missing_extra()
 
 
 def _build(

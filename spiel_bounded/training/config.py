@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from spiel_bounded.evaluators.heuristics import has_heuristic
+from spiel_bounded.games import game_description, load_game
 from spiel_bounded.params import (
     FLAG,
     NON_NEGATIVE_INT,
@@ -175,3 +177,18 @@ class CurveSettings:
                 f"{', '.join(REFERENCES)}"
             )
         object.__setattr__(self, "references", tuple(references))
+
+
+def references_for(settings: CurveSettings, game_string: str) -> tuple[str, ...]:
+    """The references a network of `game_string` plays; `ValueError` for "heuristic" on a game
+    without one."""
+    game = load_game(game_string)
+    if not settings.references:
+        first = "heuristic" if has_heuristic(game) else "rollout"
+        return (first, "mcts", "previous")
+    if "heuristic" in settings.references and not has_heuristic(game):
+        raise ValueError(
+            f"[curve] references: {game_description(game)} has no hand-written heuristic; "
+            "use rollout instead"
+        )
+    return settings.references

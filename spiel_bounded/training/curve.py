@@ -27,10 +27,8 @@ from matplotlib.figure import Figure
 
 from spiel_bounded.arena.config import parse_config
 from spiel_bounded.arena.runner import run_tournament
-from spiel_bounded.evaluators.heuristics import has_heuristic
-from spiel_bounded.games import game_description, load_game
 from spiel_bounded.runs.journal import write_atomic
-from spiel_bounded.training.config import CurveSettings
+from spiel_bounded.training.config import CurveSettings, references_for
 from spiel_bounded.training.generations import (
     RECORD_FILE,
     GenerationRecord,
@@ -59,21 +57,6 @@ class CurvePoint:
     games: int
     hours: float
     scores: dict[str, Score]
-
-
-def references_for(settings: CurveSettings, game_string: str) -> tuple[str, ...]:
-    """The references a network of `game_string` plays; `ValueError` for "heuristic" on a game
-    without one."""
-    game = load_game(game_string)
-    if not settings.references:
-        first = "heuristic" if has_heuristic(game) else "rollout"
-        return (first, "mcts", "previous")
-    if "heuristic" in settings.references and not has_heuristic(game):
-        raise ValueError(
-            f"[curve] references: {game_description(game)} has no hand-written heuristic; "
-            "use rollout instead"
-        )
-    return settings.references
 
 
 def scored_generations(records: list[GenerationRecord], every: int) -> list[int]:

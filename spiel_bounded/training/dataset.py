@@ -168,7 +168,9 @@ def _made_by(path: Path) -> dict[str, Any] | None:
         ) from None
 
 
-def _flat(settings: Mapping[str, Any]) -> dict[str, Any]:
+def flat_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """`{"table.key": value}` for the tables of `settings` (one level), other keys as they are:
+    what differs between two configs can then be named key by key."""
     flat: dict[str, Any] = {}
     for key, value in settings.items():
         if isinstance(value, Mapping):
@@ -183,20 +185,20 @@ def check_games(directory: str | os.PathLike[str], config: DataConfig, indices: 
     settings (`teacher`); the message names the games and what differs. Games without the
     record (older files) pass: see the module docstring."""
     root = Path(directory)
-    wanted = _flat(teacher(config))
+    wanted = flat_settings(teacher(config))
     wrong: list[tuple[int, list[str]]] = []
     for index in indices:
         made = _made_by(_game_path(root, index))
         if made is None:
             continue
-        found = _flat(made)
+        found = flat_settings(made)
         keys = sorted(key for key in set(found) | set(wanted) if found.get(key) != wanted.get(key))
         if keys:
             wrong.append((index, keys))
     if not wrong:
         return
     index, keys = wrong[0]
-    found = _flat(_made_by(_game_path(root, index)) or {})
+    found = flat_settings(_made_by(_game_path(root, index)) or {})
     differs = "; ".join(
         f"{key} {_shown(found, key)} in the game, {_shown(wanted, key)} in the config"
         for key in keys

@@ -52,7 +52,7 @@ from spiel_bounded.games import load_game
 from spiel_bounded.runs.journal import differences, write_atomic
 from spiel_bounded.runs.lock import locked
 from spiel_bounded.training.config import DataConfig, GenerationSettings, TrainConfig
-from spiel_bounded.training.dataset import Dataset, assemble, generate
+from spiel_bounded.training.dataset import Dataset, assemble, flat_settings, generate
 
 if TYPE_CHECKING:
     from spiel_bounded.training.pipeline import RunConfig
@@ -341,15 +341,6 @@ def _normalized(stored: Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
-def _flat(sections: Mapping[str, Any]) -> dict[str, Any]:
-    """`{"section.key": value}` of a fingerprint, for naming what differs."""
-    return {
-        f"{section}.{key}": value
-        for section, values in json.loads(json.dumps(sections)).items()
-        for key, value in values.items()
-    }
-
-
 def run_generations(
     config: RunConfig,
     *,
@@ -379,7 +370,10 @@ def run_generations(
     with locked(directory):
         stored = json.loads(path.read_text()) if path.exists() else None
         if stored is not None:
-            differ = differences(_flat(_normalized(stored["config"])), _flat(fingerprint))
+            differ = differences(
+                flat_settings(_normalized(stored["config"])),
+                flat_settings(json.loads(json.dumps(fingerprint))),
+            )
             if differ:
                 raise ValueError(
                     f"{directory} holds generations of another config (it differs in "

@@ -33,8 +33,8 @@ from spiel_bounded.training.config import (
     DataConfig,
     GenerationSettings,
     TrainConfig,
+    references_for,
 )
-from spiel_bounded.training.curve import references_for
 from spiel_bounded.training.dataset import Dataset
 from spiel_bounded.training.losses import EpochDone
 from spiel_bounded.training.symmetry import check_mirror
