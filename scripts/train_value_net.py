@@ -35,6 +35,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TextIO
 
 from absl import app, flags
 
@@ -75,6 +76,56 @@ _WORKERS = flags.DEFINE_integer("workers", 2, "Worker processes (local executors
 _SCHEDULER = flags.DEFINE_string("scheduler", None, "Dask scheduler address (executor=dask).")
 _GAMES = flags.DEFINE_integer("games", None, "Override [data] games.")
 _QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
+
+
+class _LoopLine:
+    """The loop's one progress line: the generation, its stage and how far it is, the hours the
+    generations took of the budget, and the last finished generation. Redrawn in place on a
+    terminal; elsewhere (a log file) one line per finished generation."""
+
+    def __init__(self, stream: TextIO, hours: float) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.hours = hours
+        self.last = ""
+        self.stage = (0, "")
+        self.stage_started = time.monotonic()
+
+    def show(self, stage: Stage) -> None:
+        record = stage.record
+        if record is not None:
+            self.last = (
+                f"generation {record.generation} done: {record.total_games:,} games, "
+                f"{record.positions:,} positions, loss {record.validation_loss:.5f}"
+            )
+            if record.gated:
+                self.last += f", gate {record.score:.1%}, best {record.best}"
+        if (stage.generation, stage.stage) != self.stage:
+            self.stage = (stage.generation, stage.stage)
+            self.stage_started = time.monotonic()
+        count = ""
+        if stage.total:
+            count = f" {stage.done}/{stage.total}"
+            if stage.done:
+                pace = (time.monotonic() - self.stage_started) / stage.done
+                count += f" ({pace * (stage.total - stage.done):.0f} s left)"
+        budget = f" of {self.hours:g}" if self.hours > 0 else ""
+        text = (
+            f"generation {stage.generation}: {stage.stage}{count} | "
+            f"{stage.spent / 3600:.2f}{budget} h"
+        )
+        if self.last:
+            text += f" | {self.last}"
+        if self.tty:
+            self.stream.write("\r\033[K" + text)
+        elif record is not None or stage.stage.startswith("not started"):
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and self.last:
+            self.stream.write("\n")
+            self.stream.flush()
 
 
 def _bar(done: int, total: int, started: float, what: str) -> None:
@@ -177,37 +228,23 @@ def _read_config() -> RunConfig:
 def _generations(config: RunConfig, command: str) -> None:
     if config.generations is None:
         raise ValueError(f"--stage=generations needs a [generations] section in {_CONFIG.value}")
-    started = time.monotonic()
+    line = _LoopLine(sys.stderr, config.generations.hours)
 
     def on_stage(stage: Stage) -> None:
-        if _QUIET.value:
-            return
-        elapsed = time.monotonic() - started
-        record = stage.record
-        if record is None:
-            sys.stderr.write(f"generation {stage.generation}: {stage.stage} ({elapsed:.0f} s)\n")
-            return
-        verdict = "accepted" if record.accepted else "rejected"
-        gate = (
-            f"gate score {record.score:.1%} [{record.low:.1%}, {record.high:.1%}] over "
-            f"{record.match_games} games: {verdict}; "
-            if record.gated
-            else ""
-        )
-        sys.stderr.write(
-            f"generation {record.generation}: {record.games} games, {record.positions} "
-            f"positions, validation loss {record.validation_loss:.5f}, {gate}best is "
-            f"generation {record.best} ({elapsed:.0f} s)\n"
-        )
+        if not _QUIET.value:
+            line.show(stage)
 
-    records = run_generations(
-        config,
-        executor=_EXECUTOR.value,
-        workers=_WORKERS.value,
-        scheduler=_SCHEDULER.value,
-        command=command,
-        on_stage=on_stage,
-    )
+    try:
+        records = run_generations(
+            config,
+            executor=_EXECUTOR.value,
+            workers=_WORKERS.value,
+            scheduler=_SCHEDULER.value,
+            command=command,
+            on_stage=on_stage,
+        )
+    finally:
+        line.close()
     best = records[-1].best if records else 0
     print(f"{len(records)} generations in {config.directory}; the best is generation {best}")
 

@@ -22,6 +22,7 @@ from spiel_bounded.training.config import (
 from spiel_bounded.training.curve import run_curve
 from spiel_bounded.training.generations import (
     GenerationRecord,
+    Stage,
     elo_difference,
     evaluator_of,
     generation_directory,
@@ -96,14 +97,28 @@ def test_without_a_gate_every_network_teaches_the_next(tmp_path: Path) -> None:
 
 @needs_jax
 def test_no_generation_starts_once_the_hours_are_spent(tmp_path: Path) -> None:
-    stages: list[str] = []
-    records = run_generations(
-        tiny(tmp_path, gate_games=0, count=3, hours=1e-9),
-        executor="inline",
-        on_stage=lambda stage: stages.append(f"{stage.generation} {stage.stage}"),
-    )
+    stages: list[Stage] = []
+    config = tiny(tmp_path, gate_games=0, count=3, hours=1e-9)
+    records = run_generations(config, executor="inline", on_stage=stages.append)
     assert [record.generation for record in records] == [1]
-    assert stages[-1] == "2 not started: the hours are spent"
+    assert f"{stages[-1].generation} {stages[-1].stage}" == "2 not started: the hours are spent"
+    # The progress line's events: each game and epoch counted, the run's time only growing.
+    first = [stage for stage in stages if stage.generation == 1]
+    names = [stage.stage for stage in first]
+    assert [name for i, name in enumerate(names) if names[i - 1 : i] != [name]] == [
+        "self-play",
+        "assemble",
+        "train",
+        "done",
+    ]
+    epochs = [stage.done for stage in first if stage.stage == "train"]
+    assert epochs[:2] == [0, 0] and epochs[1:] == list(range(len(epochs) - 1))
+    played = [stage.done for stage in first if stage.stage == "self-play"]
+    assert played == [0, *range(config.data.games + 1)]
+    assert first[-1].record == records[0]
+    spent = [stage.spent for stage in first]
+    assert spent == sorted(spent)
+    assert stages[-1].spent == pytest.approx(records[0].seconds, abs=0.01)
 
 
 @needs_jax

@@ -91,7 +91,6 @@ data_directory = "{tmp_path / "run" / "unused"}"
         "--hours=1",
         "--workers=1",
         "--executor=inline",
-        "--quiet",
     ]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
@@ -100,3 +99,9 @@ data_directory = "{tmp_path / "run" / "unused"}"
     curve = json.loads((tmp_path / "run" / "curve.json").read_text())["points"]
     assert [point["generation"] for point in curve] == [1, 2]
     assert "networks scored" in done.stdout
+    # Not on a terminal, the loop's progress line is written once per finished generation.
+    finished = [line for line in done.stderr.splitlines() if " done: " in line]
+    assert [line.split(" | ")[-1].split(",")[0] for line in finished] == [
+        "generation 1 done: 4 games",
+        "generation 2 done: 8 games",
+    ]

@@ -31,6 +31,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -53,6 +54,7 @@ from spiel_bounded.runs.journal import differences, write_atomic
 from spiel_bounded.runs.lock import locked
 from spiel_bounded.training.config import DataConfig, GenerationSettings, TrainConfig
 from spiel_bounded.training.dataset import Dataset, assemble, flat_settings, generate
+from spiel_bounded.training.losses import EpochDone
 
 if TYPE_CHECKING:
     from spiel_bounded.training.pipeline import RunConfig
@@ -108,12 +110,17 @@ class GenerationRecord:
 
 @dataclass(frozen=True)
 class Stage:
-    """A progress event: `generation`, the stage (`self-play`, `train`, `match`, `done`), and
-    for `done` its record."""
+    """A progress event: `generation`, the stage (`self-play`, `assemble`, `train`, `match`,
+    `done`), for `done` its record, how far the stage is (`done` of `total` games or epochs, 0
+    of 0 when it does not count) and the seconds the run's generations have taken so far
+    (`spent`, the budget `hours` is counted in, this generation's included)."""
 
     generation: int
     stage: str
     record: GenerationRecord | None = None
+    done: int = 0
+    total: int = 0
+    spent: float = 0.0
 
 
 def evaluator_of(generation: int, directory: Path, start: str) -> str:
@@ -341,6 +348,11 @@ def _normalized(stored: Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
+def _epochs(tell: Callable[..., None], total: int) -> EpochDone:
+    """Training's epoch callback as `train` progress events of `tell`."""
+    return lambda losses: tell("train", done=losses.epoch, total=total)
+
+
 def run_generations(
     config: RunConfig,
     *,
@@ -395,17 +407,27 @@ def run_generations(
             if records:
                 plot_generations(records, directory / PLOT_FILE, f"{config.data.game}: generations")
 
-        def said(generation: int, stage: str, record: GenerationRecord | None = None) -> None:
+        def said(
+            generation: int,
+            spent: float,
+            started: float,
+            stage: str,
+            done: int = 0,
+            total: int = 0,
+            record: GenerationRecord | None = None,
+        ) -> None:
             if on_stage is not None:
-                on_stage(Stage(generation, stage, record))
+                now = spent + time.monotonic() - started
+                on_stage(Stage(generation, stage, record, done, total, now))
 
         best = records[-1].best if records else 0
         for generation in range(len(records) + 1, settings.count + 1):
             spent = sum(record.seconds for record in records)
-            if settings.hours > 0 and spent >= settings.hours * 3600.0:
-                said(generation, "not started: the hours are spent")
-                break
             started = time.monotonic()
+            tell = partial(said, generation, spent, started)
+            if settings.hours > 0 and spent >= settings.hours * 3600.0:
+                tell("not started: the hours are spent")
+                break
             home = generation_directory(directory, generation)
             teacher = evaluator_of(best, directory, settings.start)
             data = replace(
@@ -413,7 +435,7 @@ def run_generations(
                 bot_params={**config.data.bot_params, "evaluator": teacher},
                 seed=config.data.seed + generation,
             )
-            said(generation, "self-play")
+            tell("self-play", total=data.games)
             generate(
                 data,
                 home / "games",
@@ -421,9 +443,11 @@ def run_generations(
                 workers=workers,
                 scheduler=scheduler,
                 command=command,
+                progress=partial(tell, "self-play"),
             )
-            said(generation, "train")
+            tell("assemble")
             dataset = _window(directory, generation, settings.window)
+            tell("train", total=config.train.max_epochs)
             if (home / CHECKPOINT_FILE).exists():
                 # The checkpoint (written atomically, checksummed) holds the training record.
                 trained = load_checkpoint(home / CHECKPOINT_FILE).record
@@ -433,10 +457,11 @@ def run_generations(
                     replace(config, directory=home),
                     command=command,
                     initial=warm_start_params(config, teacher),
+                    on_epoch=_epochs(tell, config.train.max_epochs),
                 )
             score, low, high, played = math.nan, math.nan, math.nan, 0
             if settings.gate_games > 0:
-                said(generation, "match")
+                tell("match")
                 match = home / "match"
                 match_config = parse_config(
                     match_config_text(
@@ -473,6 +498,6 @@ def run_generations(
                 )
             )
             save()
-            said(generation, "done", records[-1])
+            tell("done", record=records[-1])
         save()
     return records
