@@ -1,6 +1,8 @@
 """Trains a value network: self-play data (resumable, parallel), then Flax training.
 
     python scripts/train_value_net.py --game=breakthrough --hours=2
+    python scripts/train_value_net.py --game=breakthrough --hours=2 \
+        --publish=results/models/breakthrough
     python scripts/train_value_net.py --config=configs/train_value_net_connect_four.toml
     python scripts/train_value_net.py --config=... --stage=generate --workers=2
     python scripts/train_value_net.py --config=... --executor=dask --scheduler=tcp://host:8786
@@ -10,7 +12,8 @@
 `--game` needs no config: `spiel_bounded.training.defaults` derives one from the game (bot,
 search depth, network, labels; a continuous loop into runs/GAME/), a `--config` given as well
 overrides it key by key, and the stage is `loop`: `generations` until `--hours` (or the
-config's count), then `curve`.
+config's count), then `curve`; `--publish=DIR` then copies the newest network, the records and
+the plots into DIR with a model card written from them (`spiel_bounded.training.card`).
 
 Stages: `generate` plays the self-play games not yet on disk (an interrupted run resumes where
 it stopped), `train` assembles the deduplicated dataset and trains, `all` does both;
@@ -41,6 +44,7 @@ from absl import app, flags
 
 from spiel_bounded import commandline
 from spiel_bounded.runs import EXECUTORS, ClusterError, StoreError
+from spiel_bounded.training.card import publish
 from spiel_bounded.training.curve import CurvePoint, run_curve
 from spiel_bounded.training.dataset import assemble, generate, save_dataset
 from spiel_bounded.training.defaults import default_config, merge
@@ -75,6 +79,12 @@ _EXECUTOR = flags.DEFINE_enum("executor", "process", list(EXECUTORS), "Where gam
 _WORKERS = flags.DEFINE_integer("workers", 2, "Worker processes (local executors).")
 _SCHEDULER = flags.DEFINE_string("scheduler", None, "Dask scheduler address (executor=dask).")
 _GAMES = flags.DEFINE_integer("games", None, "Override [data] games.")
+_PUBLISH = flags.DEFINE_string(
+    "publish",
+    None,
+    "After the loop's stages, copy its newest network and records into this directory with a "
+    "model card.",
+)
 _QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
 
 
@@ -279,9 +289,16 @@ def _run(config: RunConfig, command: str) -> None:
     stage = _stage()
     if stage in ("generations", "loop"):
         _generations(config, command)
+    if _PUBLISH.value is not None and stage not in ("generations", "curve", "loop"):
+        raise ValueError(
+            f"--publish needs a stage of the loop (loop, generations, curve), got --stage={stage}"
+        )
     if stage in ("curve", "loop"):
         _curve(config, command)
     if stage in ("generations", "curve", "loop"):
+        if _PUBLISH.value is not None:
+            card = publish(Path(config.directory), Path(_PUBLISH.value), Path(_PUBLISH.value).name)
+            print(f"published the newest network with its model card: {card}")
         return
     if stage in ("all", "generate"):
         started = time.monotonic()

@@ -12,6 +12,7 @@ import pytest
 from spiel_bounded.evaluators.value_net import jax_available
 from spiel_bounded.evaluators.value_net.config import ModelConfig
 from spiel_bounded.training import pipeline
+from spiel_bounded.training.card import publish
 from spiel_bounded.training.config import (
     CurveSettings,
     DataConfig,
@@ -254,3 +255,9 @@ def test_curve_settings_and_references_are_checked() -> None:
     assert references_for(CurveSettings(), "othello") == ("rollout", "mcts", "previous")
     with pytest.raises(ValueError, match="othello has no hand-written heuristic; use rollout"):
         references_for(CurveSettings(references=("heuristic",)), "othello")
+
+
+def test_publishing_a_run_without_generations_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="holds no generations to publish"):
+        publish(tmp_path / "run", tmp_path / "card", "card")
+    assert not (tmp_path / "card").exists()

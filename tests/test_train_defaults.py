@@ -7,9 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from spiel_bounded.evaluators.value_net import jax_available
+from spiel_bounded.evaluators.value_net.checkpoint import load_checkpoint
 from spiel_bounded.games import load_game
 from spiel_bounded.training.dataset import check_data_config
 from spiel_bounded.training.defaults import branching, default_config, merge, search_depth
@@ -91,6 +93,7 @@ data_directory = "{tmp_path / "run" / "unused"}"
         "--hours=1",
         "--workers=1",
         "--executor=inline",
+        f"--publish={tmp_path / 'published'}",
     ]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
@@ -99,6 +102,14 @@ data_directory = "{tmp_path / "run" / "unused"}"
     curve = json.loads((tmp_path / "run" / "curve.json").read_text())["points"]
     assert [point["generation"] for point in curve] == [1, 2]
     assert "networks scored" in done.stdout
+    # The published card is written from those records: the newest network, its curve.
+    card = (tmp_path / "published" / "README.md").read_text()
+    assert "generation 2 of a self-play loop" in card and "2 generations, 8 self-play" in card
+    assert "| 2 | 8 | " in card and "vs previous %" in card
+    published = load_checkpoint(tmp_path / "published" / "model.npz").params
+    newest = load_checkpoint(tmp_path / "run" / "gen_02").params
+    assert published.keys() == newest.keys()
+    assert all(np.array_equal(published[name], newest[name]) for name in newest)
     # Not on a terminal, the loop's progress line is written once per finished generation.
     finished = [line for line in done.stderr.splitlines() if " done: " in line]
     assert [line.split(" | ")[-1].split(",")[0] for line in finished] == [

@@ -190,7 +190,14 @@ def run_curve(
         previous = generation
         write_atomic(
             directory / CURVE_FILE,
-            json.dumps({"points": [asdict(item) for item in points]}, indent=1) + "\n",
+            json.dumps(
+                {
+                    "settings": {**asdict(settings), "params": dict(settings.params)},
+                    "points": [asdict(item) for item in points],
+                },
+                indent=1,
+            )
+            + "\n",
         )
         plot_curve(points, directory / PLOT_FILE, f"{config.data.game}: learning curve")
     return points

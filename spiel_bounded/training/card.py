@@ -1,0 +1,164 @@
+"""A loop's network published with its model card: `publish(run, destination)`.
+
+The card is written from what the run recorded, never by hand: `generations.json` (the config
+and one record per generation) and, when the curve stage ran, `curve.json` (each scored
+network's results with their intervals). Next to it in `destination` go the newest network
+(`model.npz`) and the run's records and plots, so the card's numbers can be checked against
+them and the network used at once as `evaluator="net:DESTINATION/model.npz"`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from spiel_bounded.evaluators.value_net.checkpoint import CHECKPOINT_FILE, load_checkpoint
+from spiel_bounded.runs.journal import write_atomic
+from spiel_bounded.training.curve import CURVE_FILE
+from spiel_bounded.training.curve import PLOT_FILE as CURVE_PLOT
+from spiel_bounded.training.generations import (
+    PLOT_FILE as GENERATIONS_PLOT,
+)
+from spiel_bounded.training.generations import (
+    RECORD_FILE,
+    generation_directory,
+)
+
+CARD_FILE: Final = "README.md"
+
+
+def _percent(score: Mapping[str, Any]) -> str:
+    return f"{100 * score['score']:.1f} [{100 * score['low']:.1f}, {100 * score['high']:.1f}]"
+
+
+def _params_text(params: Mapping[str, Any]) -> str:
+    shown = {key: value for key, value in params.items() if key != "evaluator"}
+    return ", ".join(f"{key}={value}" for key, value in shown.items()) or "its defaults"
+
+
+def curve_table(points: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The learning curve as markdown rows: one per scored network, a column per reference."""
+    names = sorted({name for point in points for name in point["scores"]})
+    lines = [
+        "| generation | games so far | hours | "
+        + " | ".join(f"vs {name} % (games)" for name in names)
+        + " |",
+        "| ---: | ---: | ---: | " + " | ".join("---:" for _ in names) + " |",
+    ]
+    for point in points:
+        cells = [
+            f"{_percent(point['scores'][name])} ({point['scores'][name]['games']})"
+            if name in point["scores"]
+            else ""
+            for name in names
+        ]
+        lines.append(
+            f"| {point['generation']} | {point['games']:,} | {point['hours']:.2f} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return lines
+
+
+def card_text(name: str, stored: Mapping[str, Any], curve: Mapping[str, Any] | None) -> str:
+    """The model card of a run's newest network (`stored`: generations.json; `curve`:
+    curve.json or None)."""
+    config, records = stored["config"], stored["records"]
+    data, model, train, loop = (
+        config["data"],
+        config["model"],
+        config["train"],
+        config["generations"],
+    )
+    last = records[-1]
+    hours = sum(record["seconds"] for record in records) / 3600.0
+    shape = (
+        f"{model['conv_layers']} 3x3 convolutions of {model['channels']} channels and "
+        if model["kind"] == "conv"
+        else ""
+    )
+    labels = (
+        f"tree labels (every position the search's table bounded, from {data['label_depth']} "
+        "plies left up)"
+        if data.get("tree_labels")
+        else "the played positions"
+    )
+    gate = (
+        "no gate: each network teaches the next (Descent's continuous loop)"
+        if loop["gate_games"] == 0
+        else f"a gate of {loop['gate_games']} games at {loop['gate_score']:.0%}"
+    )
+    lines = [
+        f"# Model card: {data['game']} value network ({name})",
+        "",
+        f"- **What it is**: generation {last['generation']} of a self-play loop: a network of "
+        f"{shape}{model['depth']} dense layers of {model['width']} units "
+        f"({stored['parameters']:,} parameters, `model.npz`). Use it as "
+        f'`evaluator="net:{stored["destination"]}/model.npz"`.',
+        f"- **Made by**: {'; '.join(f'`{command}`' for command in stored['commands'])}. "
+        f"{len(records)} generations, {last['total_games']:,} self-play games, "
+        f"{hours:.2f} hours of generations (wall clock, this machine).",
+        f"- **Self-play**: `{data['bot']}` ({_params_text(data['bot_params'])}) in every seat, "
+        f"{data['games']:,} games a generation, {data['opening_moves']} random opening plies, "
+        f"{data['epsilon']:.0%} random moves; generation 1's teacher: {loop['start']}; {gate}.",
+        f"- **Labels**: {labels}, labelling `{train['labelling']}` with the outcome at weight "
+        f"{train['outcome_weight']}{', mirror images' if train['mirror'] else ''}.",
+        f"- **Training**: AdamW (learning rate {train['learning_rate']}, weight decay "
+        f"{train['weight_decay']}, batch {train['batch_size']}), up to {train['max_epochs']} "
+        f"epochs a generation{', warm-started' if loop['warm_start'] else ''}, on the newest "
+        f"{loop['window']} generations' games ({last['positions']:,} positions at the end); "
+        f"validation loss {records[0]['validation_loss']:.4f} at generation 1, "
+        f"{last['validation_loss']:.4f} at generation {last['generation']}.",
+    ]
+    if curve is None:
+        lines += ["", "No learning curve was measured (`--stage=curve`)."]
+    else:
+        settings = curve.get("settings", {})
+        lines += [
+            "",
+            "## Learning curve (`curve.json`, `curve.png`)",
+            "",
+            f"Each scored network plays `{data['bot']}` "
+            f"({_params_text(settings.get('params', {}))}) with it as the evaluator, "
+            f"{settings.get('seconds_per_move', '?')} s a move for every bot, seats swapped, "
+            "against each reference (the same bot with the heuristic or rollouts, OpenSpiel's "
+            "C++ `mcts`, the network scored before); scores with 95% Wilson intervals.",
+            "",
+            *curve_table(curve["points"]),
+        ]
+    lines += [
+        "",
+        "The run's records: `generations.json` and `generations.png` (one record per generation).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def publish(run: Path, destination: Path, name: str) -> Path:
+    """Copies run directory `run`'s newest network, records and plots into `destination` and
+    writes its model card there; returns the card's path. `ValueError` when the run has no
+    finished generation."""
+    record_file = run / RECORD_FILE
+    if not record_file.exists():
+        raise ValueError(f"{run} holds no generations to publish: run the loop first")
+    stored = json.loads(record_file.read_text())
+    if not stored["records"]:
+        raise ValueError(f"{run} holds no finished generation to publish")
+    newest = generation_directory(run, stored["records"][-1]["generation"]) / CHECKPOINT_FILE
+    destination.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(newest, destination / CHECKPOINT_FILE)
+    for file in (RECORD_FILE, GENERATIONS_PLOT, CURVE_FILE, CURVE_PLOT):
+        if (run / file).exists():
+            shutil.copyfile(run / file, destination / file)
+    checkpoint = load_checkpoint(destination / CHECKPOINT_FILE)
+    described = {
+        **stored,
+        "parameters": sum(int(array.size) for array in checkpoint.params.values()),
+        "destination": destination.as_posix(),
+    }
+    curve = json.loads((run / CURVE_FILE).read_text()) if (run / CURVE_FILE).exists() else None
+    card = destination / CARD_FILE
+    write_atomic(card, card_text(name, described, curve))
+    return card
