@@ -101,6 +101,8 @@ data_directory = "{tmp_path / "run" / "unused"}"
     assert [record["generation"] for record in records] == [1, 2]
     curve = json.loads((tmp_path / "run" / "curve.json").read_text())["points"]
     assert [point["generation"] for point in curve] == [1, 2]
+    suite = (tmp_path / "run" / "curve" / "openings.txt").read_text()
+    assert suite.startswith("# 1 openings of 6 random plies for tic_tac_toe, none of them a ")
     assert "networks scored" in done.stdout
     # The published card is written from those records: the newest network, its curve.
     card = (tmp_path / "published" / "README.md").read_text()

@@ -152,6 +152,11 @@ class CurveSettings:
     every: int = setting(1, "score every n-th generation's network (and the newest)", POSITIVE_INT)
     games: int = setting(100, "games against each reference (an even number)", POSITIVE_INT)
     seconds_per_move: float = setting(0.1, "seconds a move for every bot", POSITIVE)
+    opening_moves: int = setting(
+        0, "random plies of the openings (0: [data] opening_moves + 2)", NON_NEGATIVE_INT
+    )
+    # In games without chance nodes the openings are a suite drawn once, none of whose positions
+    # a training game reached (`training.openings`); with chance nodes, random plies per game.
     params: Mapping[str, Any] = field(default_factory=dict)
     # The parameters of the [data] bot in these matches, besides its evaluator (the network or
     # the reference's); not [data]'s own, which set self-play's depth: by default the bot's

@@ -1,8 +1,11 @@
 """The learning curve of a generations run: its networks scored against fixed references.
 
 Every `every`-th generation's network (and the newest) plays, as the `[data]` bot with that
-network as its evaluator, `games` games (seats swapped, `seconds_per_move` for every bot,
-random openings of `[data] opening_moves` plies from a seed of its own) against each reference:
+network as its evaluator, `games` games (seats swapped, `seconds_per_move` for every bot) from
+openings of `opening_moves` random plies against each reference. In games without chance nodes
+the openings are a suite drawn when the curve is first measured, `OUTPUT/curve/openings.txt`,
+none of whose positions a training game of the generations then finished reached
+(`training.openings`); in games with chance nodes, random plies drawn per game. The references:
 
 - "heuristic": the same bot with the hand-written heuristic (games that have one);
 - "rollout": the same bot with the random-rollout evaluator;
@@ -23,10 +26,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+import pyspiel
 from matplotlib.figure import Figure
 
 from spiel_bounded.arena.config import parse_config
 from spiel_bounded.arena.runner import run_tournament
+from spiel_bounded.games import load_game
 from spiel_bounded.runs.journal import write_atomic
 from spiel_bounded.training.config import CurveSettings, references_for
 from spiel_bounded.training.generations import (
@@ -38,12 +43,14 @@ from spiel_bounded.training.generations import (
     generation_directory,
     scores_of,
 )
+from spiel_bounded.training.openings import unseen_openings
 
 if TYPE_CHECKING:
     from spiel_bounded.training.pipeline import RunConfig
 
 CURVE_FILE: Final = "curve.json"
 PLOT_FILE: Final = "curve.png"
+OPENINGS_FILE: Final = "openings.txt"
 NETWORK: Final = "network"
 """The label of the scored network in its matches."""
 
@@ -74,6 +81,7 @@ def match_config_text(
     generation: int,
     previous: int | None,
     output: Path,
+    openings: Path | None = None,
     *,
     executor: str = "process",
     workers: int = 1,
@@ -104,11 +112,49 @@ def match_config_text(
         'pairing = "tables"\n'
         f"tables = [{tables}]\n"
         f"seconds_per_move = {settings.seconds_per_move}\n"
-        f"opening_moves = {data.opening_moves}\n"
-        f"seed = {data.seed + 7919 * generation}\n\n"
+        + (
+            f"openings = {json.dumps(str(openings))}\n"
+            if openings is not None
+            else f"opening_moves = {opening_plies(config, settings)}\n"
+        )
+        + f"seed = {data.seed + 7919 * generation}\n\n"
         f"[run]\noutput = {json.dumps(str(output))}\nexecutor = {json.dumps(executor)}\n"
         f"workers = {workers}\nscheduler = {json.dumps(scheduler or '')}\n\n" + "\n".join(bots)
     )
+
+
+def opening_plies(config: RunConfig, settings: CurveSettings) -> int:
+    return settings.opening_moves or config.data.opening_moves + 2
+
+
+def opening_suite(
+    config: RunConfig, settings: CurveSettings, records: list[GenerationRecord]
+) -> Path | None:
+    """The curve's opening suite (module docstring), drawn and written on the first call; None
+    for a game with chance nodes."""
+    game = load_game(config.data.game)
+    if game.get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC:
+        return None
+    directory = Path(config.directory)
+    path = directory / "curve" / OPENINGS_FILE
+    if path.exists():
+        return path
+    plies = opening_plies(config, settings)
+    newest = records[-1].generation
+    lines = unseen_openings(
+        config.data.game,
+        plies,
+        max(settings.games // 2, 1),
+        [generation_directory(directory, g) / "games" for g in range(1, newest + 1)],
+        seed=config.data.seed + 104_729,
+    )
+    header = (
+        f"# {len(lines)} openings of {plies} random plies for {config.data.game}, none of them "
+        f"a position of the training games of generations 1-{newest}\n"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, header + "".join(" ".join(map(str, line)) + "\n" for line in lines))
+    return path
 
 
 def plot_curve(points: list[CurvePoint], path: Path, title: str) -> None:
@@ -165,6 +211,7 @@ def run_curve(
         hours[record.generation] = elapsed / 3600.0
     points: list[CurvePoint] = []
     previous: int | None = None
+    openings = opening_suite(config, settings, records) if records else None
     for generation in scored_generations(records, settings.every):
         output = directory / "curve" / generation_directory(directory, generation).name
         text = match_config_text(
@@ -173,6 +220,7 @@ def run_curve(
             generation,
             previous,
             output,
+            openings,
             executor=executor,
             workers=workers,
             scheduler=scheduler,
