@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.store import GameStore
 from spiel_bounded.evaluators.value_net import jax_available
 from spiel_bounded.evaluators.value_net.config import ModelConfig
 from spiel_bounded.training import pipeline
@@ -30,6 +32,7 @@ from spiel_bounded.training.generations import (
     match_score,
     plot_generations,
     run_generations,
+    scores_of,
     strengths,
 )
 from spiel_bounded.training.pipeline import RunConfig, read_run_config
@@ -261,3 +264,44 @@ def test_publishing_a_run_without_generations_is_refused(tmp_path: Path) -> None
     with pytest.raises(ValueError, match="holds no generations to publish"):
         publish(tmp_path / "run", tmp_path / "card", "card")
     assert not (tmp_path / "card").exists()
+
+
+def test_scores_count_the_seats_a_network_finished_ahead_of(tmp_path: Path) -> None:
+    """Two seats: win, draw, loss. Against two copies of a reference: a point per copy beaten,
+    half per tie, over the two; a game with two different opponents, or one that raised, is not
+    a score against either."""
+
+    def game(seats: tuple[str, ...], returns: tuple[float, ...], error: str = "") -> GameRecord:
+        n = len(seats)
+        return GameRecord(
+            game_id=f"g|{'-'.join(seats)}|{len(returns)}",
+            game="g",
+            round=0,
+            seats=seats,
+            bots=seats,
+            params_hashes=("",) * n,
+            seed=0,
+            returns=() if error else returns,
+            moves=1,
+            seat_moves=(1,) * n,
+            seconds_per_move=(0.0,) * n,
+            max_seconds=(0.0,) * n,
+            nodes_per_move=(None,) * n,
+            actions=(0,),
+            duration=0.0,
+            error=error,
+        )
+
+    with GameStore(tmp_path).appending() as store:
+        for record in (
+            game(("network", "h"), (1.0, -1.0)),
+            game(("h", "network"), (0.0, 0.0)),
+            game(("network", "h", "h"), (1.0, 0.0, 1.0)),  # ahead of one copy, tied with one
+            game(("h", "h", "network"), (0.0, 1.0, -1.0)),
+            game(("network", "h", "m"), (1.0, 0.0, 0.0)),
+            game(("network", "h"), (1.0, -1.0), error="boom"),
+        ):
+            store.append(record)
+    scores = scores_of(tmp_path, "network")
+    assert set(scores) == {"h"} and scores["h"].games == 4
+    assert scores["h"].score == pytest.approx((1.0 + 0.5 + 0.75 + 0.0) / 4)

@@ -12,6 +12,10 @@ none of whose positions a training game of the generations then finished reached
 - "mcts": OpenSpiel's C++ MCTS;
 - "previous": the network scored before it.
 
+In a game of n > 2 players the network plays n - 1 copies of the reference, `games` rounded up to
+a multiple of n so that it takes every seat equally often, and scores a point for each seat it
+finishes ahead of, half for a tie, over the n - 1 (`generations.scores_of`).
+
 By default: "heuristic" where the game has one, else "rollout"; then "mcts" and "previous".
 Each network's matches are one tournament in `OUTPUT/curve/gen_NN/` (resumable; a network scored
 already is read back), and the curve, scores with 95% Wilson intervals against the games and
@@ -104,11 +108,15 @@ def match_config_text(
         else:
             continue  # the first network scored has no previous one
         labels.append(name)
-    tables = ", ".join(f'["{NETWORK}", "{label}"]' for label in labels)
+    seats = load_game(data.game).num_players()
+    tables = ", ".join(
+        "[" + ", ".join(f'"{name}"' for name in [NETWORK] + [label] * (seats - 1)) + "]"
+        for label in labels
+    )
     return (
         "[tournament]\n"
         f"games = [{json.dumps(data.game)}]\n"
-        f"games_per_pairing = {settings.games}\n"
+        f"games_per_pairing = {-(-settings.games // seats) * seats}\n"
         'pairing = "tables"\n'
         f"tables = [{tables}]\n"
         f"seconds_per_move = {settings.seconds_per_move}\n"

@@ -188,19 +188,24 @@ class Score:
 
 
 def scores_of(output: Path, label: str) -> dict[str, Score]:
-    """Bot `label`'s score against each opponent in the two-seat games of a tournament
-    directory (games that raised left out)."""
+    """Bot `label`'s score against each opponent in a tournament directory's games between it
+    and copies of one other bot (games that raised left out): a point for each seat it
+    finished ahead of, half for a tie, over the seats (two seats: win, draw, loss)."""
     points: dict[str, float] = {}
     played: dict[str, int] = {}
     for record in GameStore(output).read_records():
         if record.error or not record.returns or label not in record.seats:
             continue
-        seat = record.seats.index(label)
-        (opponent,) = [other for other in record.seats if other != label]
-        mine, theirs = record.returns[seat], record.returns[record.seats.index(opponent)]
-        points[opponent] = points.get(opponent, 0.0) + (
-            1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
-        )
+        mine = record.returns[record.seats.index(label)]
+        others = [seat for seat, name in enumerate(record.seats) if name != label]
+        names = {record.seats[seat] for seat in others}
+        if len(names) != 1 or len(others) != len(record.seats) - 1:
+            continue
+        (opponent,) = names
+        theirs = [record.returns[seat] for seat in others]
+        points[opponent] = points.get(opponent, 0.0) + sum(
+            1.0 if mine > their else 0.5 if mine == their else 0.0 for their in theirs
+        ) / len(theirs)
         played[opponent] = played.get(opponent, 0) + 1
     return {
         opponent: Score(points[opponent] / games, *wilson(points[opponent], games), games)
