@@ -617,11 +617,11 @@ def _listed_tables(reader: _Reader, labels: list[str]) -> tuple[tuple[str, ...],
                 f"unknown bot(s) {', '.join(map(repr, unknown))} in {table}; accepted: "
                 f"{', '.join(labels)}",
             )
-        if len(set(table)) < 2:
+        if len(table) > 1 and len(set(table)) < 2:
             raise reader.fail(
                 "tournament",
                 "tables",
-                f"{table} names a bot twice and no other; accepted: at least two different bots "
+                f"{table} names no bot but {table[0]!r}; accepted: at least two different bots "
                 "(copies of one, as in baseline pairing, in games of more than two players)",
             )
     return tuple(tuple(table) for table in value)
