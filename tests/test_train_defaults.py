@@ -14,7 +14,16 @@ from spiel_bounded.evaluators.value_net import jax_available
 from spiel_bounded.evaluators.value_net.checkpoint import load_checkpoint
 from spiel_bounded.games import load_game
 from spiel_bounded.training.dataset import check_data_config
-from spiel_bounded.training.defaults import branching, default_config, merge, search_depth
+from spiel_bounded.training.defaults import (
+    MAX_GAMES,
+    MIN_GAMES,
+    RandomPlay,
+    default_config,
+    games_per_generation,
+    merge,
+    random_play,
+    search_depth,
+)
 from spiel_bounded.training.pipeline import run_config_from
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,14 +52,20 @@ def test_the_game_decides_the_config_and_it_plays(
     check_data_config(config.data)  # the bot loads with these parameters, labels and all
 
 
-def test_the_depth_follows_the_branching_factor() -> None:
-    connect_four, breakthrough = load_game("connect_four"), load_game("breakthrough")
-    assert 6 < branching(connect_four) < 8 < 20 < branching(breakthrough) < 30
+def test_the_depth_and_the_games_follow_random_play() -> None:
+    connect_four = random_play(load_game("connect_four"))
+    breakthrough = random_play(load_game("breakthrough"))
+    assert 6 < connect_four.branching < 8 < 20 < breakthrough.branching < 30
     assert search_depth(connect_four, "bounded_ab", rollouts=False) == 6
     assert search_depth(breakthrough, "bounded_ab", rollouts=False) == 4
     # Rollout leaves cost a playout each: a tenth of the budget, a shallower search.
     assert search_depth(connect_four, "bounded_ab", rollouts=True) < 6
     assert search_depth(connect_four, "maxn", rollouts=False) < 6  # no alpha-beta pruning
+    # About the same number of played positions a generation, longer games fewer of them.
+    assert 10 < connect_four.plies < breakthrough.plies
+    assert games_per_generation(connect_four) > games_per_generation(breakthrough)
+    for play in (connect_four, breakthrough, RandomPlay(1.0, 1e6), RandomPlay(1.0, 1.0)):
+        assert MIN_GAMES <= games_per_generation(play) <= MAX_GAMES
 
 
 def test_an_override_replaces_keys_and_a_game_without_a_bot_is_refused() -> None:

@@ -10,6 +10,8 @@ What the game decides, measured or read from it, never guessed per name:
   leaves cost a playout each): the deepest depth whose estimated tree fits, from the branching
   factor of random games (decision nodes' moves times the outcomes of the chance nodes between
   them), with alpha-beta's pruning counted as an exponent of 3/4 (none for max^n);
+- the games a generation: about `POSITIONS_PER_GENERATION` played positions, counted with the
+  length of random games (`games_per_generation`);
 - the network: 3x3 convolutions over a board observation `(planes, rows, columns)`, else
   dense layers; mirror images where the package knows the game's mirror symmetry;
 - labels: the search tree's (`tree_labels`, intervals) for the alpha-beta family, else the
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
@@ -37,12 +40,24 @@ from spiel_bounded.training.symmetry import MIRRORS
 NODE_BUDGET: Final = 20_000
 """Nodes a self-play search may visit a move, about 20 ms on the native engine."""
 MAX_DEPTH: Final = 8
+POSITIONS_PER_GENERATION: Final = 20_000
+MIN_GAMES: Final = 50
+MAX_GAMES: Final = 1_000
 ALPHA_BETA: Final = ("bounded_ab", "bounded_star2")
 
 
-def branching(game: pyspiel.Game, *, games: int = 20, seed: int = 0) -> float:
-    """The mean number of nodes one decision ply multiplies a tree by, in random games: the
-    legal moves of a decision node times the outcomes of the chance nodes before the next."""
+@dataclass(frozen=True)
+class RandomPlay:
+    """What random games say of a game's size: `branching`, the mean number of nodes one
+    decision ply multiplies a tree by (the legal moves of a decision node times the outcomes of
+    the chance nodes before the next), and `plies`, the mean decision plies of a game."""
+
+    branching: float
+    plies: float
+
+
+def random_play(game: pyspiel.Game, *, games: int = 20, seed: int = 0) -> RandomPlay:
+    """`RandomPlay` measured on `games` uniformly random games from `seed`."""
     rng = np.random.default_rng(seed)
     moves: list[int] = []
     outcomes: list[int] = []
@@ -63,7 +78,14 @@ def branching(game: pyspiel.Game, *, games: int = 20, seed: int = 0) -> float:
     per_ply = float(np.mean(moves))
     if outcomes:
         per_ply *= float(np.mean(outcomes)) ** (len(outcomes) / max(decisions, 1))
-    return max(per_ply, 1.0)
+    return RandomPlay(branching=max(per_ply, 1.0), plies=decisions / games)
+
+
+def games_per_generation(play: RandomPlay) -> int:
+    """Self-play games a generation: about `POSITIONS_PER_GENERATION` played positions, counted
+    with random games' length, between `MIN_GAMES` and `MAX_GAMES`."""
+    wanted = round(POSITIONS_PER_GENERATION / max(play.plies, 1.0))
+    return int(min(MAX_GAMES, max(MIN_GAMES, wanted)))
 
 
 def self_play_bot(game: pyspiel.Game) -> str:
@@ -84,11 +106,11 @@ def self_play_bot(game: pyspiel.Game) -> str:
     return wanted
 
 
-def search_depth(game: pyspiel.Game, bot: str, rollouts: bool) -> int:
+def search_depth(play: RandomPlay, bot: str, rollouts: bool) -> int:
     """The deepest search whose estimated tree fits the node budget (module docstring)."""
     budget = NODE_BUDGET / 10 if rollouts else NODE_BUDGET
     exponent = 0.75 if bot in ALPHA_BETA else 1.0
-    factor = branching(game)
+    factor = play.branching
     if factor <= 1.0:
         return MAX_DEPTH
     return int(min(MAX_DEPTH, max(1, math.floor(math.log(budget) / (exponent * math.log(factor))))))
@@ -99,14 +121,15 @@ def default_config(game_string: str, directory: str) -> dict[str, dict[str, Any]
     game = load_game(game_string)
     bot = self_play_bot(game)
     evaluator = "heuristic" if has_heuristic(game) else "rollout"
-    depth = search_depth(game, bot, rollouts=evaluator == "rollout")
+    play = random_play(game)
+    depth = search_depth(play, bot, rollouts=evaluator == "rollout")
     shape = game.observation_tensor_shape()
     board = len(shape) == 3 and min(shape[1:]) >= 3
     tree = bot in ALPHA_BETA
     return {
         "data": {
             "game": game_string,
-            "games": 200,
+            "games": games_per_generation(play),
             "bot": bot,
             "bot_params": {"depth": depth, "engine": "auto"},
             "opening_moves": 4,
