@@ -30,23 +30,25 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(
-    ("game", "bot", "start", "kind", "mirror", "tree"),
+    ("game", "bot", "start", "mirror", "tree"),
     [
-        ("connect_four", "bounded_ab", "heuristic", "conv", True, True),
-        ("othello", "bounded_ab", "rollout", "conv", False, True),
-        ("backgammon", "bounded_star2", "heuristic", "mlp", False, True),
-        ("chinese_checkers(players=3)", "maxn", "heuristic", "mlp", False, False),
+        ("connect_four", "bounded_ab", "heuristic", True, True),
+        ("othello", "bounded_ab", "rollout", False, True),
+        ("backgammon", "bounded_star2", "heuristic", False, True),
+        ("chinese_checkers(players=3)", "maxn", "heuristic", False, False),
     ],
 )
 def test_the_game_decides_the_config_and_it_plays(
-    game: str, bot: str, start: str, kind: str, mirror: bool, tree: bool
+    game: str, bot: str, start: str, mirror: bool, tree: bool
 ) -> None:
     raw = default_config(game, "runs/x")
     config = run_config_from(raw, f"--game={game}")
     assert config.data.bot == bot and config.data.tree_labels == tree
     assert config.generations is not None and config.generations.start == start
     assert config.generations.gate_games == 0  # the continuous loop
-    assert config.model.kind == kind and config.train.mirror == mirror
+    assert config.model.kind == "mlp" and config.train.mirror == mirror
+    # Tree labels: the top two plies below the root of each search.
+    assert config.data.label_depth == max(1, config.data.bot_params["depth"] - 2)
     assert config.train.labelling == ("interval" if tree else "mix")
     assert config.curve is not None
     check_data_config(config.data)  # the bot loads with these parameters, labels and all
