@@ -617,3 +617,35 @@ def test_game_files_written_before_proofs_were_recorded_read_as_not_exact(tmp_pa
         np.savez(path, **kept)
     dataset = assemble(tmp_path)
     assert dataset.exact is not None and not dataset.exact.any()
+
+
+def test_a_position_keeps_the_narrowest_interval_and_its_owner_keeps_a_tie(
+    tmp_path: Path,
+) -> None:
+    """Two games from the same first position: of equally wide intervals the first game's (the
+    position's owner) is kept, whatever the order of the rows; a narrower one replaces it."""
+    generate(tiny_data(2, opening_moves=0, epsilon=0.0), tmp_path, executor="inline")
+    paths = [tmp_path / "games" / f"game_{index:06d}.npz" for index in (0, 1)]
+
+    def first_row(path: Path, lower: list[float], upper: list[float]) -> None:
+        with np.load(path) as archive:
+            lowers, uppers, exact = (
+                archive["lower"].copy(),
+                archive["upper"].copy(),
+                archive["exact"].copy(),
+            )
+        lowers[0], uppers[0], exact[0] = lower, upper, False
+        rewrite_game(path, lower=lowers, upper=uppers, exact=exact)
+
+    first_row(paths[0], [-0.5, -0.5], [0.5, 0.5])
+    first_row(paths[1], [-0.25, -0.75], [0.75, 0.25])  # as wide: the owner's stays
+    dataset = assemble(tmp_path)
+    assert dataset.lower is not None and dataset.upper is not None
+    root = int(np.flatnonzero(dataset.occurrences == 2)[0])
+    assert dataset.lower[root].tolist() == [-0.5, -0.5]
+    assert dataset.upper[root].tolist() == [0.5, 0.5]
+    first_row(paths[1], [-0.25, -0.25], [0.25, 0.25])  # narrower: it replaces the owner's
+    dataset = assemble(tmp_path)
+    assert dataset.lower is not None and dataset.upper is not None
+    assert dataset.lower[root].tolist() == [-0.25, -0.25]
+    assert dataset.upper[root].tolist() == [0.25, 0.25]
