@@ -15,14 +15,17 @@ from spiel_bounded.evaluators.value_net.checkpoint import load_checkpoint
 from spiel_bounded.games import load_game
 from spiel_bounded.training.dataset import check_data_config
 from spiel_bounded.training.defaults import (
+    LABELS_PER_GENERATION,
     MAX_GAMES,
     MIN_GAMES,
     RandomPlay,
+    TreeLabelling,
     default_config,
     games_per_generation,
     merge,
     random_play,
     search_depth,
+    tree_labelling,
 )
 from spiel_bounded.training.pipeline import run_config_from
 
@@ -47,8 +50,6 @@ def test_the_game_decides_the_config_and_it_plays(
     assert config.generations is not None and config.generations.start == start
     assert config.generations.gate_games == 0  # the continuous loop
     assert config.model.kind == "mlp" and config.train.mirror == mirror
-    # Tree labels: the top two plies below the root of each search.
-    assert config.data.label_depth == max(1, config.data.bot_params["depth"] - 2)
     assert config.train.labelling == ("interval" if tree else "mix")
     assert config.curve is not None
     check_data_config(config.data)  # the bot loads with these parameters, labels and all
@@ -68,6 +69,20 @@ def test_the_depth_and_the_games_follow_random_play() -> None:
     assert games_per_generation(connect_four) > games_per_generation(breakthrough)
     for play in (connect_four, breakthrough, RandomPlay(1.0, 1e6), RandomPlay(1.0, 1.0)):
         assert MIN_GAMES <= games_per_generation(play) <= MAX_GAMES
+    # Tree labels: the top two plies of connect_four's depth-6 search, only the root's children
+    # in breakthrough (wide), and fewer games where each move brings more labels.
+    assert tree_labelling(connect_four, 6) == TreeLabelling(4, 2, 3 * connect_four.branching)
+    assert tree_labelling(breakthrough, 4) == TreeLabelling(3, 1, breakthrough.branching)
+    for play, depth in ((connect_four, 6), (breakthrough, 4)):
+        labelling = tree_labelling(play, depth)
+        games = games_per_generation(play, labelling.per_move)
+        assert games < games_per_generation(play)
+        assert games * play.plies * labelling.per_move <= LABELS_PER_GENERATION * 1.01
+    raw = default_config("breakthrough", "runs/x")["data"]
+    assert (raw["label_depth"], raw["games"]) == (
+        3,
+        games_per_generation(breakthrough, breakthrough.branching),
+    )
 
 
 def test_an_override_replaces_keys_and_a_game_without_a_bot_is_refused() -> None:

@@ -11,13 +11,16 @@ What the game decides, measured or read from it, never guessed per name:
   factor of random games (decision nodes' moves times the outcomes of the chance nodes between
   them), with alpha-beta's pruning counted as an exponent of 3/4 (none for max^n);
 - the games a generation: about `POSITIONS_PER_GENERATION` played positions, counted with the
-  length of random games (`games_per_generation`);
+  length of random games, and no more than `LABELS_PER_GENERATION` tree labels
+  (`games_per_generation`; breakthrough's first try, 299 games with two plies of labels, made
+  1.03 million positions a generation);
 - the network: two dense layers of 128 (convolutions cost 35-48 times the nodes a second on the
   native engine, measured on connect_four, breakthrough and othello, untrained networks from the
   second position, 2026-11-27: connect_four 828k nodes/s dense, 24k with two 3x3 convolutions
   of 32 channels); mirror images where the package knows the game's mirror symmetry;
 - labels: for the alpha-beta family the top two plies of each search's tree (`tree_labels`,
-  intervals, `label_depth` two below the search depth), else the search value; mixed with the
+  intervals, `label_depth` two below the search depth; one ply, the root's children, in wide
+  games: `tree_labelling`), else the search value; mixed with the
   game's outcome at weight 0.5. On connect_four, 20 minutes of loop each: top-of-tree labels
   (13 generations of 937 games) scored 54.0% [48.1, 59.9] against the heuristic and 53% against
   root labels (22 generations), which scored 47.5% [39.5, 55.5] (100 games a pairing, 0.1 s);
@@ -46,6 +49,9 @@ NODE_BUDGET: Final = 20_000
 """Nodes a self-play search may visit a move, about 20 ms on the native engine."""
 MAX_DEPTH: Final = 8
 POSITIONS_PER_GENERATION: Final = 20_000
+LABELS_PER_GENERATION: Final = 250_000
+WIDE: Final = 12.0
+"""A branching factor from which tree labels keep only the root's children."""
 MIN_GAMES: Final = 50
 MAX_GAMES: Final = 1_000
 ALPHA_BETA: Final = ("bounded_ab", "bounded_star2")
@@ -86,10 +92,34 @@ def random_play(game: pyspiel.Game, *, games: int = 20, seed: int = 0) -> Random
     return RandomPlay(branching=max(per_ply, 1.0), plies=decisions / games)
 
 
-def games_per_generation(play: RandomPlay) -> int:
-    """Self-play games a generation: about `POSITIONS_PER_GENERATION` played positions, counted
-    with random games' length, between `MIN_GAMES` and `MAX_GAMES`."""
-    wanted = round(POSITIONS_PER_GENERATION / max(play.plies, 1.0))
+@dataclass(frozen=True)
+class TreeLabelling:
+    """Which positions of each search's tree self-play keeps: those with at least `label_depth`
+    plies left, the top `plies` plies below the root, about `per_move` of them a search."""
+
+    label_depth: int
+    plies: int
+    per_move: float
+
+
+def tree_labelling(play: RandomPlay, depth: int) -> TreeLabelling:
+    """The top two plies of a depth-`depth` search (about b + 2b positions: every child, and the
+    first child's children and one refutation of each other child), only the root's children
+    (b) where the game is wide (`WIDE`) or the search shallow."""
+    plies = 1 if play.branching >= WIDE or depth <= 2 else 2
+    return TreeLabelling(
+        label_depth=max(1, depth - plies), plies=plies, per_move=play.branching * (2 * plies - 1)
+    )
+
+
+def games_per_generation(play: RandomPlay, per_move: float = 1.0) -> int:
+    """Self-play games a generation: about `POSITIONS_PER_GENERATION` played positions, each
+    with its `per_move` labels, but no more than `LABELS_PER_GENERATION` labels (the memory and
+    the training time a generation needs), counted with random games' length, between
+    `MIN_GAMES` and `MAX_GAMES`."""
+    per_move = max(per_move, 1.0)
+    labels = min(POSITIONS_PER_GENERATION * per_move, LABELS_PER_GENERATION)
+    wanted = round(labels / (max(play.plies, 1.0) * per_move))
     return int(min(MAX_GAMES, max(MIN_GAMES, wanted)))
 
 
@@ -129,17 +159,18 @@ def default_config(game_string: str, directory: str) -> dict[str, dict[str, Any]
     play = random_play(game)
     depth = search_depth(play, bot, rollouts=evaluator == "rollout")
     tree = bot in ALPHA_BETA
+    labelling = tree_labelling(play, depth) if tree else None
     return {
         "data": {
             "game": game_string,
-            "games": games_per_generation(play),
+            "games": games_per_generation(play, labelling.per_move if labelling else 1.0),
             "bot": bot,
             "bot_params": {"depth": depth, "engine": "auto"},
             "opening_moves": 4,
             "epsilon": 0.1,
             "seed": 1,
             "tree_labels": tree,
-            "label_depth": max(1, depth - 2),
+            "label_depth": labelling.label_depth if labelling else 1,
             "root_children": False,
         },
         "model": {"kind": "mlp", "width": 128, "depth": 2},
