@@ -23,11 +23,13 @@ from spiel_bounded.training.config import (
     references_for,
 )
 from spiel_bounded.training.curve import run_curve
+from spiel_bounded.training.game_files import BUNDLE_FILE
 from spiel_bounded.training.generations import (
     GenerationRecord,
     Stage,
     elo_difference,
     evaluator_of,
+    games_directory,
     generation_directory,
     match_score,
     plot_generations,
@@ -94,6 +96,9 @@ def test_without_a_gate_every_network_teaches_the_next(tmp_path: Path) -> None:
     assert all(math.isnan(record.score) and record.match_games == 0 for record in records)
     assert not any((generation_directory(tmp_path, g) / "match").exists() for g in (1, 2, 3))
     assert [record.total_games for record in records] == [6, 12, 18]
+    # Only the games the next window reads stay bundled (window 2: generation 3's).
+    bundled = [(games_directory(tmp_path, g) / BUNDLE_FILE).exists() for g in (1, 2, 3)]
+    assert bundled == [False, False, True]
     assert all(record.seconds > 0 for record in records)
     assert strengths(records) == []
     assert (tmp_path / "generations.png").exists()

@@ -20,7 +20,7 @@ import pytest
 
 from spiel_bounded.experiments.config import load_sweep_config
 from spiel_bounded.experiments.runner import read_records
-from spiel_bounded.training.dataset import finished_games
+from spiel_bounded.training.game_files import finished_games
 from tests.stoppable import DEADLINE, assert_group_ends, blocked, kill_group, start_cli, wait_until
 
 SIGNALS = pytest.mark.parametrize(

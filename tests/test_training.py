@@ -47,6 +47,7 @@ from spiel_bounded.training.dataset import (
     split_by_game,
     targets,
 )
+from spiel_bounded.training.game_files import chance_search_values
 from spiel_bounded.training.pipeline import read_run_config
 from spiel_bounded.training.selfplay import search_values
 
@@ -481,7 +482,7 @@ def test_a_chance_node_is_labelled_by_the_search_of_the_position_it_led_to(
     nan = [np.nan, np.nan]
     keys = np.asarray(["0|a", "-1|b", "-1|c", "1|d", "-1|e", "0|f", "-1|g"])
     search = np.asarray([[0.1, -0.1], nan, nan, [0.3, -0.3], nan, nan, nan])
-    filled = dataset_module.chance_search_values(keys, search)
+    filled = chance_search_values(keys, search)
     expected = [[0.1, -0.1], [0.3, -0.3], [0.3, -0.3], [0.3, -0.3], nan, nan, nan]
     np.testing.assert_array_equal(filled, expected)  # f was not searched; g ended the game
     assert np.isnan(search[1]).all()  # the input is left alone
@@ -495,7 +496,7 @@ def test_a_chance_node_is_labelled_by_the_search_of_the_position_it_led_to(
         keys, played = archive["keys"], archive["search"]
     chance = np.char.startswith(keys, "-1|")
     assert chance.any() and np.isnan(played[chance]).all()  # as self-play wrote it
-    labelled = dataset_module.chance_search_values(keys, played)
+    labelled = chance_search_values(keys, played)
     for row in np.flatnonzero(chance[:-1]):
         np.testing.assert_array_equal(labelled[row], labelled[row + 1])
     np.testing.assert_array_equal(labelled[~chance], played[~chance])

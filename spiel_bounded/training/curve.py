@@ -44,6 +44,7 @@ from spiel_bounded.training.generations import (
     Score,
     bot_table,
     evaluator_of,
+    games_directory,
     generation_directory,
     scores_of,
 )
@@ -153,7 +154,7 @@ def opening_suite(
         config.data.game,
         plies,
         max(settings.games // 2, 1),
-        [generation_directory(directory, g) / "games" for g in range(1, newest + 1)],
+        [games_directory(directory, g) for g in range(1, newest + 1)],
         seed=config.data.seed + 104_729,
     )
     header = (

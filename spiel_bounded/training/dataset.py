@@ -1,8 +1,8 @@
 """Datasets: self-play generation that resumes, deduplication, labels, and the split by game.
 
 `generate` plays the games of a `DataConfig` in worker processes (or on a Dask cluster) and writes
-each finished game at once to `<directory>/games/game_<index>.npz` (atomically), so an
-interrupted run loses no finished game and the next run plays only the missing ones.
+each finished game at once to `<directory>/games/game_<index>.npz` (atomically, `game_files`), so
+an interrupted run loses no finished game and the next run plays only the missing ones.
 `assemble` merges the games (of one directory, or of several: the generations' window) into a
 `Dataset`: a position seen several times is kept once, in the first game that reached it, with
 its labels averaged over its occurrences and the narrowest interval a search proved on it, so
@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,17 +44,21 @@ from spiel_bounded.runs.journal import differences, write_atomic
 from spiel_bounded.runs.lock import locked
 from spiel_bounded.search.table_walk import LabelRequest
 from spiel_bounded.training.config import DataConfig, TrainConfig
+from spiel_bounded.training.game_files import (
+    GAMES_DIR,
+    finished_games,
+    game_path,
+    load_games,
+    made_by,
+    write_game,
+)
 from spiel_bounded.training.selfplay import GamePositions, label_tables, play_selfplay_game
 
 _CONFIG_FILE: Final = "data.json"
-_GAMES_DIR: Final = "games"
 # The format name predates `training/`: kept, so datasets written before the move still load.
 _DATASET_FORMAT: Final = "spiel_bounded.value_net.dataset/1"
-_GAME_NAME: Final = re.compile(r"game_(\d+)\.npz")
 _GAMES_PER_DIRECTORY: Final = 1_000_000
 """Game numbers of the d-th directory of a merged dataset start at d times this."""
-_TEACHER: Final = "teacher"
-"""The member of a game file that records what made it (`teacher`)."""
 
 Progress = Callable[[int, int], None]
 """Called with (games done, games in the run) after each finished game."""
@@ -101,10 +104,6 @@ class Dataset:
         return int(self.features.shape[0])
 
 
-def _game_path(directory: Path, index: int) -> Path:
-    return directory / _GAMES_DIR / f"game_{index:06d}.npz"
-
-
 def teacher(config: DataConfig) -> dict[str, Any]:
     """What makes the games of `config` besides their index, as plain JSON values: the game, the
     bot and all its parameters (defaults filled in; `seed` only when `bot_params` sets it, else
@@ -132,42 +131,6 @@ def teacher(config: DataConfig) -> dict[str, Any]:
     return json.loads(json.dumps(made, sort_keys=True, default=repr))
 
 
-def _write_game(directory: Path, positions: GamePositions, made_by: Mapping[str, Any]) -> None:
-    target = _game_path(directory, positions.index)
-    write_npz(
-        target,
-        {
-            "features": positions.features,
-            "outcome": positions.outcome,
-            "search": positions.search,
-            "keys": positions.keys,
-            "exact": positions.exact,
-            "lower": positions.lower,
-            "upper": positions.upper,
-            "child_features": positions.children.features,
-            "child_lower": positions.children.lower,
-            "child_upper": positions.children.upper,
-            "child_keys": positions.children.keys,
-            _TEACHER: encode_json(made_by),
-        },
-    )
-
-
-def _made_by(path: Path) -> dict[str, Any] | None:
-    """The `teacher` a game file carries (None: written before games carried it)."""
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            if _TEACHER not in archive.files:
-                return None
-            made: dict[str, Any] = decode_json(archive[_TEACHER])
-            return made
-    except Exception as error:
-        raise ValueError(
-            f"self-play game file {str(path)!r} is unreadable ({type(error).__name__}: {error}); "
-            "delete it and run the generation again to replay that game"
-        ) from None
-
-
 def flat_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """`{"table.key": value}` for the tables of `settings` (one level), other keys as they are:
     what differs between two configs can then be named key by key."""
@@ -185,95 +148,42 @@ def check_games(directory: str | os.PathLike[str], config: DataConfig, indices: 
     settings (`teacher`); the message names the games and what differs. Games without the
     record (older files) pass: see the module docstring."""
     root = Path(directory)
+    _check_made(root, config, {index: made_by(game_path(root, index)) for index in indices})
+
+
+def _check_made(
+    root: Path, config: DataConfig, made: Mapping[int, Mapping[str, Any] | None]
+) -> None:
+    """`check_games` for games whose records (`made`, by index) are read already."""
     wanted = flat_settings(teacher(config))
     wrong: list[tuple[int, list[str]]] = []
-    for index in indices:
-        made = _made_by(_game_path(root, index))
-        if made is None:
+    for index, record in made.items():
+        if record is None:
             continue
-        found = flat_settings(made)
+        found = flat_settings(record)
         keys = sorted(key for key in set(found) | set(wanted) if found.get(key) != wanted.get(key))
         if keys:
             wrong.append((index, keys))
     if not wrong:
         return
     index, keys = wrong[0]
-    found = flat_settings(_made_by(_game_path(root, index)) or {})
+    found = flat_settings(made[index] or {})
     differs = "; ".join(
         f"{key} {_shown(found, key)} in the game, {_shown(wanted, key)} in the config"
         for key in keys
     )
-    names = ", ".join(_game_path(root, index).name for index, _ in wrong[:3])
+    names = ", ".join(game_path(root, index).name for index, _ in wrong[:3])
     more = f" and {len(wrong) - 3} more" if len(wrong) > 3 else ""
     raise ValueError(
         f"{len(wrong)} self-play game(s) in {str(root)!r} were played with other settings than "
         f"the config's, so they cannot count as done ({names}{more}); "
-        f"{_game_path(root, index).name}: {differs}. Delete them to play them again with these "
+        f"{game_path(root, index).name}: {differs}. Delete them to play them again with these "
         "settings, or use another directory"
     )
 
 
 def _shown(settings: Mapping[str, Any], key: str) -> str:
     return repr(settings[key]) if key in settings else "(absent)"
-
-
-def _read_game(path: Path) -> dict[str, np.ndarray]:
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in archive.files if name != _TEACHER}
-        missing = {"features", "outcome", "search", "keys"} - set(arrays)
-        if missing:
-            raise KeyError(f"no {', '.join(sorted(missing))}")
-    except Exception as error:
-        raise ValueError(
-            f"self-play game file {str(path)!r} is unreadable ({type(error).__name__}: {error}); "
-            "delete it and run the generation again to replay that game"
-        ) from None
-    count, players = arrays["outcome"].shape
-    # Games written before proofs were recorded: none is marked exact. Before intervals were:
-    # the search value (the middle of a narrow interval) stands for its interval, no child.
-    arrays.setdefault("exact", np.zeros(count, dtype=bool))
-    arrays.setdefault("lower", arrays["search"])
-    arrays.setdefault("upper", arrays["search"])
-    arrays.setdefault("child_features", np.zeros((0, arrays["features"].shape[1]), np.float32))
-    arrays.setdefault("child_lower", np.zeros((0, players), dtype=np.float32))
-    arrays.setdefault("child_upper", np.zeros((0, players), dtype=np.float32))
-    arrays.setdefault("child_keys", np.zeros(0, dtype=str))
-    arrays["search"] = chance_search_values(arrays["keys"], arrays["search"])
-    return arrays
-
-
-def chance_search_values(keys: np.ndarray, search: np.ndarray) -> np.ndarray:
-    """`search` with every chance node of a game given the search value of the position its
-    sampled outcome led to (the next row; through chains of chance nodes), where it had none.
-
-    Self-play searches decision nodes only, and a searched position's depth-limited value at a
-    chance node is the expectation over outcomes of its children's: the value of the child
-    chance picked is an unbiased one-sample estimate of it, one ply deeper than an evaluator
-    applied to the chance node itself, and the samples of a position reached in several games
-    are averaged when they are merged. Backgammon needs it most: a depth-1 Star search values
-    every move by the chance node after it.
-
-    Args:
-        keys: `[positions]` the game's position keys in the order played (a chance node's
-            starts with "-1|": `selfplay.GamePositions.keys`).
-        search: `[positions, players]` the search values (NaN: none).
-    """
-    filled = search.copy()
-    chance = np.char.startswith(keys.astype(str), "-1|")
-    for row in range(len(keys) - 2, -1, -1):
-        if chance[row] and np.isnan(filled[row]).all():
-            filled[row] = filled[row + 1]
-    return filled
-
-
-def finished_games(directory: str | os.PathLike[str]) -> list[int]:
-    """Indices of the games already written in `directory`."""
-    games = Path(directory) / _GAMES_DIR
-    if not games.is_dir():
-        return []
-    found = (_GAME_NAME.fullmatch(path.name) for path in games.iterdir())
-    return sorted(int(match.group(1)) for match in found if match is not None)
 
 
 def _check_config(directory: Path, config: DataConfig, command: str) -> None:
@@ -371,10 +281,10 @@ def generate(
     root = Path(directory)
     with sigterm_stops_the_run(), locked(root):
         _check_config(root, config, command)
-        (root / _GAMES_DIR).mkdir(parents=True, exist_ok=True)
+        (root / GAMES_DIR).mkdir(parents=True, exist_ok=True)
         done = set(finished_games(root))
         check_games(root, config, sorted(done))
-        made_by = teacher(config)
+        recorded = teacher(config)
         todo = [index for index in range(config.games) if index not in done]
         finished = config.games - len(todo)
         failures: list[GameFailure] = []
@@ -386,7 +296,7 @@ def generate(
             if isinstance(record, GameFailure):
                 failures.append(record)
                 return
-            _write_game(root, record, made_by)
+            write_game(root, record, recorded)
             finished += 1
             if progress is not None:
                 progress(finished, config.games)
@@ -555,7 +465,8 @@ def assemble(
         indices = [index for index in finished_games(root) if games is None or index < games]
         if not indices:
             raise ValueError(f"no finished self-play game in {str(root)!r}")
-        check_games(root, config, indices)
+        stored = load_games(root, indices)
+        _check_made(root, config, {game.index: game.made_by for game in stored})
         game = load_game(config.game)
         if first_game is None:
             first_game, merged = game, _Merge(game.num_players())
@@ -565,9 +476,8 @@ def assemble(
                 f"{game_description(first_game)} like {str(roots[0])!r}"
             )
         assert merged is not None
-        for index in indices:
-            arrays = _read_game(_game_path(root, index))
-            merged.add_game(number * _GAMES_PER_DIRECTORY + index, arrays)
+        for stored_game in stored:
+            merged.add_game(number * _GAMES_PER_DIRECTORY + stored_game.index, stored_game.arrays)
         metas.append({"data": as_mapping(config), "command": recorded.get("command", "")})
         total += len(indices)
     assert merged is not None and first_game is not None

@@ -54,6 +54,7 @@ from spiel_bounded.runs.journal import differences, write_atomic
 from spiel_bounded.runs.lock import locked
 from spiel_bounded.training.config import DataConfig, GenerationSettings, TrainConfig
 from spiel_bounded.training.dataset import Dataset, assemble, flat_settings, generate
+from spiel_bounded.training.game_files import drop_bundle
 from spiel_bounded.training.losses import EpochDone
 
 if TYPE_CHECKING:
@@ -133,6 +134,11 @@ def evaluator_of(generation: int, directory: Path, start: str) -> str:
 
 def generation_directory(directory: Path, generation: int) -> Path:
     return directory / f"gen_{generation:02d}"
+
+
+def games_directory(directory: Path, generation: int) -> Path:
+    """Where generation `generation`'s self-play games are (`dataset.generate`'s directory)."""
+    return generation_directory(directory, generation) / "games"
 
 
 def bot_table(label: str, bot: str, params: Mapping[str, Any]) -> str:
@@ -304,7 +310,7 @@ def _window(directory: Path, generation: int, window: int) -> Dataset:
     deduplicated across them (`dataset.assemble`)."""
     return assemble(
         [
-            generation_directory(directory, g) / "games"
+            games_directory(directory, g)
             for g in range(max(1, generation - window + 1), generation + 1)
         ]
     )
@@ -443,7 +449,7 @@ def run_generations(
             tell("self-play", total=data.games)
             generate(
                 data,
-                home / "games",
+                games_directory(directory, generation),
                 executor=executor,
                 workers=workers,
                 scheduler=scheduler,
@@ -503,6 +509,8 @@ def run_generations(
                 )
             )
             save()
+            if generation - settings.window + 1 >= 1:  # its games leave the next window
+                drop_bundle(games_directory(directory, generation - settings.window + 1))
             tell("done", record=records[-1])
         save()
     return records

@@ -16,12 +16,13 @@ def _partial(target: Path) -> Path:
     return target.with_name(f"{target.name}.{os.getpid()}.partial")
 
 
-def write_npz(target: Path, arrays: Mapping[str, np.ndarray]) -> None:
-    """Writes a compressed `.npz` atomically: a crash leaves the old file or none."""
+def write_npz(target: Path, arrays: Mapping[str, np.ndarray], *, compressed: bool = True) -> None:
+    """Writes an `.npz` (compressed unless told) atomically: a crash leaves the old file or
+    none."""
     partial = _partial(target)
     named: dict[str, Any] = dict(arrays)  # numpy's stubs type **kwds as its bool flag
     with open(partial, "wb") as handle:
-        np.savez_compressed(handle, **named)
+        (np.savez_compressed if compressed else np.savez)(handle, **named)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(partial, target)
