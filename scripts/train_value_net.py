@@ -98,8 +98,10 @@ class _LoopLine:
         self.tty = stream.isatty()
         self.hours = hours
         self.last = ""
+        self.drawn = False
         self.stage = (0, "")
         self.stage_started = time.monotonic()
+        self.stage_base = 0  # what the stage had done at its first event (a resumed one)
 
     def show(self, stage: Stage) -> None:
         record = stage.record
@@ -113,11 +115,12 @@ class _LoopLine:
         if (stage.generation, stage.stage) != self.stage:
             self.stage = (stage.generation, stage.stage)
             self.stage_started = time.monotonic()
+            self.stage_base = stage.done
         count = ""
         if stage.total:
             count = f" {stage.done}/{stage.total}"
-            if stage.done:
-                pace = (time.monotonic() - self.stage_started) / stage.done
+            if stage.done > self.stage_base:
+                pace = (time.monotonic() - self.stage_started) / (stage.done - self.stage_base)
                 count += f" ({pace * (stage.total - stage.done):.0f} s left)"
         budget = f" of {self.hours:g}" if self.hours > 0 else ""
         text = (
@@ -128,12 +131,13 @@ class _LoopLine:
             text += f" | {self.last}"
         if self.tty:
             self.stream.write("\r\033[K" + text)
+            self.drawn = True
         elif record is not None or stage.stage.startswith("not started"):
             self.stream.write(text + "\n")
         self.stream.flush()
 
     def close(self) -> None:
-        if self.tty and self.last:
+        if self.drawn:
             self.stream.write("\n")
             self.stream.flush()
 

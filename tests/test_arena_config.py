@@ -365,7 +365,8 @@ def test_pairing_tables_plays_exactly_the_listed_tables() -> None:
     [
         ("", 'tables: must list at least one table for pairing "tables"'),
         ('tables = [["ab", "nobody"]]', "unknown bot\\(s\\) 'nobody' in \\['ab', 'nobody'\\]"),
-        ('tables = [["ab", "ab"]]', "names no bot but 'ab'"),
+        ('tables = [["ab", "ab"]]', "names a bot twice"),
+        ('tables = [["ab", "rand", "ab"]]', "names a bot twice; accepted: different bots, or one"),
         ('tables = [["ab", "rand", "ab2"]]', "unknown bot"),
         ('tables = [["ab"]]', "has 1 bot\\(s\\) but 'tic_tac_toe' has 2 players"),
         ('tables = ["ab", "rand"]', "must be a list of lists of bot labels"),

@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from spiel_bounded.arena.config import parse_config
 from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.schedule import seatings
 from spiel_bounded.arena.store import GameStore
 from spiel_bounded.evaluators.value_net import jax_available
 from spiel_bounded.evaluators.value_net.config import ModelConfig
+from spiel_bounded.games import load_game
 from spiel_bounded.training import pipeline
 from spiel_bounded.training.card import publish
 from spiel_bounded.training.config import (
@@ -22,19 +25,19 @@ from spiel_bounded.training.config import (
     TrainConfig,
     references_for,
 )
-from spiel_bounded.training.curve import run_curve
+from spiel_bounded.training.curve import match_config_text, run_curve
 from spiel_bounded.training.game_files import BUNDLE_FILE
 from spiel_bounded.training.generations import (
     GenerationRecord,
     Stage,
     elo_difference,
     evaluator_of,
-    games_directory,
     generation_directory,
     match_score,
     plot_generations,
     run_generations,
     scores_of,
+    selfplay_directory,
     strengths,
 )
 from spiel_bounded.training.pipeline import RunConfig, read_run_config
@@ -97,8 +100,12 @@ def test_without_a_gate_every_network_teaches_the_next(tmp_path: Path) -> None:
     assert not any((generation_directory(tmp_path, g) / "match").exists() for g in (1, 2, 3))
     assert [record.total_games for record in records] == [6, 12, 18]
     # Only the games the next window reads stay bundled (window 2: generation 3's).
-    bundled = [(games_directory(tmp_path, g) / BUNDLE_FILE).exists() for g in (1, 2, 3)]
+    bundled = [(selfplay_directory(tmp_path, g) / BUNDLE_FILE).exists() for g in (1, 2, 3)]
     assert bundled == [False, False, True]
+    # A bundle left by a run stopped before it dropped it goes with the next generation.
+    (selfplay_directory(tmp_path, 1) / BUNDLE_FILE).write_bytes(b"left over")
+    run_generations(tiny(tmp_path, gate_games=0, count=4), executor="inline")
+    assert not (selfplay_directory(tmp_path, 1) / BUNDLE_FILE).exists()
     assert all(record.seconds > 0 for record in records)
     assert strengths(records) == []
     assert (tmp_path / "generations.png").exists()
@@ -310,3 +317,64 @@ def test_scores_count_the_seats_a_network_finished_ahead_of(tmp_path: Path) -> N
     scores = scores_of(tmp_path, "network")
     assert set(scores) == {"h"} and scores["h"].games == 4
     assert scores["h"].score == pytest.approx((1.0 + 0.5 + 0.75 + 0.0) / 4)
+
+
+@needs_jax
+@pytest.mark.parametrize("players", [3, 4])
+def test_an_n_player_curve_match_seats_the_network_against_copies_of_a_reference(
+    tmp_path: Path, players: int
+) -> None:
+    """The network takes every seat once per round against n - 1 copies of each reference:
+    `games` rounded up to a multiple of n, every seating a game of its own."""
+    from flax import nnx
+
+    from spiel_bounded.evaluators.value_net.checkpoint import Checkpoint, save_checkpoint
+    from spiel_bounded.evaluators.value_net.layout import layout_for
+    from spiel_bounded.evaluators.value_net.model import ValueNetwork, export_params
+
+    game_string = f"chinese_checkers(players={players})"
+    game = load_game(game_string)
+    model = ModelConfig(kind="mlp", width=4, depth=1)
+    network = ValueNetwork(layout_for(game, model), rngs=nnx.Rngs(0))
+    save_checkpoint(
+        generation_directory(tmp_path, 1) / "model.npz",
+        Checkpoint(
+            game=game_string,
+            observation_shape=tuple(game.observation_tensor_shape()),
+            model=model,
+            params=export_params(network),
+        ),
+    )
+    config = replace(
+        tiny(tmp_path, gate_games=0),
+        data=DataConfig(game=game_string, bot="maxn", bot_params={"depth": 1}),
+        model=model,
+    )
+    settings = CurveSettings(games=2, references=("heuristic", "mcts"))
+    text = match_config_text(config, settings, 1, None, tmp_path / "out")
+    parsed = parse_config(text, source="curve")
+    tournament = parsed.tournament
+    assert tournament.games_per_pairing == players
+    assert tournament.tables == tuple(
+        ("network", *[name] * (players - 1)) for name in ("heuristic", "mcts")
+    )
+    for table in tournament.tables:
+        assert len(set(seatings(players, table, tournament.seating))) == players
+
+
+@needs_jax
+def test_publish_reads_older_records_and_refuses_a_run_without_a_network(tmp_path: Path) -> None:
+    records = run_generations(tiny(tmp_path / "run", gate_games=0, count=1), executor="inline")
+    record_file = tmp_path / "run" / "generations.json"
+    stored = json.loads(record_file.read_text())
+    for entry in stored["records"]:  # written before records carried their time and games
+        del entry["seconds"], entry["total_games"]
+    record_file.write_text(json.dumps(stored))
+    card = publish(tmp_path / "run", tmp_path / "card", "card").read_text()
+    assert f"generation {records[0].best} of a self-play loop" in card
+    assert "No learning curve was measured" in card
+    stored["records"][0]["best"] = 0  # a gated run whose networks all failed their gate
+    record_file.write_text(json.dumps(stored))
+    with pytest.raises(ValueError, match="the best is still generation 0, heuristic"):
+        publish(tmp_path / "run", tmp_path / "other", "other")
+    assert not (tmp_path / "other").exists()

@@ -617,12 +617,13 @@ def _listed_tables(reader: _Reader, labels: list[str]) -> tuple[tuple[str, ...],
                 f"unknown bot(s) {', '.join(map(repr, unknown))} in {table}; accepted: "
                 f"{', '.join(labels)}",
             )
-        if len(table) > 1 and len(set(table)) < 2:
+        repeated = len(set(table)) < len(table)
+        if repeated and (len(table) < 3 or len(set(table[1:])) != 1 or table[0] == table[1]):
             raise reader.fail(
                 "tournament",
                 "tables",
-                f"{table} names no bot but {table[0]!r}; accepted: at least two different bots "
-                "(copies of one, as in baseline pairing, in games of more than two players)",
+                f"{table} names a bot twice; accepted: different bots, or one bot against "
+                'copies of another in a game of more than two players, e.g. ["a", "b", "b"]',
             )
     return tuple(tuple(table) for table in value)
 
@@ -644,7 +645,7 @@ def _check_tables(
             raise reader.fail(
                 "tournament", "baseline", f"{settings.baseline!r} cannot play {name!r}"
             )
-    elif len(lineup) < num_players:
+    elif settings.pairing != "tables" and len(lineup) < num_players:
         raise reader.fail(
             "tournament",
             "games",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -24,10 +25,16 @@ from spiel_bounded.training.generations import (
 )
 from spiel_bounded.training.generations import (
     RECORD_FILE,
+    GenerationRecord,
     generation_directory,
+    normalized_settings,
 )
 
 CARD_FILE: Final = "README.md"
+REFERENCE_TEXT: Final = (
+    "the same bot with the heuristic or rollouts, OpenSpiel's C++ `mcts`, the network scored "
+    "before; in a game of n players, n - 1 copies of it"
+)
 
 
 def _percent(score: Mapping[str, Any]) -> str:
@@ -63,10 +70,37 @@ def curve_table(points: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def card_text(name: str, stored: Mapping[str, Any], curve: Mapping[str, Any] | None) -> str:
-    """The model card of a run's newest network (`stored`: generations.json; `curve`:
-    curve.json or None)."""
-    config, records = stored["config"], stored["records"]
+@dataclass(frozen=True)
+class RunRecords:
+    """What a generations run recorded (generations.json), read through today's settings."""
+
+    settings: Mapping[str, Any]
+    commands: tuple[str, ...]
+    records: tuple[GenerationRecord, ...]
+
+
+def read_run(run: Path) -> RunRecords:
+    """`run`'s generations.json; `ValueError` when it has none or no finished generation."""
+    record_file = run / RECORD_FILE
+    if not record_file.exists():
+        raise ValueError(f"{run} holds no generations to publish: run the loop first")
+    try:
+        stored = json.loads(record_file.read_text())
+        records = tuple(GenerationRecord(**entry) for entry in stored["records"])
+        settings = normalized_settings(stored["config"])
+    except (ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{record_file} is unreadable: {type(error).__name__}: {error}") from None
+    if not records:
+        raise ValueError(f"{run} holds no finished generation to publish")
+    return RunRecords(settings, tuple(stored.get("commands", [])), records)
+
+
+def card_text(
+    name: str, run: RunRecords, parameters: int, destination: str, curve: Mapping[str, Any] | None
+) -> str:
+    """The model card of a run's best network (the newest without a gate), with `parameters`
+    parameters, published in `destination`; `curve`: curve.json or None."""
+    config, records = run.settings, run.records
     data, model, train, loop = (
         config["data"],
         config["model"],
@@ -74,7 +108,7 @@ def card_text(name: str, stored: Mapping[str, Any], curve: Mapping[str, Any] | N
         config["generations"],
     )
     last = records[-1]
-    hours = sum(record["seconds"] for record in records) / 3600.0
+    hours = sum(record.seconds for record in records) / 3600.0
     shape = (
         f"{model['conv_layers']} 3x3 convolutions of {model['channels']} channels and "
         if model["kind"] == "conv"
@@ -94,12 +128,12 @@ def card_text(name: str, stored: Mapping[str, Any], curve: Mapping[str, Any] | N
     lines = [
         f"# Model card: {data['game']} value network ({name})",
         "",
-        f"- **What it is**: generation {last['generation']} of a self-play loop: a network of "
+        f"- **What it is**: generation {last.best} of a self-play loop: a network of "
         f"{shape}{model['depth']} dense layers of {model['width']} units "
-        f"({stored['parameters']:,} parameters, `model.npz`). Use it as "
-        f'`evaluator="net:{stored["destination"]}/model.npz"`.',
-        f"- **Made by**: {'; '.join(f'`{command}`' for command in stored['commands'])}. "
-        f"{len(records)} generations, {last['total_games']:,} self-play games, "
+        f"({parameters:,} parameters, `model.npz`). Use it as "
+        f'`evaluator="net:{destination}/model.npz"`.',
+        f"- **Made by**: {'; '.join(f'`{command}`' for command in run.commands)}. "
+        f"{len(records)} generations, {last.total_games:,} self-play games, "
         f"{hours:.2f} hours of generations (wall clock, this machine).",
         f"- **Self-play**: `{data['bot']}` ({_params_text(data['bot_params'])}) in every seat, "
         f"{data['games']:,} games a generation, {data['opening_moves']} random opening plies, "
@@ -109,23 +143,25 @@ def card_text(name: str, stored: Mapping[str, Any], curve: Mapping[str, Any] | N
         f"- **Training**: AdamW (learning rate {train['learning_rate']}, weight decay "
         f"{train['weight_decay']}, batch {train['batch_size']}), up to {train['max_epochs']} "
         f"epochs a generation{', warm-started' if loop['warm_start'] else ''}, on the newest "
-        f"{loop['window']} generations' games ({last['positions']:,} positions at the end); "
-        f"validation loss {records[0]['validation_loss']:.4f} at generation 1, "
-        f"{last['validation_loss']:.4f} at generation {last['generation']}.",
+        f"{loop['window']} generations' games ({last.positions:,} positions at the end); "
+        f"validation loss {records[0].validation_loss:.4f} at generation 1, "
+        f"{last.validation_loss:.4f} at generation {last.generation}.",
     ]
     if curve is None:
         lines += ["", "No learning curve was measured (`--stage=curve`)."]
     else:
         settings = curve.get("settings", {})
+        names = sorted({name for point in curve["points"] for name in point["scores"]})
         lines += [
             "",
             "## Learning curve (`curve.json`, `curve.png`)",
             "",
             f"Each scored network plays `{data['bot']}` "
             f"({_params_text(settings.get('params', {}))}) with it as the evaluator, "
-            f"{settings.get('seconds_per_move', '?')} s a move for every bot, seats swapped, "
-            "against each reference (the same bot with the heuristic or rollouts, OpenSpiel's "
-            "C++ `mcts`, the network scored before); scores with 95% Wilson intervals.",
+            f"{settings.get('seconds_per_move', '?')} s a move for every bot, taking every seat "
+            f"in turn, against each reference ({', '.join(names)}: {REFERENCE_TEXT}); scores "
+            "(a point for each seat finished ahead of, half for a tie) with 95% Wilson "
+            "intervals.",
             "",
             *curve_table(curve["points"]),
         ]
@@ -137,28 +173,25 @@ def card_text(name: str, stored: Mapping[str, Any], curve: Mapping[str, Any] | N
 
 
 def publish(run: Path, destination: Path, name: str) -> Path:
-    """Copies run directory `run`'s newest network, records and plots into `destination` and
-    writes its model card there; returns the card's path. `ValueError` when the run has no
-    finished generation."""
-    record_file = run / RECORD_FILE
-    if not record_file.exists():
-        raise ValueError(f"{run} holds no generations to publish: run the loop first")
-    stored = json.loads(record_file.read_text())
-    if not stored["records"]:
-        raise ValueError(f"{run} holds no finished generation to publish")
-    newest = generation_directory(run, stored["records"][-1]["generation"]) / CHECKPOINT_FILE
+    """Copies run directory `run`'s best network (the newest without a gate), records and plots
+    into `destination` and writes its model card there; returns the card's path. `ValueError`
+    (before anything is written) when the run has no finished generation or unreadable
+    records."""
+    records = read_run(run)
+    if records.records[-1].best == 0:
+        raise ValueError(
+            f"no network of {run} passed its gate: the best is still generation 0, "
+            f"{records.settings['generations']['start']}; there is no network to publish"
+        )
+    best = generation_directory(run, records.records[-1].best) / CHECKPOINT_FILE
+    checkpoint = load_checkpoint(best)
+    curve = json.loads((run / CURVE_FILE).read_text()) if (run / CURVE_FILE).exists() else None
     destination.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(newest, destination / CHECKPOINT_FILE)
+    shutil.copyfile(best, destination / CHECKPOINT_FILE)
     for file in (RECORD_FILE, GENERATIONS_PLOT, CURVE_FILE, CURVE_PLOT):
         if (run / file).exists():
             shutil.copyfile(run / file, destination / file)
-    checkpoint = load_checkpoint(destination / CHECKPOINT_FILE)
-    described = {
-        **stored,
-        "parameters": sum(int(array.size) for array in checkpoint.params.values()),
-        "destination": destination.as_posix(),
-    }
-    curve = json.loads((run / CURVE_FILE).read_text()) if (run / CURVE_FILE).exists() else None
+    parameters = sum(int(array.size) for array in checkpoint.params.values())
     card = destination / CARD_FILE
-    write_atomic(card, card_text(name, described, curve))
+    write_atomic(card, card_text(name, records, parameters, destination.as_posix(), curve))
     return card

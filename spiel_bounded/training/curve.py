@@ -1,7 +1,7 @@
 """The learning curve of a generations run: its networks scored against fixed references.
 
 Every `every`-th generation's network (and the newest) plays, as the `[data]` bot with that
-network as its evaluator, `games` games (seats swapped, `seconds_per_move` for every bot) from
+network as its evaluator, `games` games (every seat in turn, `seconds_per_move` for every bot) from
 openings of `opening_moves` random plies against each reference. In games without chance nodes
 the openings are a suite drawn when the curve is first measured, `OUTPUT/curve/openings.txt`,
 none of whose positions a training game of the generations then finished reached
@@ -44,9 +44,9 @@ from spiel_bounded.training.generations import (
     Score,
     bot_table,
     evaluator_of,
-    games_directory,
     generation_directory,
     scores_of,
+    selfplay_directory,
 )
 from spiel_bounded.training.openings import unseen_openings
 
@@ -146,21 +146,26 @@ def opening_suite(
         return None
     directory = Path(config.directory)
     path = directory / "curve" / OPENINGS_FILE
+    plies, count = opening_plies(config, settings), max(settings.games // 2, 1)
+    title = f"# {count} openings of {plies} random plies for {config.data.game}"
     if path.exists():
+        first = path.read_text().partition("\n")[0]
+        if not first.startswith(title + ","):
+            raise ValueError(
+                f"{path} holds openings drawn for other [curve] settings ({first.lstrip('# ')}), "
+                f"not {count} of {plies} plies; delete {path.parent} to measure the curve again "
+                "with these"
+            )
         return path
-    plies = opening_plies(config, settings)
     newest = records[-1].generation
     lines = unseen_openings(
         config.data.game,
         plies,
-        max(settings.games // 2, 1),
-        [games_directory(directory, g) for g in range(1, newest + 1)],
+        count,
+        [selfplay_directory(directory, g) for g in range(1, newest + 1)],
         seed=config.data.seed + 104_729,
     )
-    header = (
-        f"# {len(lines)} openings of {plies} random plies for {config.data.game}, none of them "
-        f"a position of the training games of generations 1-{newest}\n"
-    )
+    header = f"{title}, none of them a position of the training games of generations 1-{newest}\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, header + "".join(" ".join(map(str, line)) + "\n" for line in lines))
     return path

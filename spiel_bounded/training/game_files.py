@@ -30,6 +30,8 @@ from spiel_bounded.training.selfplay import GamePositions
 
 GAMES_DIR: Final = "games"
 BUNDLE_FILE: Final = "games.bundle.npz"
+BUNDLE_FORMAT: Final = 1
+"""Raised whenever what a bundle holds, or how `read_game` fills a game in, changes."""
 TEACHER: Final = "teacher"
 """The member of a game file that records what made it (`dataset.teacher`)."""
 _GAME_NAME: Final = re.compile(r"game_(\d+)\.npz")
@@ -123,9 +125,11 @@ def chance_search_values(keys: np.ndarray, search: np.ndarray) -> np.ndarray:
     return filled
 
 
-def read_game(path: Path) -> StoredGame:
-    """A game file, its missing members (older files) filled in and its chance nodes' search
-    values given (`chance_search_values`); `ValueError` naming an unreadable file."""
+def read_game(directory: Path, index: int) -> StoredGame:
+    """Game `index` of `directory`, its missing members (older files) filled in and its chance
+    nodes' search values given (`chance_search_values`); `ValueError` naming an unreadable
+    file."""
+    path = game_path(directory, index)
     try:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in archive.files}
@@ -146,17 +150,17 @@ def read_game(path: Path) -> StoredGame:
     arrays.setdefault("child_upper", np.zeros((0, players), dtype=np.float32))
     arrays.setdefault("child_keys", np.zeros(0, dtype=str))
     arrays["search"] = chance_search_values(arrays["keys"], arrays["search"])
-    index = int(_GAME_NAME.fullmatch(path.name).group(1))  # type: ignore[union-attr]
     return StoredGame(index, None if teacher is None else decode_json(teacher), arrays)
 
 
 def _signature(root: Path, indices: list[int]) -> np.ndarray:
-    """`[games, 3]`: each game's index, file size and modification time (ns)."""
-    rows = []
+    """`[games, 5]`: each game's index, file size, inode, and modification and status change
+    times (ns); with the bundle's format in a first row of its own."""
+    rows = [(BUNDLE_FORMAT, 0, 0, 0, 0)]
     for index in indices:
         found = game_path(root, index).stat()
-        rows.append((index, found.st_size, found.st_mtime_ns))
-    return np.asarray(rows, dtype=np.int64).reshape(len(indices), 3)
+        rows.append((index, found.st_size, found.st_ino, found.st_mtime_ns, found.st_ctime_ns))
+    return np.asarray(rows, dtype=np.int64).reshape(len(indices) + 1, 5)
 
 
 def _offsets(games: list[StoredGame], field: str) -> np.ndarray:
@@ -185,17 +189,17 @@ def _read_bundle(root: Path, signature: np.ndarray) -> list[StoredGame] | None:
             if not np.array_equal(archive["signature"], signature):
                 return None
             arrays = {name: archive[name] for name in archive.files}
+        teachers = decode_json(arrays["made_by"])
+        rows, children = arrays["row_offsets"], arrays["child_offsets"]
+        games = []
+        for number, index in enumerate(signature[1:, 0]):
+            rows_of = slice(int(rows[number]), int(rows[number + 1]))
+            children_of = slice(int(children[number]), int(children[number + 1]))
+            game = {field: arrays[field][rows_of] for field in _ROWS}
+            game.update({field: arrays[field][children_of] for field in _CHILDREN})
+            games.append(StoredGame(int(index), teachers[number], game))
     except Exception:  # a torn or foreign bundle is a cache miss, never an error
         return None
-    teachers = decode_json(arrays["made_by"])
-    rows, children = arrays["row_offsets"], arrays["child_offsets"]
-    games = []
-    for number, index in enumerate(signature[:, 0]):
-        rows_of = slice(int(rows[number]), int(rows[number + 1]))
-        children_of = slice(int(children[number]), int(children[number + 1]))
-        game = {field: arrays[field][rows_of] for field in _ROWS}
-        game.update({field: arrays[field][children_of] for field in _CHILDREN})
-        games.append(StoredGame(int(index), teachers[number], game))
     return games
 
 
@@ -211,7 +215,7 @@ def load_games(root: Path, indices: list[int]) -> list[StoredGame]:
     bundled = _read_bundle(root, signature)
     if bundled is not None:
         return bundled
-    games = [read_game(game_path(root, index)) for index in indices]
+    games = [read_game(root, index) for index in indices]
     if games:
         _write_bundle(root, games, signature)
     return games

@@ -112,9 +112,10 @@ class GenerationRecord:
 @dataclass(frozen=True)
 class Stage:
     """A progress event: `generation`, the stage (`self-play`, `assemble`, `train`, `match`,
-    `done`), for `done` its record, how far the stage is (`done` of `total` games or epochs, 0
-    of 0 when it does not count) and the seconds the run's generations have taken so far
-    (`spent`, the budget `hours` is counted in, this generation's included)."""
+    `done`, or `not started: the hours are spent`), for `done` its record, how far the stage is
+    (`done` of `total` games or epochs, 0 of 0 when it does not count) and the seconds the
+    run's generations have taken so far (`spent`, the budget `hours` is counted in, this
+    generation's included)."""
 
     generation: int
     stage: str
@@ -136,8 +137,9 @@ def generation_directory(directory: Path, generation: int) -> Path:
     return directory / f"gen_{generation:02d}"
 
 
-def games_directory(directory: Path, generation: int) -> Path:
-    """Where generation `generation`'s self-play games are (`dataset.generate`'s directory)."""
+def selfplay_directory(directory: Path, generation: int) -> Path:
+    """The directory `dataset.generate` writes generation `generation`'s self-play into (its
+    data.json, its games/ and their bundle)."""
     return generation_directory(directory, generation) / "games"
 
 
@@ -184,8 +186,10 @@ def match_config_text(
 
 @dataclass(frozen=True)
 class Score:
-    """A bot's score against one opponent: (wins + draws / 2) / games, its 95% Wilson interval,
-    and the games it rests on."""
+    """A bot's score against one opponent (`scores_of`: two seats, (wins + draws / 2) / games;
+    more, the share of the opponent's seats finished ahead of, ties half), its 95% Wilson
+    interval (over games, the fractional points of more seats taken as they come: an
+    approximation there), and the games it rests on."""
 
     score: float
     low: float
@@ -310,7 +314,7 @@ def _window(directory: Path, generation: int, window: int) -> Dataset:
     deduplicated across them (`dataset.assemble`)."""
     return assemble(
         [
-            games_directory(directory, g)
+            selfplay_directory(directory, g)
             for g in range(max(1, generation - window + 1), generation + 1)
         ]
     )
@@ -340,7 +344,7 @@ def _fingerprint(config: RunConfig) -> dict[str, Any]:
     }
 
 
-def _normalized(stored: Mapping[str, Any]) -> dict[str, Any]:
+def normalized_settings(stored: Mapping[str, Any]) -> dict[str, Any]:
     """A stored fingerprint through today's settings: a setting added since it was written
     takes its default (as `dataset` reads an older data config)."""
     generations = {**stored["generations"], "count": 1}
@@ -394,7 +398,7 @@ def run_generations(
         stored = json.loads(path.read_text()) if path.exists() else None
         if stored is not None:
             differ = differences(
-                flat_settings(_normalized(stored["config"])),
+                flat_settings(normalized_settings(stored["config"])),
                 flat_settings(json.loads(json.dumps(fingerprint))),
             )
             if differ:
@@ -449,7 +453,7 @@ def run_generations(
             tell("self-play", total=data.games)
             generate(
                 data,
-                games_directory(directory, generation),
+                selfplay_directory(directory, generation),
                 executor=executor,
                 workers=workers,
                 scheduler=scheduler,
@@ -458,11 +462,11 @@ def run_generations(
             )
             tell("assemble")
             dataset = _window(directory, generation, settings.window)
-            tell("train", total=config.train.max_epochs)
             if (home / CHECKPOINT_FILE).exists():
                 # The checkpoint (written atomically, checksummed) holds the training record.
                 trained = load_checkpoint(home / CHECKPOINT_FILE).record
             else:
+                tell("train", total=config.train.max_epochs)
                 trained = fit_and_save(
                     dataset,
                     replace(config, directory=home),
@@ -509,8 +513,8 @@ def run_generations(
                 )
             )
             save()
-            if generation - settings.window + 1 >= 1:  # its games leave the next window
-                drop_bundle(games_directory(directory, generation - settings.window + 1))
+            for left in range(1, generation - settings.window + 2):  # out of the next window
+                drop_bundle(selfplay_directory(directory, left))
             tell("done", record=records[-1])
         save()
     return records

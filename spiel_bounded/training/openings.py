@@ -3,8 +3,8 @@
 Self-play starts every game from `[data] opening_moves` random plies, so a measurement that opens
 the same way plays mostly positions the network was trained on. `unseen_openings` draws random
 openings of more plies and drops every one whose position (the mover and the state, as the game
-files key their positions) a training game reached: a position that was played, not one a search
-only looked at.
+files key their positions) is a row of a training game: a position played, or one a search
+bounded and self-play kept as a label (root children, tree labels).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from spiel_bounded.games import load_game
+from spiel_bounded.training.game_files import finished_games, game_path
 
 CANDIDATES_PER_OPENING = 4
 """Random openings drawn for each one wanted, before the seen ones are dropped."""
@@ -45,19 +46,22 @@ def _random_openings(
 def unseen_openings(
     game_string: str, plies: int, count: int, game_directories: Iterable[Path], *, seed: int
 ) -> list[tuple[int, ...]]:
-    """`count` openings of `plies` random moves whose positions no game file under
-    `game_directories` (`dataset.generate`'s directories) reached, most of them drawn from
-    `seed`. `ValueError` when fewer than `count` are left (too few plies to leave the
-    training's positions), naming how many were."""
+    """`count` openings of `plies` random moves whose positions are no row of a game under
+    `game_directories` (`dataset.generate`'s directories), drawn from `seed`. `ValueError` when
+    fewer than `count` are left, naming how many were."""
     candidates = _random_openings(game_string, plies, count * CANDIDATES_PER_OPENING, seed)
+    drawn = len(candidates)
     for directory in game_directories:
-        for path in sorted(Path(directory).glob("games/*.npz")):
-            with np.load(path) as arrays:
-                for key in arrays["keys"]:
-                    candidates.pop(str(key), None)
+        for index in finished_games(directory):
+            with np.load(game_path(Path(directory), index)) as arrays:
+                for member in ("keys", "child_keys"):
+                    if member in arrays.files:
+                        for key in arrays[member]:
+                            candidates.pop(str(key), None)
     if len(candidates) < count:
         raise ValueError(
             f"only {len(candidates)} openings of {plies} random plies in {game_string} are not "
-            f"positions of the training games, {count} wanted: use more plies"
+            f"positions of the training games ({drawn} distinct ones drawn that do not end the "
+            f"game), {count} wanted: use more plies, or fewer games"
         )
     return list(candidates.values())[:count]
