@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +28,7 @@ from spiel_bounded.training.defaults import (
     search_depth,
     tree_labelling,
 )
-from spiel_bounded.training.pipeline import run_config_from
+from spiel_bounded.training.pipeline import read_toml, run_config_from
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -150,3 +151,16 @@ data_directory = "{tmp_path / "run" / "unused"}"
         "generation 1 done: 4 games",
         "generation 2 done: 8 games",
     ]
+
+
+def test_committed_loop_overrides_merge_into_valid_configs() -> None:
+    """Each `configs/loop_*.toml` a `--game` command in its comments uses, over that game's
+    derived config, reads as a run config (the check a run makes before it starts)."""
+    checked = 0
+    for path in sorted((ROOT / "configs").glob("loop_*.toml")):
+        games = re.findall(r"--game=(\S+)", path.read_text())
+        for game in set(games):
+            raw = merge(default_config(game, "runs/x"), read_toml(path))
+            check_data_config(run_config_from(raw, f"--game={game} --config={path}").data)
+            checked += 1
+    assert checked >= 5
