@@ -25,6 +25,7 @@ hours of training so far, is written to `OUTPUT/curve.json` and `OUTPUT/curve.pn
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -147,27 +148,34 @@ def opening_suite(
     directory = Path(config.directory)
     path = directory / "curve" / OPENINGS_FILE
     plies, count = opening_plies(config, settings), max(settings.games // 2, 1)
-    title = f"# {count} openings of {plies} random plies for {config.data.game}"
+    drawn_for = re.compile(
+        rf"# {count} openings of (\d+) random plies for {re.escape(config.data.game)},"
+    )
     if path.exists():
         first = path.read_text().partition("\n")[0]
-        if not first.startswith(title + ","):
+        found = drawn_for.match(first)
+        if found is None or int(found.group(1)) < plies:
             raise ValueError(
                 f"{path} holds openings drawn for other [curve] settings ({first.lstrip('# ')}), "
-                f"not {count} of {plies} plies; delete {path.parent} to measure the curve again "
-                "with these"
+                f"not {count} of {plies} plies or more; delete {path.parent} to measure the "
+                "curve again with these"
             )
         return path
     newest = records[-1].generation
-    lines = unseen_openings(
+    suite = unseen_openings(
         config.data.game,
         plies,
         count,
         [selfplay_directory(directory, g) for g in range(1, newest + 1)],
         seed=config.data.seed + 104_729,
     )
-    header = f"{title}, none of them a position of the training games of generations 1-{newest}\n"
+    header = (
+        f"# {count} openings of {suite.plies} random plies for {config.data.game}, none of them "
+        f"a position of the training games of generations 1-{newest}\n"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, header + "".join(" ".join(map(str, line)) + "\n" for line in lines))
+    lines = "".join(" ".join(map(str, line)) + "\n" for line in suite.openings)
+    write_atomic(path, header + lines)
     return path
 
 

@@ -2,23 +2,28 @@
 
 Self-play starts every game from `[data] opening_moves` random plies, so a measurement that opens
 the same way plays mostly positions the network was trained on. `unseen_openings` draws random
-openings of more plies and drops every one whose position (the mover and the state, as the game
-files key their positions) is a row of a training game: a position played, or one a search
-bounded and self-play kept as a label (root children, tree labels).
+openings of more plies (a few more again where too few are left) and drops every one whose
+position (the mover and the state, as the game files key their positions) is a row of a training
+game: a position played, or one a search bounded and self-play kept as a label (root children,
+tree labels).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 
 from spiel_bounded.games import load_game
 from spiel_bounded.training.game_files import finished_games, game_path
 
-CANDIDATES_PER_OPENING = 4
+CANDIDATES_PER_OPENING: Final = 10
 """Random openings drawn for each one wanted, before the seen ones are dropped."""
+MORE_PLIES: Final = 6
+"""How many plies longer than asked the openings may grow to leave the training's positions."""
 
 
 def _random_openings(
@@ -43,25 +48,46 @@ def _random_openings(
     return found
 
 
+@dataclass(frozen=True)
+class UnseenOpenings:
+    """Openings of `plies` random moves, none a position of the training games."""
+
+    plies: int
+    openings: list[tuple[int, ...]]
+
+
 def unseen_openings(
-    game_string: str, plies: int, count: int, game_directories: Iterable[Path], *, seed: int
-) -> list[tuple[int, ...]]:
-    """`count` openings of `plies` random moves whose positions are no row of a game under
-    `game_directories` (`dataset.generate`'s directories), drawn from `seed`. `ValueError` when
-    fewer than `count` are left, naming how many were."""
-    candidates = _random_openings(game_string, plies, count * CANDIDATES_PER_OPENING, seed)
-    drawn = len(candidates)
+    game_string: str,
+    plies: int,
+    count: int,
+    game_directories: Iterable[Path],
+    *,
+    seed: int,
+    more_plies: int = MORE_PLIES,
+) -> UnseenOpenings:
+    """`count` openings of the fewest random moves from `plies` to `plies + more_plies` that
+    leave `count` of them whose positions are no row of a game under `game_directories`
+    (`dataset.generate`'s directories), drawn from `seed`. `ValueError` when even the longest
+    leave fewer, naming how many."""
+    lengths = range(plies, plies + more_plies + 1)
+    candidates = {
+        length: _random_openings(game_string, length, count * CANDIDATES_PER_OPENING, seed + length)
+        for length in lengths
+    }
     for directory in game_directories:
         for index in finished_games(directory):
             with np.load(game_path(Path(directory), index)) as arrays:
                 for member in ("keys", "child_keys"):
                     if member in arrays.files:
                         for key in arrays[member]:
-                            candidates.pop(str(key), None)
-    if len(candidates) < count:
-        raise ValueError(
-            f"only {len(candidates)} openings of {plies} random plies in {game_string} are not "
-            f"positions of the training games ({drawn} distinct ones drawn that do not end the "
-            f"game), {count} wanted: use more plies, or fewer games"
-        )
-    return list(candidates.values())[:count]
+                            for drawn in candidates.values():
+                                drawn.pop(str(key), None)
+    for length in lengths:
+        if len(candidates[length]) >= count:
+            return UnseenOpenings(length, list(candidates[length].values())[:count])
+    longest = lengths[-1]
+    raise ValueError(
+        f"only {len(candidates[longest])} openings of {longest} random plies in {game_string} "
+        f"are not positions of the training games ({plies} to {longest} plies tried), {count} "
+        "wanted: use more plies ([curve] opening_moves), or fewer games"
+    )
