@@ -141,6 +141,7 @@ data_directory = "{tmp_path / "run" / "unused"}"
     card = (tmp_path / "published" / "README.md").read_text()
     assert "generation 2 of a self-play loop" in card and "2 generations, 8 self-play" in card
     assert "| 2 | 8 | " in card and "vs previous %" in card
+    assert "from 1 openings of 6 random plies for tic_tac_toe, none of them a position" in card
     published = load_checkpoint(tmp_path / "published" / "model.npz").params
     newest = load_checkpoint(tmp_path / "run" / "gen_02").params
     assert published.keys() == newest.keys()

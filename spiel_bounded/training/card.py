@@ -153,7 +153,6 @@ def card_text(
     else:
         settings = curve.get("settings", {})
         names = sorted({name for point in curve["points"] for name in point["scores"]})
-        opening_plies = settings.get("opening_moves") or data["opening_moves"] + 2
         lines += [
             "",
             "## Learning curve (`curve.json`, `curve.png`)",
@@ -161,9 +160,7 @@ def card_text(
             f"Each scored network plays `{data['bot']}` "
             f"({_params_text(settings.get('params', {}))}) with it as the evaluator, "
             f"{settings.get('seconds_per_move', '?')} s a move for every bot, taking every seat "
-            f"in turn, from openings of {opening_plies} random plies (in a game without chance "
-            "nodes none of them a position of a training game, played or labelled: "
-            "`training/openings.py`), "
+            f"in turn, from {curve.get('openings', 'random openings')}, "
             f"against each reference ({', '.join(names)}: {REFERENCE_TEXT}); scores "
             "(a point for each seat finished ahead of, half for a tie) with 95% Wilson "
             "intervals.",

@@ -234,6 +234,11 @@ def run_curve(
     points: list[CurvePoint] = []
     previous: int | None = None
     openings = opening_suite(config, settings, records) if records else None
+    described = (
+        openings.read_text().partition("\n")[0].lstrip("# ")
+        if openings is not None
+        else f"{opening_plies(config, settings)} random plies a game"
+    )
     for generation in scored_generations(records, settings.every):
         output = directory / "curve" / generation_directory(directory, generation).name
         text = match_config_text(
@@ -263,6 +268,7 @@ def run_curve(
             json.dumps(
                 {
                     "settings": {**asdict(settings), "params": dict(settings.params)},
+                    "openings": described,
                     "points": [asdict(item) for item in points],
                 },
                 indent=1,
