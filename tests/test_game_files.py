@@ -71,3 +71,36 @@ def test_an_unreadable_bundle_is_a_miss_and_is_rewritten(games: Path) -> None:
     assert same(assemble(games), expected)
     with np.load(games / BUNDLE_FILE) as archive:
         assert archive["signature"][1:, 0].tolist() == [0, 1, 2, 3]
+
+
+def _rewrite_features(path: Path, change: object) -> None:
+    with np.load(path) as archive:
+        members = {name: archive[name] for name in archive.files}
+    for name in ("features", "child_features"):
+        members[name] = change(members[name])  # type: ignore[operator]
+    np.savez_compressed(path, **members)
+
+
+def test_planes_of_zeros_and_ones_are_stored_as_bytes_and_assemble_to_the_same_values(
+    games: Path,
+) -> None:
+    with np.load(game_path(games, 0)) as archive:
+        assert archive["features"].dtype == np.uint8
+        assert archive["child_features"].dtype == np.uint8
+    narrow = assemble(games)
+    assert narrow.features.dtype == np.uint8
+    for index in range(4):  # the same games written as float32, as before
+        _rewrite_features(game_path(games, index), lambda f: f.astype(np.float32))
+    wide = assemble(games)
+    assert np.array_equal(wide.features, narrow.features)
+
+
+def test_a_game_whose_features_do_not_fit_in_bytes_widens_the_whole_dataset(games: Path) -> None:
+    before = assemble(games)
+    _rewrite_features(game_path(games, 3), lambda f: f.astype(np.float32) + 0.5)
+    after = assemble(games)
+    assert after.features.dtype == np.float32
+    earlier = after.games < 3
+    assert np.array_equal(after.features[earlier], before.features[earlier])
+    assert np.array_equal(after.features[~earlier], before.features[~earlier] + 0.5)
+    assert (~earlier).any()

@@ -169,13 +169,16 @@ FINGERPRINTS = Path(__file__).parent / "fixtures" / "selfplay_fingerprints.json"
 
 def game_fingerprints(directory: Path) -> list[str]:
     """SHA-256 of each written game's arrays (dtype, shape and bytes; not the zip's own bytes,
-    which carry timestamps), in game order."""
+    which carry timestamps; features as float32 values, however compactly stored), in game
+    order."""
     digests = []
     for index in finished_games(directory):
         digest = hashlib.sha256()
         with np.load(directory / "games" / f"game_{index:06d}.npz") as archive:
             for name in ("features", "outcome", "search", "keys"):
                 array = np.ascontiguousarray(archive[name])
+                if name == "features":
+                    array = array.astype(np.float32)
                 digest.update(f"{name}|{array.dtype.str}|{array.shape}".encode())
                 digest.update(array.tobytes())
         digests.append(digest.hexdigest())

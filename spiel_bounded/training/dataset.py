@@ -46,6 +46,7 @@ from spiel_bounded.search.table_walk import LabelRequest
 from spiel_bounded.training.config import DataConfig, TrainConfig
 from spiel_bounded.training.game_files import (
     GAMES_DIR,
+    compact,
     finished_games,
     game_path,
     load_games,
@@ -331,6 +332,13 @@ class _Rows:
     def view(self) -> np.ndarray:
         return self.data[: self.size]
 
+    def holding(self, values: np.ndarray) -> None:
+        """Widens the rows to float32 unless their type holds `values` exactly."""
+        if self.data.dtype != np.float32 and not np.array_equal(
+            values.astype(self.data.dtype), values
+        ):
+            self.data = self.data.astype(np.float32)
+
     def trimmed(self) -> np.ndarray:
         """The rows, the spare capacity given back (in place: no second copy)."""
         self.data.resize((self.size, self.data.shape[1]), refcheck=False)
@@ -356,7 +364,9 @@ class _Merge:
     def _slots(self, keys: list[str], features: np.ndarray, game: int) -> np.ndarray:
         """The slots of `keys` (rows of `features`), new positions appended, owned by `game`."""
         if self.rows is None:
-            self.rows = _Rows(features.shape[1], np.float32, 0.0)
+            narrow = compact(features).dtype == np.uint8
+            self.rows = _Rows(features.shape[1], np.uint8 if narrow else np.float32, 0.0)
+        self.rows.holding(features)
         start = len(self.first)
         slots = np.empty(len(keys), dtype=np.int64)
         new_rows: list[int] = []

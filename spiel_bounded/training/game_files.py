@@ -12,6 +12,10 @@ loses nothing, and an unreadable one is ignored. It is not compressed, so readin
 and it is large (connect_four with tree labels: 256 MB for a generation whose game files take
 14 MB; a window of 4 generations assembled in 8.7 s from bundles, 31.8 s from the files):
 generations drop a generation's bundle once it leaves the window (`drop_bundle`).
+
+Features are stored as bytes when every value is a whole number in [0, 255] (`compact`): most
+observation tensors are planes of zeros and ones, and a hex position's 1,089 of them take 4,356
+bytes as float32, which put a window of hex generations over the 4 GB the loop must fit in.
 """
 
 from __future__ import annotations
@@ -62,18 +66,26 @@ def finished_games(directory: str | os.PathLike[str]) -> list[int]:
     return sorted(int(match.group(1)) for match in found if match is not None)
 
 
+def compact(features: np.ndarray) -> np.ndarray:
+    """`features` as uint8 when that holds every value exactly, else as they are."""
+    if features.dtype == np.uint8:
+        return features
+    small = features.astype(np.uint8)
+    return small if np.array_equal(small, features) else features
+
+
 def write_game(directory: Path, positions: GamePositions, made_by: Mapping[str, Any]) -> None:
     write_npz(
         game_path(directory, positions.index),
         {
-            "features": positions.features,
+            "features": compact(positions.features),
             "outcome": positions.outcome,
             "search": positions.search,
             "keys": positions.keys,
             "exact": positions.exact,
             "lower": positions.lower,
             "upper": positions.upper,
-            "child_features": positions.children.features,
+            "child_features": compact(positions.children.features),
             "child_lower": positions.children.lower,
             "child_upper": positions.children.upper,
             "child_keys": positions.children.keys,

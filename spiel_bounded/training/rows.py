@@ -35,7 +35,7 @@ class Rows:
         flipped = indices >= count
         rows = indices.copy()
         rows[flipped] = self._mirrored[indices[flipped] - count]
-        features = self._features[rows]
+        features = self._features[rows].astype(np.float32, copy=False)  # bytes where they fit
         if flipped.any():
             assert self._game is not None
             features[flipped] = mirror_features(self._game, features[flipped])
