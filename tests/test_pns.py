@@ -14,6 +14,7 @@ from open_spiel.python.algorithms import minimax
 
 from spiel_bounded import load_bot, make_evaluator, synthetic
 from spiel_bounded.limits import Limits
+from spiel_bounded.native import available
 from spiel_bounded.registry import bots_for
 from spiel_bounded.search import outcomes as outcomes_module
 from spiel_bounded.search.alphabeta import bounded_ab
@@ -318,6 +319,27 @@ def test_pns_bot_plays_the_proved_win() -> None:
     bot = load_bot("pns", "tic_tac_toe", 0, nodes=10_000)
     assert bot.step(won) == 2
     assert bot.last_result is not None and bot.last_result.stats.stopped_by == "solved"
+
+
+@pytest.mark.parametrize("engine", ["python", "native"])
+def test_a_pns_bot_that_finds_no_win_still_plays_a_drawing_move(engine: str) -> None:
+    # Issue 40, item 9: with goal "win" a disproved win used to leave every move tied, and the
+    # first one was played, a lost one more often than not.
+    if engine == "native" and not available():
+        pytest.skip("the native engine is not built")
+    bot = load_bot("pns", "tic_tac_toe", 0, nodes=100_000, engine=engine)
+    for state in random_positions(TTT, 12, plies=(0, 6), seed=4):
+        action = bot.step(state)
+        assert child_value(state, action) == exact(state), (state.history(), action)
+
+
+@pytest.mark.parametrize("opponent", ["bounded_pns", "pns", "bounded_ab"])
+def test_pns_as_the_second_player_draws_tic_tac_toe(opponent: str) -> None:
+    bots = [load_bot(opponent, "tic_tac_toe", 0), load_bot("pns", "tic_tac_toe", 1)]
+    state = TTT.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(bots[state.current_player()].step(state))
+    assert state.returns() == [0.0, 0.0], state.history()
 
 
 def test_bounded_pns_bot_plays_optimal_moves() -> None:

@@ -159,8 +159,8 @@ def test_committed_loop_overrides_merge_into_valid_configs() -> None:
     derived config, reads as a run config (the check a run makes before it starts)."""
     checked = 0
     for path in sorted((ROOT / "configs").glob("loop_*.toml")):
-        games = re.findall(r"--game=(\S+)", path.read_text())
-        for game in set(games):
+        quoted_or_not = re.findall(r'--game=(?:"([^"]+)"|(\S+))', path.read_text())
+        for game in {quoted or plain for quoted, plain in quoted_or_not}:
             raw = merge(default_config(game, "runs/x"), read_toml(path))
             check_data_config(run_config_from(raw, f"--game={game} --config={path}").data)
             checked += 1

@@ -1,10 +1,11 @@
 """The proof-number family: `pns` (df-pn) and `bounded_pns` (bounded multi-outcome PNS).
 
-Both bots play the search's own move: `pns` the proving move when the goal is proved, else the
-most promising move by the numbers (an estimate); `bounded_pns` the pessimistic move (the best
-proven lower bound, ties broken by the numbers), epsilon-optimal once the root is solved to
-within epsilon. Neither uses an evaluator, and neither has a depth limit: `nodes` and `seconds`
-limit a move (1 second when neither is given).
+Both bots play the search's own move: `pns` the proving move when the goal is proved (a win
+disproved, it asks for a draw next), else the most promising move by the numbers (an
+estimate); `bounded_pns` the pessimistic move (the best proven lower bound, ties broken by the
+numbers), epsilon-optimal once the root is solved to within epsilon. Neither uses an
+evaluator, and neither has a depth limit: `nodes` and `seconds` limit a move (1 second when
+neither is given).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ SPECS: Final = (
         name="pns",
         description=(
             "depth-first proof-number search (df-pn; Allis 1994, Nagai 2002): proves or "
-            "disproves that the mover wins (or at least draws); plays a proving move, else the "
-            "most promising move by the numbers"
+            "disproves that the mover wins (or at least draws; no win, it asks for a draw); "
+            "plays a proving move, else the most promising move by the numbers"
         ),
         requirements=TWO_PLAYER_ZERO_SUM,
         search=SearchSpec(function=pns, settings=PNSSettings, limits=_LIMITS, evaluator=False),

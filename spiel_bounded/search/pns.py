@@ -90,7 +90,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import pyspiel
@@ -526,7 +526,9 @@ def pns(
     """Depth-first proof-number search (df-pn; Nagai 2002) from `state` for the player to move.
 
     Proves or disproves `settings.goal` for the player to move: "win" (value > 0) or "draw"
-    (value >= 0), under node and time limits.
+    (value >= 0), under node and time limits. A disproved win is followed by the draw question
+    on what the limits have left, so that the move played is a drawing one when one exists (the
+    result then answers that question, with the bounds of both).
 
     Args:
         state: A non-terminal decision state of a two-player zero-sum deterministic
@@ -559,13 +561,15 @@ def pns(
     budget = Budget(limits, clock=clock)
     info = require_decision_state(state, "pns", TWO_PLAYER_ZERO_SUM)
     _check_limits(limits, "pns")
-    # "value > 0" is "value >= the next float above 0"; "value >= 0" is itself.
-    goal = math.nextafter(0.0, math.inf) if settings.goal == "win" else 0.0
-    if _use_native(settings.engine, "pns"):
-        run = _native_run(
+    native = _use_native(settings.engine, "pns")
+
+    def ask(goal: float, nodes: int | None) -> _Run:
+        if not native:  # the Python search counts its nodes on `budget` itself
+            return _python_pns(state, budget, info.min_utility, info.max_utility, goal, settings)
+        return _native_run(
             state,
             "pns",
-            limits,
+            replace(limits, nodes=nodes),
             budget,
             clock,
             floor=info.min_utility,
@@ -576,8 +580,15 @@ def pns(
             transpositions=settings.transpositions,
             capacity=settings.tt_capacity,
         )
-    else:
-        run = _python_pns(state, budget, info.min_utility, info.max_utility, goal, settings)
+
+    # "value > 0" is "value >= the next float above 0"; "value >= 0" is itself.
+    run = ask(math.nextafter(0.0, math.inf) if settings.goal == "win" else 0.0, limits.nodes)
+    if settings.goal == "win" and _disproved(run):
+        # No win: a drawing move is still better than any other, so ask for one with what the
+        # limits have left (every move's "no win" bound stays proved).
+        left = None if limits.nodes is None else limits.nodes - run.stats.nodes
+        if left is None or left > 0:
+            run = _asked_again(run, ask(0.0, left))
     children, stats = run.children, run.stats
     stopped_by = stats.stopped_by
     lower, upper = info.min_utility, info.max_utility
@@ -694,6 +705,39 @@ def bounded_pns(
     )
 
 
+def _disproved(run: _Run) -> bool:
+    """Whether `run` answered its question with no at every root move."""
+    return (
+        run.stats.stopped_by == "solved"
+        and run.children is not None
+        and all(pn != 0 for pn in run.children.pn)
+    )
+
+
+def _asked_again(first: _Run, second: _Run) -> _Run:
+    """`second` (a later question at the same root, on the same budget) with the bounds both
+    proved: intervals intersected, nodes and table hits added."""
+    children = second.children
+    if children is None or first.children is None:  # stopped before it expanded the root
+        return first
+    earlier = {
+        action: (lower, upper)
+        for action, lower, upper in zip(
+            first.children.actions, first.children.lower, first.children.upper, strict=True
+        )
+    }
+    bounds = [earlier[action] for action in children.actions]
+    children.lower = [max(mine, old[0]) for mine, old in zip(children.lower, bounds, strict=True)]
+    children.upper = [min(mine, old[1]) for mine, old in zip(children.upper, bounds, strict=True)]
+    stats = replace(
+        second.stats,
+        nodes=first.stats.nodes + second.stats.nodes,
+        tt_hits=first.stats.tt_hits + second.stats.tt_hits,
+        depth=max(first.stats.depth, second.stats.depth),
+    )
+    return _Run(children, max(first.lower, second.lower), min(first.upper, second.upper), stats)
+
+
 def _python_pns(
     state: pyspiel.State,
     budget: Budget,
@@ -713,12 +757,14 @@ def _python_pns(
     )
     engine.ask(goal)
     stopped_by: StopReason = "solved"
+    start = budget.nodes
     try:
         budget.tick()  # the root
         engine.search_root(state)
     except SearchStopped as stop:
         stopped_by = stop.reason
-    return _Run(engine.root_children, floor, ceiling, _stats(engine, budget, stopped_by))
+    stats = replace(_stats(engine, budget, stopped_by), nodes=budget.nodes - start)
+    return _Run(engine.root_children, floor, ceiling, stats)
 
 
 def _python_bounded_pns(
