@@ -586,7 +586,7 @@ def pns(
     if settings.goal == "win" and _disproved(run):
         # No win: a drawing move is still better than any other, so ask for one with what the
         # limits have left (every move's "no win" bound stays proved).
-        left = None if limits.nodes is None else limits.nodes - run.stats.nodes
+        left = None if limits.nodes is None else limits.nodes - (run.stats.nodes or 0)
         if left is None or left > 0:
             run = _asked_again(run, ask(0.0, left))
     children, stats = run.children, run.stats
@@ -731,8 +731,8 @@ def _asked_again(first: _Run, second: _Run) -> _Run:
     children.upper = [min(mine, old[1]) for mine, old in zip(children.upper, bounds, strict=True)]
     stats = replace(
         second.stats,
-        nodes=first.stats.nodes + second.stats.nodes,
-        tt_hits=first.stats.tt_hits + second.stats.tt_hits,
+        nodes=(first.stats.nodes or 0) + (second.stats.nodes or 0),
+        tt_hits=(first.stats.tt_hits or 0) + (second.stats.tt_hits or 0),
         depth=max(first.stats.depth, second.stats.depth),
     )
     return _Run(children, max(first.lower, second.lower), min(first.upper, second.upper), stats)
