@@ -18,7 +18,7 @@ from typing import Any
 import pyspiel
 
 from spiel_bounded import bots
-from spiel_bounded.bots.checks import name_bot
+from spiel_bounded.bots.checks import seat_bot
 from spiel_bounded.bots.spec import BotSpec
 from spiel_bounded.games import check_epsilon, game_info, load_game
 from spiel_bounded.params import checked
@@ -120,8 +120,8 @@ def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any)
     """Builds the registered bot `name` to play `game` as `player_id`.
 
     The bot checks every state it is asked to move in (`bots.checks.StateCheck`, its messages
-    naming the bot `name`): a terminal state, a chance node or a state of another game is
-    refused with `ValueError`.
+    naming the bot `name`): a terminal state, a chance node, a state of another game or one
+    where another player than `player_id` is to move is refused with `ValueError`.
 
     Raises:
         ValueError: Unknown bot, game or parameter; a bad parameter value (an `epsilon` not
@@ -148,4 +148,4 @@ def load_bot(name: str, game: pyspiel.Game | str, player_id: int, **params: Any)
     checked = check_params(spec, params)
     if "epsilon" in checked:
         check_epsilon(checked["epsilon"], info, name)
-    return name_bot(spec.build(loaded, info, player_id, checked), name)
+    return seat_bot(spec.build(loaded, info, player_id, checked), name, player_id)

@@ -194,7 +194,8 @@ def _check_refusals(
     """The bot moves in a state of `game` loaded anew and refuses the states it cannot move in."""
     where = f"{name} in seat {seat} of {game_description(game)}"
     reloaded = pyspiel.load_game(str(game))
-    own, terminal, chance = _sample_states(reloaded, seat, seed)
+    samples = _sample_states(reloaded, seat, seed)
+    own = samples.own
     try:
         action = make_bot().step(own)
     except Exception as error:  # any refusal of a state it must accept is the failure
@@ -206,11 +207,13 @@ def _check_refusals(
         raise ConformanceError(f"{where}: chose illegal action {action} in a reloaded game")
     other = next(name for name in OTHER_GAMES if name != game.get_type().short_name)
     refused = [
-        ("a terminal state", terminal),
+        ("a terminal state", samples.terminal),
         (f"a state of {other}", load_game(other).new_initial_state()),
     ]
-    if chance is not None:
-        refused.append(("a chance node", chance))
+    if samples.chance is not None:
+        refused.append(("a chance node", samples.chance))
+    if samples.other is not None:
+        refused.append(("a state where another player is to move", samples.other))
     for what, state in refused:
         try:
             action = make_bot().step(state)
@@ -227,13 +230,21 @@ def _check_refusals(
         )
 
 
-def _sample_states(
-    game: pyspiel.Game, seat: int, seed: int
-) -> tuple[pyspiel.State, pyspiel.State, pyspiel.State | None]:
-    """From seeded random games: a decision state with `seat` to move, a terminal state, and a
-    chance node (None when the game has no chance or none was met in 100 games)."""
+@dataclass(frozen=True)
+class _Samples:
+    """States drawn from seeded random games for the refusal checks."""
+
+    own: pyspiel.State  # a decision state with the seat to move
+    terminal: pyspiel.State
+    chance: pyspiel.State | None  # None: no chance in the game, or none met
+    other: pyspiel.State | None  # another player to move; None in a one-player game
+
+
+def _sample_states(game: pyspiel.Game, seat: int, seed: int) -> _Samples:
+    """From seeded random games: the states of `_Samples` (100 games at most)."""
     rng = np.random.default_rng(seed)
     own: pyspiel.State | None = None
+    other: pyspiel.State | None = None
     chance: pyspiel.State | None = None
     has_chance = game.get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC
     for _ in range(100):
@@ -244,14 +255,17 @@ def _sample_states(
                 outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
                 state.apply_action(int(rng.choice(outcomes, p=probabilities)))
             else:
-                if own is None and state.current_player() == seat:
-                    own = state.clone()
+                if state.current_player() == seat:
+                    own = own or state.clone()
+                elif state.current_player() >= 0:
+                    other = other or state.clone()
                 state.apply_action(int(rng.choice(state.legal_actions())))
-        if own is not None and (chance is not None or not has_chance):
+        found_other = other is not None or game.num_players() == 1
+        if own is not None and found_other and (chance is not None or not has_chance):
             break
     if own is None:
         raise ConformanceError(f"seat {seat} never moved in 100 random games of {game}")
-    return own, state, chance
+    return _Samples(own, state, chance, other)
 
 
 def _play_checked(

@@ -147,8 +147,9 @@ def test_the_same_seed_plays_the_same_moves(alphazero_runs: dict[str, Path]) -> 
     states = random_positions(game, 8, plies=(0, 12), seed=2)
 
     def moves(seed: int) -> list[int]:
-        bot = load_bot("alphazero", game, 0, checkpoint=str(alphazero_runs[PIG]), seed=seed)
-        return [bot.step(state) for state in states]
+        checkpoint = str(alphazero_runs[PIG])
+        bots = [load_bot("alphazero", game, p, checkpoint=checkpoint, seed=seed) for p in (0, 1)]
+        return [bots[state.current_player()].step(state) for state in states]
 
     assert moves(3) == moves(3)
 

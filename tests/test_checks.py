@@ -161,13 +161,16 @@ def test_other_parameters_are_another_game() -> None:
         bot.step(state)
 
 
-def test_search_bots_move_for_whichever_player_is_to_move() -> None:
+def test_every_bot_moves_only_for_the_player_it_was_loaded_as() -> None:
+    # Issue 40, item 10: bounded_ab loaded as player 0 returned a move for player 1.
     game = pyspiel.load_game("tic_tac_toe")
     state = game.new_initial_state()
     state.apply_action(4)  # player 1 to move
-    for name in ("bounded_ab", "babmcts", "mcts", "python_mcts", "openspiel_ab"):
-        bot = load_bot(name, game, 0, **SMALL.get(name, {"nodes": 50}))
-        assert bot.step(state) in state.legal_actions()
+    for name in ("bounded_ab", "babmcts", "mcts", "python_mcts", "openspiel_ab", "pns"):
+        params = SMALL.get(name, {"nodes": 50})
+        with pytest.raises(ValueError, match=rf"{name} .* plays player 0 .* player 1 is to move"):
+            load_bot(name, game, 0, **params).step(state)
+        assert load_bot(name, game, 1, **params).step(state) in state.legal_actions()
 
 
 def test_random_moves_only_for_its_own_player() -> None:

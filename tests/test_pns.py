@@ -327,9 +327,9 @@ def test_a_pns_bot_that_finds_no_win_still_plays_a_drawing_move(engine: str) -> 
     # first one was played, a lost one more often than not.
     if engine == "native" and not available():
         pytest.skip("the native engine is not built")
-    bot = load_bot("pns", "tic_tac_toe", 0, nodes=100_000, engine=engine)
+    bots = [load_bot("pns", "tic_tac_toe", p, nodes=100_000, engine=engine) for p in (0, 1)]
     for state in random_positions(TTT, 12, plies=(0, 6), seed=4):
-        action = bot.step(state)
+        action = bots[state.current_player()].step(state)
         assert child_value(state, action) == exact(state), (state.history(), action)
 
 
@@ -343,9 +343,9 @@ def test_pns_as_the_second_player_draws_tic_tac_toe(opponent: str) -> None:
 
 
 def test_bounded_pns_bot_plays_optimal_moves() -> None:
-    bot = load_bot("bounded_pns", "tic_tac_toe", 0, nodes=100_000)
+    bots = [load_bot("bounded_pns", "tic_tac_toe", p, nodes=100_000) for p in (0, 1)]
     for state in random_positions(TTT, 6, plies=(0, 6), seed=9):
-        action = bot.step(state)
+        action = bots[state.current_player()].step(state)
         assert child_value(state, action) == exact(state)
 
 

@@ -92,8 +92,8 @@ class SearchBot(pyspiel.Bot):
     with `inform_action` / `restart` methods is told of every action and of restarts, so it can
     keep a tree between moves. `last_result` holds the `SearchResult` of the most recent move,
     describing the move played (see `as_played`). Every state is checked (`state_check`) before
-    the search sees it: a terminal state, a chance node or a state of another game is refused
-    with `ValueError`; the bot moves for whichever player is to move.
+    the search sees it: a terminal state, a chance node, a state of another game or one where
+    another player than `player_id` is to move is refused with `ValueError`.
     """
 
     def __init__(
@@ -112,7 +112,7 @@ class SearchBot(pyspiel.Bot):
         self._policy = None if policy is None else check_policy(policy)
         self._rng = np.random.default_rng(seed)
         self.last_result: SearchResult | None = None
-        self.state_check = StateCheck(game, type(self).__name__)
+        self.state_check = StateCheck(game, type(self).__name__, player=player_id)
 
     @property
     def player_id(self) -> int:

@@ -10,9 +10,9 @@ games and the problem. `SearchBot` (every bot of ours), the C++ `mcts` wrapper a
 `CheckedBot` (around OpenSpiel's other bots) call it first thing in `step`.
 
 What a bot accepts: a decision node (one player to move) of the game it was built for, loaded
-with the same parameters. Which player is to move does not matter, except for bots built for
-one seat that cannot move for another (`player`, OpenSpiel's random bot): the searches read
-`current_player()`, and drivers such as self-play may ask one bot to move for every seat.
+with the same parameters, where its own player is to move: `load_bot(name, game, player_id)`
+seats every bot it builds (`seat_bot`), so a bot stepped for another player says so instead of
+choosing that player's move. Drivers load one bot per seat.
 """
 
 from __future__ import annotations
@@ -153,9 +153,11 @@ class CheckedBot(pyspiel.Bot):
         self.bot.inform_action(state, player_id, action)
 
 
-def name_bot(bot: pyspiel.Bot, name: str) -> pyspiel.Bot:
-    """Sets the name `bot`'s state check gives in its messages; returns `bot`."""
+def seat_bot(bot: pyspiel.Bot, name: str, player: int) -> pyspiel.Bot:
+    """Sets the name `bot`'s state check gives in its messages and the one player it lets the
+    bot move for; returns `bot`."""
     check = getattr(bot, "state_check", None)
     if isinstance(check, StateCheck):
         check.bot = name
+        check.player = player
     return bot

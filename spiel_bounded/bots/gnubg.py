@@ -39,7 +39,7 @@ class GnubgBot(pyspiel.Bot):
     def __init__(self, game: pyspiel.Game, settings: GnubgSettings) -> None:
         pyspiel.Bot.__init__(self)
         self.judge = Judge(game, settings.plies)
-        self.state_check = StateCheck(game, "gnubg")  # any player to move: it judges
+        self.state_check = StateCheck(game, "gnubg")  # seated by load_bot
 
     def step(self, state: pyspiel.State) -> int:
         self.state_check(state)
