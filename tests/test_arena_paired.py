@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from spiel_bounded.arena.paired import (
+    PAIR_SCORES,
     Pentanomial,
     elo_to_score,
     paired_table,
@@ -18,6 +19,7 @@ from spiel_bounded.arena.paired import (
 from spiel_bounded.arena.plackett_luce import finishing_order, plackett_luce_table
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.sprt import H0, H1, SPRTSettings, llr, replay, status
+from spiel_bounded.arena.stats import wilson
 
 
 def game(round_: int, seats: tuple[str, str], returns: tuple[float, float]) -> GameRecord:
@@ -59,13 +61,16 @@ def test_pentanomial_counts_and_figures_by_hand() -> None:
     assert result.counts == (1, 0, 2, 1, 1) and result.draws == 3 and unpaired == 1
     x = [1.0, 0.5, 0.5, 0.75, 0.0]
     mu = sum(x) / 5
-    se = math.sqrt(sum((v - mu) ** 2 for v in x) / 5 / 5)
+    # Half a pair of each outcome is added for the variance: 7.5 pairs in all.
+    spread = (sum((v - mu) ** 2 for v in x) + 0.5 * sum((v - mu) ** 2 for v in PAIR_SCORES)) / 7.5
+    se = math.sqrt(spread / 5)
     assert result.score == pytest.approx(mu)
     assert result.standard_error == pytest.approx(se)
     assert result.elo == pytest.approx(-400 * math.log10(1 / mu - 1))
-    low, high = result.elo_interval
-    assert low == pytest.approx(score_to_elo(mu - 1.959963984540054 * se))
-    assert high == pytest.approx(score_to_elo(mu + 1.959963984540054 * se))
+    effective = 5 * mu * (1 - mu) / spread  # binomial games of the same variance
+    low, high = wilson(mu * effective, effective)
+    assert result.score_interval == pytest.approx((low, high))
+    assert result.elo_interval == pytest.approx((score_to_elo(low), score_to_elo(high)))
     assert result.los == pytest.approx(0.5 * math.erfc(-(mu - 0.5) / se / math.sqrt(2)))
     assert result.draw_ratio == pytest.approx(3 / 10)
     table = paired_table(records, ["a", "b"])
@@ -81,13 +86,31 @@ def test_pairs_are_seen_from_the_bot_first_in_the_order() -> None:
 
 def test_paired_error_is_smaller_when_pairs_split_and_larger_when_they_agree() -> None:
     # Same 50% score and same games; pairs that split 1-1 (an opening decides each game) show
-    # the bots equal with no doubt, pairs won 2-0 and lost 0-2 are twice as noisy as games.
+    # the bots close, pairs won 2-0 and lost 0-2 are about twice as noisy as games.
     split = Pentanomial((0, 0, 10, 0, 0))
     agree = Pentanomial((5, 0, 0, 0, 5))
-    assert split.score == agree.score == 0.5
-    assert split.standard_error == 0.0 and split.los == 0.5
+    assert split.score == agree.score == 0.5 and split.los == agree.los == 0.5
     trinomial = math.sqrt(0.25 / 20)  # 10 wins, 10 losses, games independent
-    assert agree.standard_error == pytest.approx(trinomial * math.sqrt(2))
+    assert split.standard_error < trinomial / 2
+    assert agree.standard_error == pytest.approx(trinomial * math.sqrt(2), rel=0.1)
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [(0, 0, 25, 0, 0), (0, 0, 0, 0, 25), (25, 0, 0, 0, 0), (3, 0, 0, 0, 1), (0, 1, 0, 0, 0)],
+)
+def test_no_sample_is_read_as_certainty(counts: tuple[int, int, int, int, int]) -> None:
+    # Issue 40, item 11: 25 drawn pairs were reported as "50.0 [50.0, 50.0]", Elo "-0 [-0, -0]",
+    # and a score near 0 as an Elo interval from -inf.
+    result = Pentanomial(counts)
+    low, high = result.score_interval
+    assert 0.0 <= low <= result.score <= high <= 1.0 and high - low > 0.05
+    assert (low > 0.0) == (result.score > 0.0) and (high < 1.0) == (result.score < 1.0)
+    elo_low, elo_high = result.elo_interval
+    assert math.isfinite(elo_low) == (result.score > 0.0)
+    assert math.isfinite(elo_high) == (result.score < 1.0)
+    assert result.standard_error > 0.0
+    assert math.copysign(1.0, Pentanomial((0, 0, 25, 0, 0)).elo) == 1.0  # 0, not -0
 
 
 def test_elo_and_score_are_inverse() -> None:

@@ -8,14 +8,20 @@ to give each side one win), so the variance of the mean score is estimated from 
 
     per-game score of a pair   x = points / 2        in {0, 1/4, 1/2, 3/4, 1}
     score                      mu = mean of x over the pairs
-    variance of one pair       var = mean of (x - mu)^2
+    variance of one pair       var = mean of (x - mu)^2, half a pair of each outcome added
     standard error             se = sqrt(var / pairs)
 
-Elo is the logistic Elo of the score, `-400 log10(1 / mu - 1)`; its 95% interval maps
-`mu -/+ 1.96 se` the same way (infinite where that leaves (0, 1)). LOS, the likelihood of
-superiority, is `Phi((mu - 1/2) / se)`. The draw ratio counts drawn games in the pairs. A game
-whose pair is incomplete (its partner is unplayed or raised) is left out of these figures and
-counted as `unpaired`.
+The half pairs (a Jeffreys prior on the five outcomes) keep identical pairs from reading as
+certainty: 25 drawn pairs have no spread, yet nothing shows that the 26th will be drawn too.
+The 95% interval of the score is Wilson's (`stats.wilson`) with the pairs' effective size,
+`pairs * mu (1 - mu) / var` games of a binomial with the same variance (Kish's design effect;
+`pairs` at a score of 0 or 1), so that it stays inside [0, 1] and never collapses to a point:
+25 drawn pairs give [45.8, 54.2], where the normal interval gave [50.0, 50.0]; one pair won
+2-0 and three lost 0-2, [4.6, 69.9] instead of [0.0, 67.4] (an Elo of -inf at its foot).
+Elo is the logistic Elo of the score, `400 log10(mu / (1 - mu))`, and its interval maps the
+score's. LOS, the likelihood of superiority, is `Phi((mu - 1/2) / se)`. The draw ratio counts
+drawn games in the pairs. A game whose pair is incomplete (its partner is unplayed or raised)
+is left out of these figures and counted as `unpaired`.
 """
 
 from __future__ import annotations
@@ -26,13 +32,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from spiel_bounded.arena.records import GameRecord, pair_order
-from spiel_bounded.arena.stats import Z95
+from spiel_bounded.arena.stats import wilson
 
 if TYPE_CHECKING:  # pandas is imported on first use: workers that only play games never pay it
     import pandas as pd
 
 PAIR_SCORES: Final = (0.0, 0.25, 0.5, 0.75, 1.0)
 """Per-game score of a pair that made 0, 0.5, 1, 1.5 or 2 points."""
+PRIOR_PAIRS: Final = 0.5
+"""Pairs of each outcome added to the observed ones for the variance (module docstring)."""
 
 
 def score_to_elo(score: float) -> float:
@@ -41,7 +49,7 @@ def score_to_elo(score: float) -> float:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return 400.0 * math.log10(score / (1.0 - score))  # 0.0 at 0.5, not -0.0
 
 
 def elo_to_score(elo: float) -> float:
@@ -74,21 +82,27 @@ class Pentanomial:
 
     @property
     def standard_error(self) -> float:
-        """Standard error of `score` from the variance of the pairs."""
+        """Standard error of `score` from the variance of the pairs, half a pair of each
+        outcome added (module docstring)."""
         if not self.pairs:
             return math.nan
         mu = self.score
-        variance = (
-            sum(n * (x - mu) ** 2 for n, x in zip(self.counts, PAIR_SCORES, strict=True))
-            / self.pairs
+        counts = [n + PRIOR_PAIRS for n in self.counts]
+        variance = sum(n * (x - mu) ** 2 for n, x in zip(counts, PAIR_SCORES, strict=True)) / sum(
+            counts
         )
         return math.sqrt(variance / self.pairs)
 
     @property
     def score_interval(self) -> tuple[float, float]:
-        """95% normal interval of `score`, clipped to [0, 1]."""
-        half = Z95 * self.standard_error
-        return max(0.0, self.score - half), min(1.0, self.score + half)
+        """95% Wilson interval of `score` with the pairs' effective size (module docstring)."""
+        if not self.pairs:
+            return math.nan, math.nan
+        mu = self.score
+        variance = self.standard_error**2 * self.pairs
+        effective = self.pairs if mu in (0.0, 1.0) else self.pairs * mu * (1.0 - mu) / variance
+        low, high = wilson(mu * effective, effective)
+        return (0.0 if mu == 0.0 else low), (1.0 if mu == 1.0 else high)  # exact, not rounded
 
     @property
     def elo(self) -> float:
@@ -106,10 +120,7 @@ class Pentanomial:
         """Likelihood of superiority: the probability that the bot is the stronger one."""
         if not self.pairs:
             return math.nan
-        se = self.standard_error
-        if se == 0.0:
-            return 0.5 if self.score == 0.5 else float(self.score > 0.5)
-        return 0.5 * math.erfc(-(self.score - 0.5) / se / math.sqrt(2.0))
+        return 0.5 * math.erfc(-(self.score - 0.5) / self.standard_error / math.sqrt(2.0))
 
     @property
     def draw_ratio(self) -> float:

@@ -9,7 +9,7 @@ Z95: Final = 1.959963984540054
 """The standard normal quantile of a two-sided 95% interval."""
 
 
-def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
+def wilson(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval for a rate `successes / trials` (NaNs when `trials == 0`).
 
     Unlike the normal (Wald) interval it stays inside [0, 1] and does not collapse to a point
