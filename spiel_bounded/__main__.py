@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 import spiel_bounded  # noqa: F401  (registers the synthetic game, which --game may name)
-from spiel_bounded.commandline import native_errors_said_once
+from spiel_bounded.commandline import native_errors_said_once, reader_gone_ends_quietly
 from spiel_bounded.registry import describe_bots
 
 
@@ -47,7 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             text = describe_bots(args.name, game=args.game)
     except ValueError as error:
         bots.error(str(error))  # exits with status 2
-    print(text)
+    with reader_gone_ends_quietly():
+        print(text, flush=True)
     return 0
 
 

@@ -3,7 +3,8 @@
 absl's `app.run` exits with status 1 both after printing `--help` and when a flag does not parse.
 Our programs follow the Unix convention the README states: 0 after the help, 2 for a
 command-line error (the message says what is accepted). `run` is `app.run` with that flag
-parsing; everything else (the help text, `app.UsageError` from `main`) is absl's.
+parsing; everything else (the help text, `app.UsageError` from `main`) is absl's. A reader that
+stops reading early (`| head`) ends a program quietly.
 """
 
 from __future__ import annotations
@@ -54,8 +55,26 @@ def parse_flags(argv: Sequence[str], *, usage: str = "", program: str = "") -> l
 
 
 def run(main: Callable[[list[str]], Any], *, usage: str = "", program: str = "") -> None:
-    """`absl.app.run(main)` with `parse_flags`'s exit statuses (and its `usage`, `program`)."""
-    app.run(main, flags_parser=lambda argv: parse_flags(argv, usage=usage, program=program))
+    """`absl.app.run(main)` with `parse_flags`'s exit statuses (and its `usage`, `program`),
+    ending quietly when the reader of its output goes away (`reader_gone_ends_quietly`)."""
+
+    def guarded(argv: list[str]) -> Any:
+        with reader_gone_ends_quietly():
+            return main(argv)
+
+    app.run(guarded, flags_parser=lambda argv: parse_flags(argv, usage=usage, program=program))
+
+
+@contextmanager
+def reader_gone_ends_quietly() -> Iterator[None]:
+    """A program whose standard output is closed early (`... | head`) exits with status 0 and
+    no traceback: what it had left to print has no reader. Its stdout then points at
+    /dev/null, so that the interpreter's last flush finds nothing to fail on."""
+    try:
+        yield
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
 
 
 NATIVE_ERROR_PREFIX = "OpenSpiel exception: "

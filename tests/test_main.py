@@ -95,3 +95,25 @@ def test_a_bad_game_string_is_said_once(capfd: pytest.CaptureFixture[str]) -> No
     assert stop.value.code == 2
     err = capfd.readouterr().err
     assert err.count("Wrong type for parameter winscore") == 1, err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [sys.executable, "-m", "spiel_bounded", "bots", "--game", "breakthrough"],
+        # Any absl program of the package: `commandline.run` guards its `main`.
+        [
+            sys.executable,
+            "-c",
+            "from spiel_bounded.commandline import run; run(lambda argv: print('x' * 10**6))",
+        ],
+    ],
+)
+def test_a_reader_that_stops_early_ends_the_program_quietly(command: list[str]) -> None:
+    # Issue 40, item 12: `... bots --game breakthrough | head -40` printed a BrokenPipeError
+    # traceback. The reader here closes before the program writes anything.
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    errors = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 0 and errors == "", errors

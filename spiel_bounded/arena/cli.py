@@ -54,7 +54,9 @@ writes the report (summary.md, csv tables, PNG plots) and prints it. Every field
 flag. See README.md, "Tournaments".
 
 Two config keys have no flag: `[tournament] openings = "FILE"` plays an opening suite (one line
-of integer actions per opening; round r plays line r in every seating; not with opening_moves),
+of integer actions per opening; round r plays line r in every seating; refused with
+opening_moves, as it gives every game its openings; `openings = { GAME = "FILE", ... }` gives
+some games theirs, and opening_moves applies to the others),
 and `[tournament] sprt = { elo0 = 0, elo1 = 20, alpha = 0.05, beta = 0.05 }` (a tournament of
 two-player games) stops each two-bot pairing once the sequential probability ratio test over its
 game pairs
