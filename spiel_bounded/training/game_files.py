@@ -20,6 +20,7 @@ bytes as float32, which put a window of hex generations over the 4 GB the loop m
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Mapping
@@ -34,7 +35,7 @@ from spiel_bounded.training.selfplay import GamePositions
 
 GAMES_DIR: Final = "games"
 BUNDLE_FILE: Final = "games.bundle.npz"
-BUNDLE_FORMAT: Final = 1
+BUNDLE_FORMAT: Final = 2
 """Raised whenever what a bundle holds, or how `read_game` fills a game in, changes."""
 TEACHER: Final = "teacher"
 """The member of a game file that records what made it (`dataset.teacher`)."""
@@ -222,12 +223,27 @@ def drop_bundle(root: Path) -> None:
 
 def load_games(root: Path, indices: list[int]) -> list[StoredGame]:
     """Games `indices` of directory `root`, from its bundle when that holds exactly these games
-    as they are on disk, else from their files (then bundled for the next call)."""
+    as they are on disk, else from their files (then bundled for the next call); their keys as
+    `key_digests`, all that merging them needs."""
     signature = _signature(root, indices)
     bundled = _read_bundle(root, signature)
     if bundled is not None:
         return bundled
-    games = [read_game(root, index) for index in indices]
+    games = [_with_digests(read_game(root, index)) for index in indices]
     if games:
         _write_bundle(root, games, signature)
     return games
+
+
+def key_digests(keys: np.ndarray) -> np.ndarray:
+    """Position keys as 16-byte BLAKE2b digests (`S16`): a hex key is a 309-character board,
+    1,236 bytes in a numpy string array."""
+    digests = [hashlib.blake2b(str(key).encode(), digest_size=16).digest() for key in keys]
+    return np.asarray(digests, dtype="S16").reshape(len(keys))
+
+
+def _with_digests(game: StoredGame) -> StoredGame:
+    arrays = dict(game.arrays)
+    for field in ("keys", "child_keys"):
+        arrays[field] = key_digests(arrays[field])
+    return StoredGame(game.index, game.made_by, arrays)

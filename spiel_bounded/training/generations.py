@@ -462,6 +462,7 @@ def run_generations(
             )
             tell("assemble")
             dataset = _window(directory, generation, settings.window)
+            positions = len(dataset)
             if (home / CHECKPOINT_FILE).exists():
                 # The checkpoint (written atomically, checksummed) holds the training record.
                 trained = load_checkpoint(home / CHECKPOINT_FILE).record
@@ -474,6 +475,7 @@ def run_generations(
                     initial=warm_start_params(config, teacher),
                     on_epoch=_epochs(tell, config.train.max_epochs),
                 )
+            del dataset  # so that the next window is not assembled beside this one (memory)
             score, low, high, played = math.nan, math.nan, math.nan, 0
             if settings.gate_games > 0:
                 tell("match")
@@ -500,7 +502,7 @@ def run_generations(
                     generation=generation,
                     teacher=teacher,
                     games=data.games,
-                    positions=len(dataset),
+                    positions=positions,
                     validation_loss=float(trained["validation_loss"]),
                     score=score,
                     low=low,
