@@ -77,6 +77,10 @@ def test_wilson_interval_matches_hand_computation() -> None:
     assert wilson(2, 4) == pytest.approx((0.150039, 0.849961), abs=1e-6)
     assert wilson(2, 2) == pytest.approx((0.342380, 1.0), abs=1e-6)
     assert all(math.isnan(value) for value in wilson(0, 0))
+    # A perfect score's interval reaches 1 exactly (computed, it rounded to just below for some
+    # counts, and the learning curve's error bars came out negative).
+    for trials in range(1, 200):
+        assert wilson(trials, trials)[1] == 1.0 and wilson(0, trials)[0] == 0.0
 
 
 def test_report_numbers_match_a_hand_computed_results_file(tmp_path: Path) -> None:

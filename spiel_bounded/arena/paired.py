@@ -101,8 +101,7 @@ class Pentanomial:
         mu = self.score
         variance = self.standard_error**2 * self.pairs
         effective = self.pairs if mu in (0.0, 1.0) else self.pairs * mu * (1.0 - mu) / variance
-        low, high = wilson(mu * effective, effective)
-        return (0.0 if mu == 0.0 else low), (1.0 if mu == 1.0 else high)  # exact, not rounded
+        return wilson(mu * effective, effective)
 
     @property
     def elo(self) -> float:
