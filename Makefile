@@ -10,7 +10,7 @@ NATIVE_SOURCES := setup.py $(wildcard spiel_bounded/native/src/*.cc spiel_bounde
 export SPIEL_BOUNDED_REQUIRE_NATIVE := $(shell command -v c++ >/dev/null 2>&1 && echo 1)
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: run test lint typecheck pytest bench native sanitize clean
+.PHONY: run test test-fast durations lint typecheck pytest bench native sanitize clean
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or: make PYTHON=python3)"; exit 1; }
@@ -33,7 +33,18 @@ test: $(STAMP_DEV)
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/clang-format --dry-run --Werror spiel_bounded/native/src/*
 	$(PY) -m mypy spiel_bounded
-	$(PY) -m pytest -n auto -q
+	mkdir -p build
+	$(PY) -m pytest -n auto -q --record-durations=build/test-durations.json
+
+# Daily work: the tests tests/durations.json times under 0.5 s each (tests/tiers.py); `make
+# test` (and CI) runs every test.
+test-fast: $(STAMP_DEV)
+	$(PY) -m pytest -n auto -q -m "not slow"
+
+# Rewrites tests/durations.json from a full `make test` (commit it when tests were added or
+# changed, so that the fast tier stays fast).
+durations: test
+	cp build/test-durations.json tests/durations.json
 
 bench: $(STAMP_RUN)
 	$(PY) scripts/bench.py

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -11,6 +12,44 @@ from pathlib import Path
 import pytest
 
 from spiel_bounded.bots.alphazero import missing_extra
+from tests.tiers import RECORD, Durations, slow_by_record
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--record-durations",
+        metavar="PATH",
+        help="write every test's seconds to PATH as JSON (tests/tiers.py; make durations)",
+    )
+
+
+class _DurationRecorder:
+    """Adds up each test's reported phases; writes them when the session ends."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.durations = Durations()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.durations.add(report.nodeid, report.duration)
+
+    def pytest_sessionfinish(self) -> None:
+        self.durations.write(self.path)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("record_durations")
+    if path and not hasattr(config, "workerinput"):  # xdist's controller sees every report
+        config.pluginmanager.register(_DurationRecorder(Path(path)), "duration-recorder")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks `slow` the tests `tests/durations.json` times at `tiers.SLOW_SECONDS` or more."""
+    record = json.loads(RECORD.read_text()) if RECORD.exists() else {}
+    slow = slow_by_record((item.nodeid for item in items), record)
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
