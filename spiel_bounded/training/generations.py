@@ -39,6 +39,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from spiel_bounded.arena.config import parse_config
+from spiel_bounded.arena.paired import score_to_elo
 from spiel_bounded.arena.runner import run_tournament
 from spiel_bounded.arena.stats import wilson
 from spiel_bounded.arena.store import GameStore
@@ -232,9 +233,9 @@ def match_score(output: Path) -> tuple[float, float, float, int]:
 
 
 def elo_difference(score: float) -> float:
-    """The Elo difference a score stands for (a score of 0 or 1 is clipped to 0.001 / 0.999)."""
-    clipped = min(max(score, 0.001), 0.999)
-    return -400.0 * math.log10(1.0 / clipped - 1.0)
+    """The Elo difference a score stands for (`paired.score_to_elo`), finite: a score of 0 or 1
+    is clipped to 0.001 / 0.999, so that generations' differences can be chained."""
+    return score_to_elo(min(max(score, 0.001), 0.999))
 
 
 @dataclass(frozen=True)
