@@ -901,3 +901,27 @@ def test_bad_inform_action_is_a_clear_error(
         state.apply_action(move)
     with pytest.raises(ValueError, match=message):
         bot.inform_action(state, player, action)
+
+
+@pytest.mark.parametrize("engine", ["python", "native"])
+def test_time_limit_with_a_fake_clock(engine: str) -> None:
+    # Issue 40, item 6: every search takes the clock of its time limit, BABMCTS too.
+    from spiel_bounded.native import available
+
+    if engine == "native" and not available():
+        pytest.skip("the native engine is not built")
+    now = [0.0]
+
+    def clock() -> float:  # every read takes a millisecond
+        now[0] += 0.001
+        return now[0]
+
+    result = babmcts(
+        pyspiel.load_game("connect_four").new_initial_state(),
+        evaluator=make_evaluator("zero", pyspiel.load_game("connect_four")),
+        limits=Limits(seconds=0.05),
+        settings=BABMCTSSettings(engine=engine),
+        clock=clock,
+    )
+    assert result.stats.stopped_by == "seconds"
+    assert 0 < result.stats.simulations <= 50  # one read a simulation at least

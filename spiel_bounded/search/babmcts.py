@@ -8,6 +8,9 @@ search in C++, `spiel_bounded.native`; chance nodes and priors included).
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 import numpy as np
 import pyspiel
 
@@ -57,6 +60,7 @@ def make_tree(
     evaluator: Evaluator,
     settings: BABMCTSSettings | None = None,
     rng: np.random.Generator | int | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> BABMCTSTreeBase:
     """The tree `settings.engine` asks for (see `tree_engine`).
 
@@ -67,8 +71,10 @@ def make_tree(
     settings = settings or BABMCTSSettings()
     engine = tree_engine(state.get_game(), evaluator, settings)
     if engine == ENGINE_NATIVE:
-        return NativeBABMCTSTree(state, evaluator=evaluator, settings=settings, rng=rng)
-    return BABMCTSTree(state, evaluator=evaluator, settings=settings, rng=rng)
+        return NativeBABMCTSTree(
+            state, evaluator=evaluator, settings=settings, rng=rng, clock=clock
+        )
+    return BABMCTSTree(state, evaluator=evaluator, settings=settings, rng=rng, clock=clock)
 
 
 def babmcts(
@@ -78,6 +84,7 @@ def babmcts(
     limits: Limits | None = None,
     settings: BABMCTSSettings | None = None,
     rng: np.random.Generator | int | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """BABMCTS from `state` for the player to move, on a fresh tree.
 
@@ -89,6 +96,7 @@ def babmcts(
             `settings.simulations`.
         settings: Epsilon, UCT constant, simulation limit, memory cap, engine, ...
         rng: Seeds selection (expansion order, chance sampling): a generator or an integer.
+        clock: Seconds for the time limit, monotonic (tests inject a fake clock).
 
     Returns:
         A `SearchResult` with `MCTSStats`: `[lower, upper]` contains the root's exact value for
@@ -106,5 +114,5 @@ def babmcts(
             f"{ALGORITHM} needs a decision state, got a chance node of "
             f"{game_description(state.get_game())}"
         )
-    tree = make_tree(state, evaluator=evaluator, settings=settings, rng=rng)
+    tree = make_tree(state, evaluator=evaluator, settings=settings, rng=rng, clock=clock)
     return tree.search(limits)

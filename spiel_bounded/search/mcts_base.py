@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import random
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -259,6 +260,7 @@ class BABMCTSTreeBase(ABC):
         evaluator: Evaluator,
         settings: BABMCTSSettings | None = None,
         rng: np.random.Generator | int | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         """Builds a tree holding only its root.
 
@@ -269,10 +271,12 @@ class BABMCTSTreeBase(ABC):
             evaluator: Values non-terminal leaves; `values[0]` (player 0's value) is used.
             settings: The search settings.
             rng: Seeds selection: a generator (one seed is drawn from it) or an integer.
+            clock: Seconds for the time limit, monotonic (tests inject a fake clock).
 
         Raises:
             ValueError: The game is unsupported, the state is terminal, or `rng` is invalid.
         """
+        self.clock = clock
         self.settings = settings or BABMCTSSettings()
         game = state.get_game()
         self.info: GameInfo = require(game, ALGORITHM, TWO_PLAYER_ZERO_SUM_CHANCE)
@@ -430,7 +434,7 @@ class BABMCTSTreeBase(ABC):
             raise ValueError(f"{ALGORITHM} searches from decision nodes, not chance nodes")
         if self.size >= self.settings.max_nodes:
             self._reset(self.root_state)  # a kept subtree that fills the tree is dropped
-        budget = Budget(limits, clock_interval=1)
+        budget = Budget(limits, clock=self.clock, clock_interval=1)
         cap = self.settings.simulations
         if cap is None and limits.nodes is None and limits.seconds is None:
             cap = DEFAULT_SIMULATIONS

@@ -16,6 +16,7 @@ the `SearchResult`) reads the tree through `NativeNode` views.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -99,7 +100,7 @@ class NativeBABMCTSTree(BABMCTSTreeBase):
         evaluator: Evaluator,
         settings: BABMCTSSettings | None = None,
         rng: np.random.Generator | int | None = None,
-        clock: Callable[[], float] | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         """Builds a tree holding only its root (see `BABMCTSTree`).
 
@@ -111,8 +112,7 @@ class NativeBABMCTSTree(BABMCTSTreeBase):
         self._seed = seed_from(rng)  # drawn once, as the reference draws it
         self._engine: Any = None
         self._native: tuple[Evaluator, Any] | None = None
-        self.clock = clock
-        super().__init__(state, evaluator=evaluator, settings=settings, rng=self._seed)
+        super().__init__(state, evaluator=evaluator, settings=settings, rng=self._seed, clock=clock)
 
     # -- what a storage provides ------------------------------------------------------------
 
@@ -205,7 +205,7 @@ class NativeBABMCTSTree(BABMCTSTreeBase):
                 simulations=cap,
                 max_nodes=limits.nodes,
                 seconds=limits.seconds,
-                clock=self.clock,
+                clock=None if self.clock is time.perf_counter else self.clock,  # C++'s own clock
             )
         finally:
             self._sync_counters()
