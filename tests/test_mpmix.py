@@ -122,3 +122,31 @@ def test_mp_mix_refuses_what_it_cannot_search() -> None:
     assert dice.is_chance_node()
     with pytest.raises(ValueError, match="mp_mix needs a decision state"):
         mp_mix(dice, evaluator=make_evaluator("zero", dice.get_game()), limits=Limits(depth=1))
+
+
+@pytest.mark.parametrize("defensive, strategy", [(0.0, "paranoid"), (9.0, "maxn")])
+def test_every_choice_searches_on_the_clock_it_is_given(defensive: float, strategy: str) -> None:
+    # Issue 40, item 6: mp_mix (and paranoid) take the clock of the time limit. Each read of
+    # this one takes a second, so a 5-second limit stops the search within a few reads. At
+    # the first position every player's value is the same: the mover leads by 0.
+    game = pyspiel.load_game("chinese_checkers(players=3)")
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 1.0
+        return now[0]
+
+    state, evaluator = game.new_initial_state(), make_evaluator("heuristic", game)
+    result = mp_mix(
+        state,
+        evaluator=evaluator,
+        limits=Limits(seconds=5.0),
+        settings=MPMixSettings(defensive_threshold=defensive, offensive_threshold=9.0),
+        clock=clock,
+    )
+    assert result.choice.strategy == strategy
+    assert result.stats.stopped_by == "seconds" and result.stats.nodes < 200
+    offensive = directed_offensive(
+        state, evaluator=evaluator, limits=Limits(seconds=5.0), target=1, clock=clock
+    )
+    assert offensive.stats.stopped_by == "seconds" and offensive.stats.nodes < 200

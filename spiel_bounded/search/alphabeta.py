@@ -751,6 +751,7 @@ def paranoid(
     limits: Limits | None = None,
     settings: AlphaBetaSettings | None = None,
     probing: bool = True,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """Paranoid search (Sturtevant & Korf 2000) from `state`: the player to move against the
     coalition of all the others, who are assumed to minimise its value.
@@ -770,6 +771,7 @@ def paranoid(
         model="paranoid",
         requirements=PARANOID_GAMES,
         probing=probing,
+        clock=clock,
     )
 
 

@@ -17,7 +17,8 @@ result it returns unchanged together with the choice (`MPMixResult`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Final
 
@@ -103,6 +104,7 @@ def mp_mix(
     evaluator: Evaluator,
     limits: Limits | None = None,
     settings: MPMixSettings | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> MPMixResult:
     """MP-Mix from `state` for the player to move: the choice (`mp_mix_choice` over the
     evaluator's values of `state`), then the chosen search under `limits`.
@@ -113,6 +115,7 @@ def mp_mix(
         evaluator: Values `state` for the choice, and the leaves of the chosen search.
         limits: Depth / nodes / seconds of the chosen search.
         settings: The thresholds and the paranoid search's epsilon.
+        clock: Seconds for the chosen search's time limit (tests inject a fake clock).
 
     Returns:
         The chosen search's result (`paranoid`'s: bounds on the mover's depth-limited paranoid
@@ -131,7 +134,9 @@ def mp_mix(
     result: SearchResult
     if choice.strategy == PARANOID:
         ab_settings = AlphaBetaSettings(epsilon=settings.epsilon, engine=settings.engine)
-        result = paranoid(state, evaluator=evaluator, limits=limits, settings=ab_settings)
+        result = paranoid(
+            state, evaluator=evaluator, limits=limits, settings=ab_settings, clock=clock
+        )
     elif choice.strategy == OFFENSIVE:
         result = directed_offensive(
             state,
@@ -139,10 +144,15 @@ def mp_mix(
             limits=limits,
             target=choice.target,
             engine=settings.engine,
+            clock=clock,
         )
     else:
         result = maxn(
-            state, evaluator=evaluator, limits=limits, settings=MaxnSettings(engine=settings.engine)
+            state,
+            evaluator=evaluator,
+            limits=limits,
+            settings=MaxnSettings(engine=settings.engine),
+            clock=clock,
         )
     chosen = {item.name: getattr(result, item.name) for item in fields(SearchResult)}
     return MPMixResult(**chosen, choice=choice)
