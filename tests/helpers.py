@@ -7,8 +7,10 @@ import subprocess
 import sys
 import zlib
 from collections.abc import Sequence
+from typing import Any
 
 import pyspiel
+import pytest
 from hypothesis import strategies as st
 
 
@@ -92,3 +94,24 @@ def run_without_native(script: str) -> list[str]:
         [sys.executable, "-c", script], env=environment, capture_output=True, text=True, check=True
     )
     return done.stdout.strip().splitlines()
+
+
+def run_cli(
+    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, str, str]:
+    """Runs `round_robin.py ARGS` in this process; returns the exit code, stdout and stderr."""
+    from absl import flags
+    from absl.testing import flagsaver
+
+    from spiel_bounded.arena import cli
+
+    argv = ["scripts/round_robin.py", *args]
+    monkeypatch.setattr(sys, "argv", argv)
+    code: Any = 0
+    with flagsaver.flagsaver():
+        try:
+            cli.main(flags.FLAGS(argv))
+        except SystemExit as error:
+            code = error.code
+    out, err = capsys.readouterr()
+    return int(code or 0), out, err

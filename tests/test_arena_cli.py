@@ -18,6 +18,7 @@ from absl.testing import flagsaver
 from spiel_bounded import commandline
 from spiel_bounded.arena import Terminated, cli, settings
 from spiel_bounded.runs.executors import EXECUTORS
+from tests.helpers import run_cli
 
 TREE = "bounded_random_tree(branching=2,depth=3,seed=1)"
 
@@ -29,22 +30,6 @@ def write_config(path: Path, output: Path, games: str = f'["{TREE}"]') -> Path:
         '[[bots]]\nlabel = "a"\nbot = "random"\n[[bots]]\nlabel = "b"\nbot = "random"\n'
     )
     return path
-
-
-def run_cli(
-    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> tuple[int, str, str]:
-    """Runs `round_robin.py ARGS`; returns the exit code, stdout and stderr."""
-    argv = ["scripts/round_robin.py", *args]
-    monkeypatch.setattr(sys, "argv", argv)
-    code: Any = 0
-    with flagsaver.flagsaver():
-        try:
-            cli.main(flags.FLAGS(argv))
-        except SystemExit as error:
-            code = error.code
-    out, err = capsys.readouterr()
-    return int(code or 0), out, err
 
 
 def raising(error: BaseException) -> Callable[..., Any]:

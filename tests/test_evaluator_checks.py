@@ -1,7 +1,8 @@
 """Every search checks every evaluator value, in every seat, with the same verdict.
 
-The searches inline the check for speed (`alphabeta._evaluate`, `mcts._evaluate`); these tests
-hold the inlined copies and the named `check_values` to the same verdict.
+The searches inline the check for speed (`alphabeta._checked_leaf_value`, the BABMCTS tree's
+`_evaluate`); these tests hold the inlined copies and the named `check_values` to the same
+verdict.
 """
 
 from __future__ import annotations

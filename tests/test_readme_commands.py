@@ -22,7 +22,7 @@ import pytest
 from spiel_bounded.arena.config import load_config
 from spiel_bounded.arena.schedule import make_schedule, mismatch
 from spiel_bounded.arena.store import GameStore
-from tests.test_arena_cli import run_cli
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
