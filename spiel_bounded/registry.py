@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import pyspiel
@@ -52,6 +53,18 @@ def register(*specs: BotSpec) -> None:
     if taken:
         raise ValueError(f"bot name(s) already registered: {', '.join(taken)}")
     _REGISTRY.update({spec.name: spec for spec in specs})
+
+
+@contextmanager
+def registered(*specs: BotSpec) -> Iterator[None]:
+    """`register(*specs)` for the length of a `with` block, the bots unregistered when it ends
+    (a test of a bot defined outside the package leaves the registry as it found it)."""
+    register(*specs)
+    try:
+        yield
+    finally:
+        for spec in specs:
+            _REGISTRY.pop(spec.name, None)
 
 
 def list_bots() -> tuple[BotSpec, ...]:

@@ -189,11 +189,11 @@ def test_the_adding_a_bot_example_passes_check_bot(monkeypatch: pytest.MonkeyPat
     module = types.ModuleType("greedy")
     monkeypatch.setitem(sys.modules, "greedy", module)  # dataclasses look their module up
     exec(compile(code, "README.md (greedy.py)", "exec"), module.__dict__)
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-    registry.register(*module.SPECS)
-    for game in ("tic_tac_toe", "connect_four"):
-        assert check_bot("greedy", game, {"evaluator": "heuristic"})
-    assert "greedy" in registry.bots_for("tic_tac_toe")
-    assert "greedy" not in registry.bots_for("backgammon")
-    with pytest.raises(ValueError, match="already registered: greedy"):
-        registry.register(*module.SPECS)
+    with registry.registered(*module.SPECS):
+        for game in ("tic_tac_toe", "connect_four"):
+            assert check_bot("greedy", game, {"evaluator": "heuristic"})
+        assert "greedy" in registry.bots_for("tic_tac_toe")
+        assert "greedy" not in registry.bots_for("backgammon")
+        with pytest.raises(ValueError, match="already registered: greedy"):
+            registry.register(*module.SPECS)
+    assert "greedy" not in registry.bots_for("tic_tac_toe")  # the block leaves no trace
