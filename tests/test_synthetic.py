@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 import subprocess
 import sys
 import zlib
@@ -54,11 +55,11 @@ def hash_evaluator(num_players: int) -> Any:
     """A deterministic, arbitrary evaluator (a hash of the node string) for depth limits."""
 
     def evaluate(state: Any) -> list[float]:
-        h = synthetic._mix(zlib.crc32(str(state).encode()))
-        x = synthetic._uniform(h) * 2.0 - 1.0
+        draw = random.Random(zlib.crc32(str(state).encode()))
+        x = draw.random() * 2.0 - 1.0
         if num_players == 2:
             return [x, -x]
-        return [synthetic._uniform(synthetic._mix(h + i)) for i in range(num_players)]
+        return [draw.random() for _ in range(num_players)]
 
     return evaluate
 
