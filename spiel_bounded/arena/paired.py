@@ -81,17 +81,20 @@ class Pentanomial:
         return sum(n * x for n, x in zip(self.counts, PAIR_SCORES, strict=True)) / self.pairs
 
     @property
-    def standard_error(self) -> float:
-        """Standard error of `score` from the variance of the pairs, half a pair of each
+    def pair_variance(self) -> float:
+        """The variance of one pair's per-game score about `score`, half a pair of each
         outcome added (module docstring)."""
         if not self.pairs:
             return math.nan
         mu = self.score
         counts = [n + PRIOR_PAIRS for n in self.counts]
-        variance = sum(n * (x - mu) ** 2 for n, x in zip(counts, PAIR_SCORES, strict=True)) / sum(
-            counts
-        )
-        return math.sqrt(variance / self.pairs)
+        spread = sum(n * (x - mu) ** 2 for n, x in zip(counts, PAIR_SCORES, strict=True))
+        return spread / sum(counts)
+
+    @property
+    def standard_error(self) -> float:
+        """Standard error of `score`: `sqrt(pair_variance / pairs)`."""
+        return math.sqrt(self.pair_variance / self.pairs) if self.pairs else math.nan
 
     @property
     def score_interval(self) -> tuple[float, float]:
@@ -99,8 +102,9 @@ class Pentanomial:
         if not self.pairs:
             return math.nan, math.nan
         mu = self.score
-        variance = self.standard_error**2 * self.pairs
-        effective = self.pairs if mu in (0.0, 1.0) else self.pairs * mu * (1.0 - mu) / variance
+        effective = (
+            self.pairs if mu in (0.0, 1.0) else self.pairs * mu * (1.0 - mu) / self.pair_variance
+        )
         return wilson(mu * effective, effective)
 
     @property

@@ -340,10 +340,8 @@ class _Rows:
         return self.data[: self.size]
 
     def holding(self, values: np.ndarray) -> None:
-        """Widens the rows to float32 unless their type holds `values` exactly."""
-        if self.data.dtype != np.float32 and not np.array_equal(
-            values.astype(self.data.dtype), values
-        ):
+        """Widens rows of bytes to float32 unless bytes hold `values` exactly (`compact`)."""
+        if self.data.dtype == np.uint8 and compact(values).dtype != np.uint8:
             self.data = self.data.astype(np.float32)
 
     def trimmed(self) -> np.ndarray:
