@@ -10,7 +10,7 @@ NATIVE_SOURCES := setup.py $(wildcard spiel_bounded/native/src/*.cc spiel_bounde
 export SPIEL_BOUNDED_REQUIRE_NATIVE := $(shell command -v c++ >/dev/null 2>&1 && echo 1)
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: run test test-fast durations lint typecheck pytest bench native sanitize clean
+.PHONY: run test test-fast durations docs lint typecheck pytest bench native sanitize clean
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or: make PYTHON=python3)"; exit 1; }
@@ -45,6 +45,10 @@ test-fast: $(STAMP_DEV)
 # changed, so that the fast tier stays fast).
 durations: test
 	cp build/test-durations.json tests/durations.json
+
+# The manual (docs/, mkdocs.yml) into build/site; the tests build it with --strict too.
+docs: $(STAMP_DEV)
+	$(PY) -m mkdocs build --strict
 
 bench: $(STAMP_RUN)
 	$(PY) scripts/bench.py

@@ -1,7 +1,7 @@
 """Round-robin tournament between registered bots (also installed as `spiel-bounded-arena`).
 
-`--help` prints the usage both share (`spiel_bounded.arena.cli.USAGE`); see README.md,
-"Tournaments".
+`--help` prints the usage both share (`spiel_bounded.arena.cli.USAGE`); see the manual,
+docs/tournaments.md.
 """
 
 from spiel_bounded.arena.cli import run

@@ -1,10 +1,10 @@
 """Exit statuses of the package's command-line programs (absl apps).
 
 absl's `app.run` exits with status 1 both after printing `--help` and when a flag does not parse.
-Our programs follow the Unix convention the README states: 0 after the help, 2 for a
-command-line error (the message says what is accepted). `run` is `app.run` with that flag
-parsing; everything else (the help text, `app.UsageError` from `main`) is absl's. A reader that
-stops reading early (`| head`) ends a program quietly.
+Our programs follow the Unix convention the manual states (docs/tournaments.md): 0 after the
+help, 2 for a command-line error (the message says what is accepted). `run` is `app.run` with
+that flag parsing; everything else (the help text, `app.UsageError` from `main`) is absl's. A
+reader that stops reading early (`| head`) ends a program quietly.
 """
 
 from __future__ import annotations

@@ -154,7 +154,7 @@ class Param:
 
     Attributes:
         default: The value when none is given.
-        doc: One line for `list_bots()`, the README and error messages.
+        doc: One line for `list_bots()`, the manual and error messages.
         check: Returns the accepted (possibly normalised) value or raises `ValueError` saying
             what is accepted.
         required: The setting has no default: it must be given (a path to a file, say, that

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import zlib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pyspiel
@@ -64,6 +65,16 @@ class ClockedEvaluator:
     def evaluate(self, state: pyspiel.State) -> Sequence[float]:
         self._clock.now += self._cost
         return self._inner.evaluate(state)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENTS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
+"""The documentation a user reads: the README and the manual's pages."""
+
+
+def documentation() -> str:
+    """Every page of `DOCUMENTS`, one after the other."""
+    return "\n\n".join(path.read_text() for path in DOCUMENTS)
 
 
 def play_random(state: pyspiel.State, choices: Sequence[int]) -> pyspiel.State:

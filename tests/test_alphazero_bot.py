@@ -316,8 +316,8 @@ def _flags(path: Path) -> dict[str, str]:
     return flags
 
 
-def test_the_readme_shows_the_connect_four_training_command() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_manual_shows_the_connect_four_training_command() -> None:
+    readme = (ROOT / "docs" / "value-networks.md").read_text()
     assert COMMAND in readme
     flags = _flags(FLAGFILE)
     assert flags["game"] == "connect_four" and flags["evaluators"] == "0"

@@ -189,6 +189,6 @@ def test_removed_parameters_are_gone_from_their_bots() -> None:
         assert not set(removed) & set(registry.get_spec(bot).params), bot
 
 
-# That every committed results directory the README says matches its config still does
+# That every committed results directory the manual says matches its config still does
 # (round_robin, the babmcts and experiments ones, three of them through this migration) is
-# tests/test_readme_commands.py's test_the_results_the_readme_says_match_their_configs_do.
+# tests/test_documented_commands.py's test_the_results_the_readme_says_match_their_configs_do.

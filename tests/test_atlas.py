@@ -591,7 +591,7 @@ def test_the_tournament_figure_shows_every_listed_pairing_with_its_interval() ->
 
 
 def test_the_committed_atlas_report_is_what_its_records_give(tmp_path: Path) -> None:
-    """The README's `--report_only` command, run on a copy of the committed files, writes the
+    """The manual's `--report_only` command, run on a copy of the committed files, writes the
     committed report.md: the records, the config and the report agree."""
     shutil.copytree(ROOT / "configs", tmp_path / "configs")
     shutil.copytree(ROOT / "results" / "atlas", tmp_path / "results" / "atlas")

@@ -159,9 +159,9 @@ def test_openspiel_ab_reports_a_depth_limited_value_and_no_node_count() -> None:
     assert ours.last_result.stats.nodes
 
 
-def test_the_readme_memory_table_states_the_current_defaults() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    rows = re.findall(r"^\| `(\w+)` \(([^)]*)\) \| ([^|]+) \| ([\d,]+) \|", readme, re.MULTILINE)
+def test_the_manuals_memory_table_states_the_current_defaults() -> None:
+    bots_page = (Path(__file__).resolve().parents[1] / "docs" / "bots.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \(([^)]*)\) \| ([^|]+) \| ([\d,]+) \|", bots_page, re.MULTILINE)
     assert len(rows) == 6, rows
     for parameter, unit, bots, default in rows:
         names = [name for name in re.findall(r"`(\w+)`", bots) if name != "mp_mix"]

@@ -206,7 +206,7 @@ def test_the_tree_never_outgrows_its_memory_cap() -> None:
         game.new_initial_state(), evaluator=evaluator, settings=RivestSettings(max_nodes=1_000)
     )
     assert result.stats.stopped_by == "nodes" and 900 < result.stats.nodes < 1_000
-    assert RivestSettings().max_nodes == 250_000  # the README's figure
+    assert RivestSettings().max_nodes == 250_000  # the manual's figure
     with pytest.raises(ValueError, match="max_nodes"):
         RivestSettings(max_nodes=0)
 

@@ -51,7 +51,7 @@ stopped by Ctrl-C, SIGTERM or a kill loses no finished game), shows progress on 
 writes the report (summary.md, csv tables, PNG plots) and prints it. Every field of the config's
 [tournament], [run] and [report] sections has a flag of the same name that overrides it.
 --report_only rebuilds the report from games.csv and plays nothing. `--helpfull` lists every
-flag. See README.md, "Tournaments".
+flag. See docs/tournaments.md.
 
 Two config keys have no flag: `[tournament] openings = "FILE"` plays an opening suite (one line
 of integer actions per opening; round r plays line r in every seating; refused with

@@ -41,7 +41,7 @@ class StateCheck:
     Calling it with a state returns None or raises. A state's game is compared with the bot's
     once per game object (`state.get_game()` returns the same object for every state of one
     loaded game), so the steady cost is one `get_game()` and one `current_player()` call:
-    about 0.6 us per move (see the README, "Bots").
+    about 0.6 us per move (see docs/bots.md).
 
     Attributes:
         bot: The bot's name in messages (the registry sets the registered name).

@@ -1,4 +1,4 @@
-"""The README's tournament commands run as written on a fresh clone (issue 23).
+"""The commands the README and the manual show run as written on a fresh clone (issue 23).
 
 Each command runs in its own copy of the committed `configs/` and `results/` (what a fresh clone
 holds), in this process. Commands that play games get flags appended that shrink the tournament
@@ -22,18 +22,19 @@ import pytest
 from spiel_bounded.arena.config import load_config
 from spiel_bounded.arena.schedule import make_schedule, mismatch
 from spiel_bounded.arena.store import GameStore
-from tests.helpers import run_cli
+from tests.helpers import documentation, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+DOCS = documentation()
 PROGRAM = "python scripts/round_robin.py"
 
 
 def readme_commands() -> list[str]:
-    """The `round_robin.py` lines of the README's shell blocks (comments cut), then `make
+    """The `round_robin.py` lines of the documentation's shell blocks (comments cut), then `make
     run`'s command from the Makefile."""
     commands = []
-    for block in re.findall(r"```sh\n(.*?)```", README, re.DOTALL):
+    for block in re.findall(r"```sh\n(.*?)```", DOCS, re.DOTALL):
         for line in block.splitlines():
             if line.startswith(PROGRAM):
                 commands.append(line.split(" # ")[0].strip())
@@ -117,10 +118,10 @@ SCRIPT_COMMAND = re.compile(r"python (scripts/\w+\.py)((?: --?[\w.=,:/'\"()-]+)*
 
 
 def script_commands() -> dict[str, set[str]]:
-    """Every `python scripts/NAME.py --flag ...` the README shows, in code blocks or inline:
+    """Every `python scripts/NAME.py --flag ...` the documentation shows, in code blocks or inline:
     the flags each script is shown with."""
     shown: dict[str, set[str]] = {}
-    for script, arguments in SCRIPT_COMMAND.findall(README):
+    for script, arguments in SCRIPT_COMMAND.findall(DOCS):
         names = {arg.split("=", 1)[0].lstrip("-") for arg in arguments.split() if arg[0] == "-"}
         shown.setdefault(script, set()).update(names)
     return shown
@@ -129,19 +130,19 @@ def script_commands() -> dict[str, set[str]]:
 @pytest.mark.parametrize("script", sorted(script_commands()))
 def test_every_documented_script_exists_and_takes_the_flags_shown(script: str) -> None:
     path = ROOT / script
-    assert path.is_file(), f"the README shows {script}, which does not exist"
+    assert path.is_file(), f"the documentation shows {script}, which does not exist"
     completed = subprocess.run(
         [sys.executable, str(path), "--helpfull"], capture_output=True, text=True, cwd=ROOT
     )
     assert completed.returncode == 0, completed.stderr
     defined = set(re.findall(r"^\s+--(?:\[no\])?([\w.]+)", completed.stdout, re.MULTILINE))
     unknown = sorted(script_commands()[script] - defined)
-    assert not unknown, f"the README shows {script} with flags it does not define: {unknown}"
+    assert not unknown, f"the documentation shows {script} with flags it does not define: {unknown}"
 
 
 @pytest.mark.parametrize(
     "line",
-    [line for line in README.splitlines() if line.startswith("python -m spiel_bounded ")],
+    [line for line in DOCS.splitlines() if line.startswith("python -m spiel_bounded ")],
 )
 def test_the_documented_bots_commands_run(line: str, capsys: pytest.CaptureFixture[str]) -> None:
     from spiel_bounded.__main__ import main
@@ -153,7 +154,7 @@ def test_the_documented_bots_commands_run(line: str, capsys: pytest.CaptureFixtu
 
 MATCHING = re.findall(
     r"`(?:results/)?(round_robin(?:_[a-z0-9_]+)?)`",
-    README[README.index("that match their configs today are") :].split("\n\n")[0],
+    DOCS[DOCS.index("that match their configs today are") :].split("\n\n")[0],
 )
 
 
@@ -178,17 +179,17 @@ def test_the_results_the_readme_says_match_their_configs_do() -> None:
 
 
 def test_the_adding_a_bot_example_passes_check_bot(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's "Adding a bot" module, as printed, registers a bot that `check_bot` passes
+    """The manual's "Adding a bot" module, as printed, registers a bot that `check_bot` passes
     and the registry offers (in a copy of the registry, so other tests see the package's)."""
     import types
 
     from spiel_bounded import registry
     from spiel_bounded.testing import check_bot
 
-    (code,) = re.findall(r"```python\n(# spiel_bounded/bots/greedy\.py\n.*?)```", README, re.S)
+    (code,) = re.findall(r"```python\n(# spiel_bounded/bots/greedy\.py\n.*?)```", DOCS, re.S)
     module = types.ModuleType("greedy")
     monkeypatch.setitem(sys.modules, "greedy", module)  # dataclasses look their module up
-    exec(compile(code, "README.md (greedy.py)", "exec"), module.__dict__)
+    exec(compile(code, "docs/contributing.md (greedy.py)", "exec"), module.__dict__)
     with registry.registered(*module.SPECS):
         for game in ("tic_tac_toe", "connect_four"):
             assert check_bot("greedy", game, {"evaluator": "heuristic"})
