@@ -84,7 +84,7 @@ def settings_table(settings_type: type) -> str:
 def shown(value: Any, required: bool) -> str:
     if required:
         return "required"
-    return f"`{value!r}`" if not isinstance(value, str) else f'`"{value}"`'
+    return f'`"{value}"`' if isinstance(value, str | Path) else f"`{value!r}`"
 
 
 def cell(text: str) -> str:

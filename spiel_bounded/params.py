@@ -174,7 +174,10 @@ def setting(default: Any, doc: str, check: Checker = anything) -> Any:
     classes keep no `Attributes:` entry for such fields; more than one line's worth goes in a
     comment under the field.
     """
-    return field(default=default, metadata={_PARAM_KEY: Param(default, doc, check)})
+    metadata = {_PARAM_KEY: Param(default, doc, check)}
+    if isinstance(default, dict | list | set):  # a fresh copy for every instance
+        return field(default_factory=lambda: type(default)(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
 def required_setting(doc: str, check: Checker = anything) -> Any:

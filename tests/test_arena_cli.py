@@ -395,5 +395,5 @@ def test_the_help_of_each_choice_flag_lists_every_accepted_value() -> None:
         ("seating", settings.SEATINGS),
         ("executor", EXECUTORS),
     ):
-        assert flags.FLAGS[name].help.endswith(f": {'|'.join(values)}."), name
+        assert flags.FLAGS[name].help.endswith(f"(one of {', '.join(values)})."), name
     assert "tables" in flags.FLAGS["pairing"].help

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from spiel_bounded.arena.config import parse_config
 from tests.helpers import DOCUMENTS, ROOT
 
 PYTHON_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
@@ -67,3 +68,16 @@ def test_every_python_block_runs(path: Path, monkeypatch: pytest.MonkeyPatch) ->
     for number, block in enumerate(blocks, 1):
         name = f"{path.relative_to(ROOT)} (python block {number})"
         exec(compile(block, name, "exec"), module.__dict__)
+
+
+TOURNAMENT_BLOCK = re.compile(r"```toml\n(\[tournament\].*?)```", re.DOTALL)
+
+
+def test_every_tournament_config_shown_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the configs name files of the repository
+    shown = [
+        (path, block) for path in DOCUMENTS for block in TOURNAMENT_BLOCK.findall(path.read_text())
+    ]
+    assert shown
+    for path, block in shown:
+        parse_config(block, source=str(path.relative_to(ROOT)))

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 from absl import flags
 
 from spiel_bounded import commandline
-from spiel_bounded.arena.config import ConfigError, load_config
+from spiel_bounded.arena.config import OVERRIDABLE, SECTION_SETTINGS, ConfigError, load_config
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.report import (
     commands_in_summary,
@@ -31,14 +31,12 @@ from spiel_bounded.arena.report import (
 from spiel_bounded.arena.runner import RunResult, manifest_of, run_tournament
 from spiel_bounded.arena.schedule import make_schedule, mismatch
 from spiel_bounded.arena.settings import (
-    PAIRINGS,
-    SEATINGS,
     Config,
     ReportSettings,
 )
 from spiel_bounded.arena.store import GameStore, Manifest
+from spiel_bounded.params import declared, pick
 from spiel_bounded.runs import ClusterError, Progress, StoreError
-from spiel_bounded.runs.executors import EXECUTORS
 
 USAGE = """Round-robin tournaments between registered bots.
 
@@ -136,36 +134,35 @@ _RETRY_ERRORS = flags.DEFINE_bool(
 _BOTS = flags.DEFINE_list("bots", None, "Keep only these bot labels of the config.")
 _QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
 
+
+def _help(name: str) -> str:
+    """A config override's help: its section and the declaration's doc."""
+    section = OVERRIDABLE[name]
+    param = declared(SECTION_SETTINGS[section])[name]
+    accepted = getattr(param.check, "accepted", None)
+    return f"[{section}] {name}: {param.doc}" + (f" ({accepted})." if accepted else ".")
+
+
 _OVERRIDES: dict[str, Any] = {
     "games": flags.DEFINE(
         _GameListParser(),
         "games",
         None,
-        "[tournament] games: OpenSpiel game strings, comma-separated (commas inside a game's "
-        "parentheses are its own), e.g. --games='tic_tac_toe,go(board_size=9,komi=7.5)'.",
+        _help("games") + " Comma-separated (commas inside a game's parentheses are its own), "
+        "e.g. --games='tic_tac_toe,go(board_size=9,komi=7.5)'.",
         serializer=flags.CsvListSerializer(","),
     ),
-    "games_per_pairing": flags.DEFINE_integer(
-        "games_per_pairing", None, "[tournament] games_per_pairing."
-    ),
-    "pairing": flags.DEFINE_string("pairing", None, f"[tournament] pairing: {'|'.join(PAIRINGS)}."),
-    "focus": flags.DEFINE_list("focus", None, "[tournament] focus: bot labels."),
-    "baseline": flags.DEFINE_string("baseline", None, "[tournament] baseline: a bot label."),
-    "seating": flags.DEFINE_string("seating", None, f"[tournament] seating: {'|'.join(SEATINGS)}."),
-    "seconds_per_move": flags.DEFINE_float(
-        "seconds_per_move", None, "[tournament] seconds_per_move."
-    ),
-    "opening_moves": flags.DEFINE_integer("opening_moves", None, "[tournament] opening_moves."),
-    "seed": flags.DEFINE_integer("seed", None, "[tournament] seed."),
-    "skip_unsupported": flags.DEFINE_bool(
-        "skip_unsupported", None, "[tournament] skip_unsupported."
-    ),
-    "output": flags.DEFINE_string("output", None, "[run] output: the results directory."),
-    "workers": flags.DEFINE_integer("workers", None, "[run] workers."),
-    "executor": flags.DEFINE_string("executor", None, f"[run] executor: {'|'.join(EXECUTORS)}."),
-    "scheduler": flags.DEFINE_string("scheduler", None, "[run] scheduler: Dask address."),
-    "anchor": flags.DEFINE_string("anchor", None, "[report] anchor: the bot rated 0 Elo."),
-    "bootstrap": flags.DEFINE_integer("bootstrap", None, "[report] bootstrap samples."),
+    **{
+        name: flags.DEFINE_integer(name, None, _help(name))
+        for name in ("games_per_pairing", "opening_moves", "seed", "workers", "bootstrap")
+    },
+    **{
+        name: flags.DEFINE_string(name, None, _help(name))
+        for name in ("pairing", "baseline", "seating", "output", "executor", "scheduler", "anchor")
+    },
+    "focus": flags.DEFINE_list("focus", None, _help("focus")),
+    "seconds_per_move": flags.DEFINE_float("seconds_per_move", None, _help("seconds_per_move")),
+    "skip_unsupported": flags.DEFINE_bool("skip_unsupported", None, _help("skip_unsupported")),
 }
 
 
@@ -287,15 +284,14 @@ def _report_only(program: str, overrides: dict[str, Any]) -> None:
         settings = config.report
     elif overrides["anchor"] is not None or overrides["bootstrap"] is not None:
         stored = store.read_manifest()
-        base = stored.report if stored is not None else {}
+        kept = pick(ReportSettings, stored.report) if stored is not None else {}
+        base = ReportSettings(**kept)
         settings = ReportSettings(
-            anchor=overrides["anchor"] or base.get("anchor"),
+            anchor=overrides["anchor"] or base.anchor,
             bootstrap=(
-                overrides["bootstrap"]
-                if overrides["bootstrap"] is not None
-                else int(base.get("bootstrap", 1000))
+                overrides["bootstrap"] if overrides["bootstrap"] is not None else base.bootstrap
             ),
-            seed=int(base.get("seed", 0)),
+            seed=base.seed,
         )
     source = (
         f"--config {shlex.quote(_CONFIG.value)}"

@@ -1,39 +1,11 @@
 """Tournament configuration: a TOML file (read with `tomllib`), validated before anything runs.
 
-A config has four parts::
-
-    [tournament]            # what is played; a change here makes a different tournament
-    games = ["tic_tac_toe", "connect_four"]
-    games_per_pairing = 20  # per table of bots and game; a multiple of the seat assignments
-    pairing = "all"         # all | focus | baseline | tables
-    focus = ["ab"]          # pairing = "focus": only tables with at least one of these bots
-    baseline = "random"     # pairing = "baseline": each bot against copies of this one
-    tables = [["ab", "mcts"]]  # pairing = "tables": exactly these tables
-    seating = "rotate"      # rotate (n cyclic seatings) | permute (every seat order)
-    seconds_per_move = 0.1  # given to every bot with a `seconds` parameter that sets none
-    opening_moves = 0       # uniformly random plies played by the arena before the bots move
-    openings = "FILE"       # or an opening suite: round r plays line r in every seating
-                            # (or { game = "FILE", ... }: a suite per game)
-    sprt = { elo0 = 0, elo1 = 20, alpha = 0.05, beta = 0.05 }  # stop each two-bot pairing
-                            # once its SPRT decides (games_per_pairing: the most it plays)
-    seed = 2026             # base of every game's seed
-    skip_unsupported = false
-
-    [run]                   # how it is run; may change between resumed runs
-    output = "results/quick"
-    workers = 2
-    executor = "process"    # process | dask | inline
-    scheduler = ""          # dask scheduler address; empty: a local Dask cluster
-
-    [report]
-    anchor = "random"       # the bot rated 0 Elo; empty: mean rating 0
-    bootstrap = 1000        # bootstrap samples for the Elo intervals (0: none)
-
-    [[bots]]
-    label = "ab"            # the name used in results
-    bot = "bounded_ab"      # registry name (spiel_bounded.list_bots())
-    params = { epsilon = 0.1 }
-    per_game = { connect_four = { depth = 6 } }   # overrides `params` for one game
+A config has the sections `[tournament]` (what is played; a change makes another tournament),
+`[run]` (how it is run; may change between resumed runs), `[report]` and one `[[bots]]` table
+per competitor. Their keys are declared once, in `arena.settings` (`TournamentSettings`,
+`RunSettings`, `ReportSettings`, `BotEntry`), and read here by those declarations; the manual
+generates its config reference from them (docs/config-reference.md), and its Tournaments page
+shows a commented example.
 
 Every error is a `ConfigError` naming the file (or the command-line flag), the key and what is
 accepted. Command-line overrides are applied before validation, keyed by field name. Validation
@@ -59,8 +31,6 @@ from spiel_bounded import registry
 from spiel_bounded.arena.openings import Opening, OpeningError, check_openings, read_openings
 from spiel_bounded.arena.schedule import seatings, tables
 from spiel_bounded.arena.settings import (
-    PAIRINGS,
-    SEATINGS,
     BotEntry,
     BotFactory,
     Config,
@@ -71,16 +41,7 @@ from spiel_bounded.arena.settings import (
 )
 from spiel_bounded.arena.sprt import SPRTSettings
 from spiel_bounded.games import game_info, load_game
-from spiel_bounded.params import (
-    FLAG,
-    NON_NEGATIVE_INT,
-    OPTIONAL_POSITIVE,
-    POSITIVE_INT,
-    SEED,
-    Checker,
-    OneOf,
-)
-from spiel_bounded.runs.executors import EXECUTORS
+from spiel_bounded.params import Checker, declared
 
 _LABEL: Final = re.compile(r"^[A-Za-z0-9_.+-]+$")
 
@@ -91,32 +52,19 @@ class ConfigError(ValueError):
 
 # -- reading and validation ------------------------------------------------------------------
 
-_SECTIONS: Final = {
-    "tournament": (
-        "games",
-        "games_per_pairing",
-        "pairing",
-        "focus",
-        "baseline",
-        "tables",
-        "seating",
-        "seconds_per_move",
-        "opening_moves",
-        "seed",
-        "skip_unsupported",
-        "openings",
-        "sprt",
-    ),
-    "run": ("output", "workers", "executor", "scheduler"),
-    "report": ("anchor", "bootstrap", "seed"),
+SECTION_SETTINGS: Final[dict[str, type]] = {
+    "tournament": TournamentSettings,
+    "run": RunSettings,
+    "report": ReportSettings,
 }
-_BOT_KEYS: Final = ("label", "bot", "params", "per_game")
+"""Each section's settings type, which declares its keys (`params.setting`)."""
+_SECTIONS: Final = {section: tuple(declared(kind)) for section, kind in SECTION_SETTINGS.items()}
+_BOT_KEYS: Final = tuple(declared(BotEntry))
 
 OVERRIDABLE: Final = {
     **{name: "tournament" for name in _SECTIONS["tournament"]},
     **{name: "run" for name in _SECTIONS["run"]},
-    "anchor": "report",
-    "bootstrap": "report",
+    **{name: "report" for name in _SECTIONS["report"] if name not in _SECTIONS["tournament"]},
 }
 """Field names that can be overridden (e.g. from the command line) -> their section."""
 
@@ -139,6 +87,11 @@ class _Reader:
 
     def get(self, section: str, key: str, default: Any = None) -> Any:
         return self.raw.get(section, {}).get(key, default)
+
+    def setting(self, section: str, key: str) -> Any:
+        """The value of `key`, read and checked as its section's settings type declares it."""
+        param = declared(SECTION_SETTINGS[section])[key]
+        return self.checked(section, key, None if param.required else param.default, param.check)
 
     def checked(self, section: str, key: str, default: Any, check: Checker) -> Any:
         """The value of `key` (or `default`) accepted by `check`; required when no default."""
@@ -236,9 +189,9 @@ def parse_config(
     tournament = _tournament(reader, raw, extra, file_games, bots)
     labels = [entry.label for entry in tournament.bots]
     run = RunSettings(
-        output=Path(reader.text("run", "output", None) or "arena_output"),
-        workers=reader.checked("run", "workers", 2, POSITIVE_INT),
-        executor=reader.checked("run", "executor", "process", OneOf(EXECUTORS)),
+        output=Path(reader.text("run", "output", None) or declared(RunSettings)["output"].default),
+        workers=reader.setting("run", "workers"),
+        executor=reader.setting("run", "executor"),
         scheduler=reader.text("run", "scheduler", None),
     )
     if run.executor == "dask" and importlib.util.find_spec("distributed") is None:
@@ -258,8 +211,8 @@ def parse_config(
         )
     report = ReportSettings(
         anchor=anchor,
-        bootstrap=reader.checked("report", "bootstrap", 1000, NON_NEGATIVE_INT),
-        seed=reader.checked("report", "seed", 0, SEED),
+        bootstrap=reader.setting("report", "bootstrap"),
+        seed=reader.setting("report", "seed"),
     )
     return Config(source=source, text=text, tournament=tournament, run=run, report=report)
 
@@ -308,7 +261,7 @@ def _tournament(
         entries = tuple(entry for entry in entries if entry.label in keep)
     labels = [entry.label for entry in entries]
 
-    pairing = reader.checked("tournament", "pairing", "all", OneOf(PAIRINGS))
+    pairing = reader.setting("tournament", "pairing")
     focus = reader.strings("tournament", "focus", required=False)
     # Focus bots left out by --bots are dropped; unknown ones are errors.
     focus = tuple(label for label in focus if label in labels or label not in all_labels)
@@ -339,24 +292,24 @@ def _tournament(
             'must list at least one table for pairing "tables"'
             + (" of the bots kept by --bots" if keep is not None else ""),
         )
-    seating = reader.checked("tournament", "seating", "rotate", OneOf(SEATINGS))
-    skip = reader.checked("tournament", "skip_unsupported", False, FLAG)
-    opening_moves = reader.checked("tournament", "opening_moves", 0, NON_NEGATIVE_INT)
+    seating = reader.setting("tournament", "seating")
+    skip = reader.setting("tournament", "skip_unsupported")
+    opening_moves = reader.setting("tournament", "opening_moves")
     openings = _opening_files(reader, opening_moves, loaded)
     opening_lines = _opening_lines(reader, openings, loaded)
 
     settings = TournamentSettings(
         games=games,
         bots=entries,
-        games_per_pairing=reader.checked("tournament", "games_per_pairing", None, POSITIVE_INT),
+        games_per_pairing=reader.setting("tournament", "games_per_pairing"),
         pairing=pairing,
         focus=focus,
         baseline=baseline,
         tables=listed,
         seating=seating,
-        seconds_per_move=reader.checked("tournament", "seconds_per_move", None, OPTIONAL_POSITIVE),
+        seconds_per_move=reader.setting("tournament", "seconds_per_move"),
         opening_moves=opening_moves,
-        seed=reader.checked("tournament", "seed", 0, SEED),
+        seed=reader.setting("tournament", "seed"),
         skip_unsupported=skip,
         openings=openings,
         opening_lines=opening_lines,

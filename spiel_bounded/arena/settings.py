@@ -17,6 +17,18 @@ import pyspiel
 from spiel_bounded import registry
 from spiel_bounded.arena.openings import suite_digest
 from spiel_bounded.arena.sprt import SPRTSettings
+from spiel_bounded.params import (
+    FLAG,
+    NON_NEGATIVE_INT,
+    OPTIONAL_POSITIVE,
+    POSITIVE_INT,
+    SEED,
+    OneOf,
+    anything,
+    required_setting,
+    setting,
+)
+from spiel_bounded.runs.executors import EXECUTORS
 
 PAIRINGS: Final = ("all", "focus", "baseline", "tables")
 SEATINGS: Final = ("rotate", "permute")
@@ -29,19 +41,23 @@ when games run in worker processes, so that it can be pickled."""
 
 @dataclass(frozen=True, kw_only=True)
 class BotEntry:
-    """One competitor.
+    """One competitor: a `[[bots]]` table of the config."""
 
-    Attributes:
-        label: Unique name used in schedules, results and reports.
-        bot: Registry name (or a name of the `extra_bots` given to `load_config`).
-        params: Parameters for every game, as written in the config.
-        per_game: Game string -> parameters that override `params` in that game.
-    """
-
-    label: str
-    bot: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-    per_game: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    label: str = required_setting(
+        "the bot's unique name in schedules, results and reports (letters, digits, _.+-)",
+        anything,
+    )
+    bot: str = required_setting(
+        "registry name (python -m spiel_bounded bots lists them), or a name of the extra_bots "
+        "given to load_config",
+        anything,
+    )
+    params: Mapping[str, Any] = setting(
+        {}, "parameters for every game, checked like load_bot's (seed is set per game)", anything
+    )
+    per_game: Mapping[str, Mapping[str, Any]] = setting(
+        {}, "game string -> parameters that override params in that game", anything
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,53 +77,73 @@ def takes_seconds_per_move(bot: str, params: Mapping[str, Any]) -> bool:
 
 @dataclass(frozen=True, kw_only=True)
 class TournamentSettings:
-    """What is played. The fingerprint of these settings decides whether a run may resume.
+    """What is played (the config's `[tournament]` section and its `[[bots]]`). The fingerprint
+    of these settings decides whether a run may resume.
 
-    Attributes:
-        games: OpenSpiel game strings, parameters included.
-        bots: The competitors, in config order (which is also the order of report tables).
-        games_per_pairing: Games per table of bots and game; a multiple of the seat assignments
-            so that every bot takes every seat equally often.
-        pairing: "all": every combination of n distinct bots (n = the game's players);
-            "focus": those combinations containing at least one `focus` bot; "baseline": every
-            other bot in one seat against copies of `baseline` in the rest; "tables": exactly
-            the `tables` listed.
-        focus: Labels of the focus bots (pairing "focus").
-        baseline: Label of the baseline bot (pairing "baseline").
-        tables: The tables of bot labels played (pairing "tables"), one per condition of an
-            experiment (e.g. two bots at equal budgets, at several budgets).
-        seating: "rotate": the n cyclic rotations of a table; "permute": every distinct order.
-        seconds_per_move: Given as `seconds` to every bot that has a `seconds` parameter and does
-            not set one; None gives nothing.
-        opening_moves: Plies played uniformly at random (from the game's seed) before the bots
-            move; both seatings of a table share the opening, so it favours no one.
-        seed: Base seed; every game's seed is derived from it and the game's identity.
-        skip_unsupported: Leave a bot out of a game it cannot play instead of refusing.
-        exclusions: The bots left out, with the reason (filled in by validation).
-        openings: Game -> its opening suite file (`arena.openings`); round r of every table
-            of that game plays the suite's line r (modulo its length) in every seating, in
-            place of random opening plies (`opening_moves` is for the other games).
-        opening_lines: Game -> that suite's openings, as read when the config was.
-        sprt: The sequential test each two-bot pairing stops at (`arena.sprt`); None: every
-            scheduled game is played.
+    Each key of `[tournament]` is declared once below with `params.setting` (default, doc,
+    check): `arena.config` reads the section by these declarations, the command line's
+    overrides take their help from them, and the manual's config reference is generated from
+    them. `bots` comes from `[[bots]]`; `exclusions` and `opening_lines` are filled in by
+    validation.
     """
 
-    games: tuple[str, ...]
+    games: tuple[str, ...] = required_setting(
+        "OpenSpiel game strings, parameters included (a list)", anything
+    )
     bots: tuple[BotEntry, ...]
-    games_per_pairing: int
-    pairing: str = "all"
-    focus: tuple[str, ...] = ()
-    baseline: str | None = None
-    tables: tuple[tuple[str, ...], ...] = ()
-    seating: str = "rotate"
-    seconds_per_move: float | None = None
-    opening_moves: int = 0
-    seed: int = 0
-    skip_unsupported: bool = False
+    games_per_pairing: int = required_setting(
+        "games per table of bots and game: a multiple of the game's seatings, so that every "
+        "bot takes every seat equally often",
+        POSITIVE_INT,
+    )
+    pairing: str = setting(
+        "all",
+        "all: every combination of n distinct bots (n: the game's players); focus: those with "
+        "a focus bot; baseline: each bot in one seat against copies of the baseline bot; "
+        "tables: exactly the tables listed",
+        OneOf(PAIRINGS),
+    )
+    focus: tuple[str, ...] = setting((), "labels of the focus bots (pairing focus)", anything)
+    baseline: str | None = setting(None, "label of the baseline bot (pairing baseline)", anything)
+    tables: tuple[tuple[str, ...], ...] = setting(
+        (),
+        "the tables of bot labels played (pairing tables), one per condition of an experiment",
+        anything,
+    )
+    seating: str = setting(
+        "rotate",
+        "rotate: the n cyclic seatings of a table; permute: every seat order",
+        OneOf(SEATINGS),
+    )
+    seconds_per_move: float | None = setting(
+        None,
+        "given as `seconds` to every bot that has that parameter and sets none (none: nothing)",
+        OPTIONAL_POSITIVE,
+    )
+    opening_moves: int = setting(
+        0,
+        "plies played uniformly at random before the bots move, the same in every seating of "
+        "a round (not in a game an opening suite gives)",
+        NON_NEGATIVE_INT,
+    )
+    seed: int = setting(0, "base seed: every game's seed derives from it and the game", SEED)
+    skip_unsupported: bool = setting(
+        False, "leave a bot out of a game it cannot play instead of refusing the config", FLAG
+    )
     exclusions: tuple[Exclusion, ...] = ()
-    openings: Mapping[str, str] = field(default_factory=dict)
+    openings: Mapping[str, str] = setting(
+        {},
+        "an opening suite file (arena.openings) for every game, or a table of game = file: "
+        "round r of every table plays the suite's line r in every seating",
+        anything,
+    )
     opening_lines: Mapping[str, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
-    sprt: SPRTSettings | None = None
+    sprt: SPRTSettings | None = setting(
+        None,
+        "a table of elo0, elo1, alpha, beta: each two-bot pairing stops once its sequential "
+        "test decides (games_per_pairing: the most it plays)",
+        anything,
+    )
 
     def opening(self, game: str, round_: int) -> tuple[int, ...]:
         """The opening of round `round_` of `game` (empty without a suite)."""
@@ -184,35 +220,34 @@ class TournamentSettings:
 
 @dataclass(frozen=True, kw_only=True)
 class RunSettings:
-    """How the games are run (may change between resumed runs).
+    """How the games are run (the `[run]` section; may change between resumed runs)."""
 
-    Attributes:
-        output: Directory of games.csv, run.json and the report.
-        workers: Worker processes (local) or Dask workers of a local cluster.
-        executor: "process" (local worker processes), "dask" (a Dask cluster) or "inline" (one
-            game at a time in this process, for debugging).
-        scheduler: Address of a Dask scheduler; None starts a local Dask cluster.
-    """
-
-    output: Path
-    workers: int = 2
-    executor: str = "process"
-    scheduler: str | None = None
+    output: Path = setting(
+        Path("arena_output"), "directory of games.csv, run.json and the report", Path
+    )
+    workers: int = setting(2, "worker processes (local) or Dask workers", POSITIVE_INT)
+    executor: str = setting(
+        "process",
+        "process: local worker processes; dask: a Dask cluster; inline: one game at a time in "
+        "this process, for debugging",
+        OneOf(EXECUTORS),
+    )
+    scheduler: str | None = setting(
+        None, "address of a Dask scheduler (none: a local Dask cluster)", anything
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
 class ReportSettings:
-    """How results are summarised.
+    """How results are summarised (the `[report]` section)."""
 
-    Attributes:
-        anchor: The bot rated 0 Elo (None: ratings centred on their mean).
-        bootstrap: Bootstrap samples for the 95% intervals on Elo ratings (0: no intervals).
-        seed: Seed of the bootstrap.
-    """
-
-    anchor: str | None = None
-    bootstrap: int = 1000
-    seed: int = 0
+    anchor: str | None = setting(
+        None, "label of the bot rated 0 Elo (none: ratings centred on their mean)", anything
+    )
+    bootstrap: int = setting(
+        1000, "bootstrap samples for the 95% intervals on Elo ratings (0: none)", NON_NEGATIVE_INT
+    )
+    seed: int = setting(0, "seed of the bootstrap", SEED)
 
 
 @dataclass(frozen=True, kw_only=True)
