@@ -72,15 +72,15 @@ def _blocking(base: type) -> type:
 
 def _job_classes() -> dict[str, type]:
     from spiel_bounded.arena.job import TournamentJob
-    from spiel_bounded.experiments.runner import SweepJob
+    from spiel_bounded.runs.records import RecordJob
     from spiel_bounded.training.dataset import SelfPlayJob
 
-    return {cls.__name__: cls for cls in (TournamentJob, SweepJob, SelfPlayJob)}
+    return {cls.__name__: cls for cls in (TournamentJob, RecordJob, SelfPlayJob)}
 
 
 # The blocking classes live at module level under their own names, so that pickle finds them.
 BlockingTournamentJob = _blocking(_job_classes()["TournamentJob"])
-BlockingSweepJob = _blocking(_job_classes()["SweepJob"])
+BlockingRecordJob = _blocking(_job_classes()["RecordJob"])  # the sweep's
 BlockingSelfPlayJob = _blocking(_job_classes()["SelfPlayJob"])
 
 
@@ -90,7 +90,7 @@ def _install() -> None:
     from spiel_bounded.training import dataset
 
     arena_runner.TournamentJob = BlockingTournamentJob  # type: ignore[misc]
-    sweep_runner.SweepJob = BlockingSweepJob  # type: ignore[misc]
+    sweep_runner.RecordJob = BlockingRecordJob  # type: ignore[misc]
     dataset.SelfPlayJob = BlockingSelfPlayJob  # type: ignore[misc]
 
 

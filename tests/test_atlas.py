@@ -27,7 +27,6 @@ from spiel_bounded.experiments.atlas.config import (
     AtlasConfigError,
     load_atlas_config,
     parse_atlas_config,
-    with_run,
 )
 from spiel_bounded.experiments.atlas.report import (
     beff_frame,
@@ -50,6 +49,7 @@ from spiel_bounded.experiments.positions import Position
 from spiel_bounded.experiments.report import knuth_moore_nodes
 from spiel_bounded.oracles import solve
 from spiel_bounded.runs import ConfigChangedError, InlineExecutor, Job, make_executor
+from spiel_bounded.runs.settings import with_run
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "atlas_quick.toml"

@@ -28,7 +28,6 @@ from spiel_bounded.experiments.config import (
     SweepConfigError,
     load_sweep_config,
     parse_sweep_config,
-    with_run,
 )
 from spiel_bounded.experiments.positions import Position, PositionSet, positions_path
 from spiel_bounded.experiments.report import build_report, knuth_moore_nodes, write_report
@@ -43,6 +42,7 @@ from spiel_bounded.experiments.tasks import (
 )
 from spiel_bounded.oracles import solve, solve_depth_limited, solve_paranoid
 from spiel_bounded.runs import ConfigChangedError, InlineExecutor, Job
+from spiel_bounded.runs.settings import with_run
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL = ROOT / "configs" / "epsilon_sweep.toml"
@@ -190,7 +190,8 @@ def test_a_killed_sweep_resumes_losing_and_repeating_nothing(tmp_path: Path) -> 
     script = (
         "import sys, time\n"
         "from spiel_bounded.experiments import runner, tasks\n"
-        "from spiel_bounded.experiments.config import load_sweep_config, with_run\n"
+        "from spiel_bounded.experiments.config import load_sweep_config\n"
+        "from spiel_bounded.runs.settings import with_run\n"
         "def slow(task):\n"
         "    time.sleep(0.05)\n"
         "    return tasks.run_task(task)\n"
@@ -294,7 +295,7 @@ def _mutated(change: dict[str, Any], runs: dict[str, Any] | None = None) -> dict
         (_mutated({"sweep": {"epsilon_fractions": [0.0, -0.1]}}), r"in \[0, 1\)"),
         (_mutated({"sweep": {"epsilon_fractions": [0.1]}}), "must include 0"),
         (_mutated({"sweep": {"epsilons": [0.0]}}), "unknown key; accepted: epsilon_fractions"),
-        (_mutated({"run": {"executor": "threads"}}), "accepted: process, dask, inline"),
+        (_mutated({"run": {"executor": "threads"}}), "one of process, dask, inline"),
         ({**_mutated({}), "extra": {}}, "unknown section"),
     ],
 )

@@ -42,6 +42,7 @@ from spiel_bounded.arena.settings import (
 from spiel_bounded.arena.sprt import SPRTSettings
 from spiel_bounded.games import game_info, load_game
 from spiel_bounded.params import Checker, declared
+from spiel_bounded.runs.settings import read_run_section
 
 _LABEL: Final = re.compile(r"^[A-Za-z0-9_.+-]+$")
 
@@ -188,11 +189,8 @@ def parse_config(
     reader = _Reader(source, raw, overridden)
     tournament = _tournament(reader, raw, extra, file_games, bots)
     labels = [entry.label for entry in tournament.bots]
-    run = RunSettings(
-        output=Path(reader.text("run", "output", None) or declared(RunSettings)["output"].default),
-        workers=reader.setting("run", "workers"),
-        executor=reader.setting("run", "executor"),
-        scheduler=reader.text("run", "scheduler", None),
+    run = read_run_section(
+        raw.get("run", {}), lambda key, message: reader.fail("run", key, message)
     )
     if run.executor == "dask" and importlib.util.find_spec("distributed") is None:
         raise reader.fail(

@@ -9,7 +9,6 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Final
 
 import pyspiel
@@ -28,7 +27,7 @@ from spiel_bounded.params import (
     required_setting,
     setting,
 )
-from spiel_bounded.runs.executors import EXECUTORS
+from spiel_bounded.runs.settings import RunSettings
 
 PAIRINGS: Final = ("all", "focus", "baseline", "tables")
 SEATINGS: Final = ("rotate", "permute")
@@ -216,25 +215,6 @@ class TournamentSettings:
         """A hash of `canonical()`: equal fingerprints schedule identical games."""
         text = json.dumps(self.canonical(), sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunSettings:
-    """How the games are run (the `[run]` section; may change between resumed runs)."""
-
-    output: Path = setting(
-        Path("arena_output"), "directory of games.csv, run.json and the report", Path
-    )
-    workers: int = setting(2, "worker processes (local) or Dask workers", POSITIVE_INT)
-    executor: str = setting(
-        "process",
-        "process: local worker processes; dask: a Dask cluster; inline: one game at a time in "
-        "this process, for debugging",
-        OneOf(EXECUTORS),
-    )
-    scheduler: str | None = setting(
-        None, "address of a Dask scheduler (none: a local Dask cluster)", anything
-    )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -35,11 +35,10 @@ import json
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from spiel_bounded.arena.settings import RunSettings
 from spiel_bounded.bots.spec import evaluator_from
 from spiel_bounded.experiments.positions import PositionSet
 from spiel_bounded.experiments.tasks import (
@@ -53,7 +52,7 @@ from spiel_bounded.experiments.tasks import (
 )
 from spiel_bounded.games import game_info, load_game
 from spiel_bounded.registry import get_spec
-from spiel_bounded.runs.executors import EXECUTORS
+from spiel_bounded.runs.settings import RunSettings, read_run_section
 
 QUESTIONS: Final = ("Q1", "Q5")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -321,10 +320,11 @@ def parse_sweep_config(
             _check_run_on_set(spec, sets[name], fail)
         runs.append(spec)
 
-    run = _run_section(raw["run"], fail)
-    if overrides:
-        given = {key: value for key, value in overrides.items() if value is not None}
-        run = _run_section({**run.__dict__, "output": str(run.output), **given}, fail)
+    run = read_run_section(
+        raw["run"],
+        lambda key, message: fail(f"[run] {key}".strip(), message),
+        overrides=overrides,
+    )
     return SweepConfig(
         source=source,
         text=text,
@@ -364,18 +364,6 @@ def _check_run_on_set(spec: RunSpec, position_set: PositionSet, fail: Any) -> No
         raise fail(f"{where} on set {position_set.name}", str(error)) from None
 
 
-def _run_section(table: Mapping[str, Any], fail: Any) -> RunSettings:
-    output = _string(table.get("output"), fail, "[run] output")
-    workers = _integer(table.get("workers", 1), fail, "[run] workers", 1)
-    executor = table.get("executor", "process")
-    if executor not in EXECUTORS:
-        raise fail("[run] executor", f"accepted: {', '.join(EXECUTORS)}; got {executor!r}")
-    scheduler = table.get("scheduler") or None
-    if scheduler is not None and not isinstance(scheduler, str):
-        raise fail("[run] scheduler", f"a Dask scheduler address (a string); got {scheduler!r}")
-    return RunSettings(output=Path(output), workers=workers, executor=executor, scheduler=scheduler)
-
-
 def _string(value: Any, fail: Any, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise fail(where, f"must be a non-empty string; got {value!r}")
@@ -388,8 +376,3 @@ def _integer(value: Any, fail: Any, where: str, minimum: int | None) -> int:
     if minimum is not None and value < minimum:
         raise fail(where, f"must be an integer >= {minimum}; got {value!r}")
     return value
-
-
-def with_run(config: SweepConfig, **changes: Any) -> SweepConfig:
-    """`config` with `[run]` fields changed (tests and the script's flags)."""
-    return replace(config, run=replace(config.run, **changes))

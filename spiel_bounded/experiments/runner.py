@@ -1,5 +1,6 @@
 """Runs a sweep on the shared engine (`spiel_bounded.runs`): lock the output directory, resume
-or refuse, run the missing tasks (`SweepJob`) inline, in worker processes or on Dask.
+or refuse, run the missing tasks (a `runs.records.RecordJob`) inline, in worker processes or on
+Dask.
 
 As for a tournament, every finished task is appended to OUTPUT/records.jsonl with one `write` and an
 `fsync` before the next one is accepted, so a run killed at any moment loses no finished task
@@ -11,9 +12,8 @@ what happened and run again on resume. Nothing here prints: progress goes to a c
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -27,46 +27,24 @@ from spiel_bounded.experiments.tasks import (
     settings_hash,
 )
 from spiel_bounded.runs.control import Progress, sigterm_stops_the_run
-from spiel_bounded.runs.executors import Death, Executor, Watch, make_executor
+from spiel_bounded.runs.executors import Executor, make_executor
 from spiel_bounded.runs.former_settings import before_engines
 from spiel_bounded.runs.journal import (
-    ConfigChangedError,
     Journal,
     StoreError,
     differences,
     read_json_object,
-    utc_now,
-    write_atomic,
 )
 from spiel_bounded.runs.lock import locked
+from spiel_bounded.runs.records import (
+    RecordJob,
+    RecordKeeper,
+    resumable_manifest,
+    write_manifest,
+)
 
 RECORDS: Final = "records.jsonl"
 MANIFEST: Final = "sweep.json"
-
-
-class SweepJob:
-    """A sweep as a job of the shared engine: one task per search of one position."""
-
-    watch_size = 0
-
-    def work(self, task: Task, watch: Watch | None) -> TaskRecord:
-        return run_task(task)
-
-    def key(self, task: Task) -> Hashable:
-        return task.task_id
-
-    def describe(self, task: Task, death: Death) -> str:
-        return f"its worker process {death.how}"
-
-    def crashed(self, task: Task, death: Death) -> TaskRecord:
-        return error_record(
-            task,
-            f"the task killed its worker process twice: {self.describe(task, death)}; the first "
-            f"time: {death.first}",
-        )
-
-    def failed(self, task: Task, message: str) -> TaskRecord:
-        return error_record(task, f"the task {message}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -183,12 +161,8 @@ def _accepted_hashes(task: Task) -> tuple[str, ...]:
 
 def known_settings(directory: str | Path) -> dict[str, Any]:
     """Settings by hash of every config that ran in `directory` (from its manifest)."""
-    manifest = _read_manifest(directory)
+    manifest = read_json_object(Path(directory) / MANIFEST)
     return dict(manifest.get("settings", {})) if manifest else {}
-
-
-def _read_manifest(directory: str | Path) -> dict[str, Any] | None:
-    return read_json_object(Path(directory) / MANIFEST)
 
 
 def run_sweep(
@@ -224,73 +198,37 @@ def _run(
     on_wait: Callable[[str], None] | None = None,
 ) -> SweepResult:
     directory = Path(config.run.output)
-    manifest = _read_manifest(directory)
     records = read_records(directory)
-    fingerprint = config.fingerprint()
-    if manifest is not None and manifest.get("fingerprint") != fingerprint and records:
-        changed = differences(manifest.get("config", {}), config.canonical())
-        raise ConfigChangedError(
-            f"{directory} holds the records of another sweep config (from "
-            f"{manifest.get('source')}, started {manifest.get('created')}); changed: "
-            f"{', '.join(changed) or 'the fingerprint'}. Resume with that config, or use "
-            "another output directory"
-        )
-    if manifest is None and records:
-        raise ConfigChangedError(
-            f"{directory / RECORDS} holds records but {MANIFEST} is missing, so they cannot be "
-            "matched to this config; use another output directory"
-        )
+    manifest = resumable_manifest(
+        directory / MANIFEST, config, has_records=bool(records), what="sweep"
+    )
     tasks = config.tasks()
     check = check_records(records, tasks)
     settings_note = check.describe(tasks, manifest.get("settings", {}) if manifest else {})
-    commands = list(manifest.get("commands", [])) if manifest else []
-    if command and command not in commands:
-        commands.append(command)
-    manifest_data = {
-        "fingerprint": fingerprint,
-        "config": config.canonical(),
-        "source": config.source,
-        "text": config.text,
-        "created": manifest.get("created") if manifest else utc_now(),
-        "commands": commands,
-        "settings": {
-            **(manifest.get("settings", {}) if manifest else {}),
-            **{task.settings_hash: dict(task.settings) for task in tasks},
-        },
+    known = {
+        **(manifest.get("settings", {}) if manifest else {}),
+        **{task.settings_hash: dict(task.settings) for task in tasks},
     }
-    write_atomic(directory / MANIFEST, json.dumps(manifest_data, indent=1, sort_keys=True) + "\n")
+    write_manifest(directory / MANIFEST, config, manifest, command, settings=known)
     pending = [task for task in tasks if task.task_id not in check.finished]
     resumed = len(tasks) - len(pending)
     started = clock()
-    counts = {"done": 0, "errors": 0}
     with Journal(directory / RECORDS).appending() as journal:
-
-        def done(record: TaskRecord) -> None:
-            journal.append(record.to_line())
-            counts["done"] += 1
-            counts["errors"] += not record.ok
-            if on_progress is not None:
-                progress = Progress(
-                    done=counts["done"],
-                    total=len(pending),
-                    resumed=resumed,
-                    errors=counts["errors"],
-                    elapsed=clock() - started,
-                )
-                on_progress(record, progress)
-
+        keeper = RecordKeeper(
+            journal, total=len(pending), resumed=resumed, on_progress=on_progress, clock=clock
+        )
         if pending:
             run = config.run
             chosen = executor or make_executor(
                 run.executor, run.workers, run.scheduler, on_wait=on_wait
             )
-            chosen.run(SweepJob(), pending, done)
+            chosen.run(RecordJob(run_task, error_record), pending, keeper.done)
     return SweepResult(
         output=directory,
         scheduled=len(tasks),
         resumed=resumed,
-        done=counts["done"],
-        errors=counts["errors"],
+        done=keeper.count,
+        errors=keeper.errors,
         seconds=clock() - started,
         other_settings=len(check.other_settings),
         settings_note=settings_note,

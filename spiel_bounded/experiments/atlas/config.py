@@ -46,15 +46,14 @@ import json
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from spiel_bounded.arena.settings import RunSettings
 from spiel_bounded.evaluators import EVALUATOR_NAMES, has_heuristic
 from spiel_bounded.experiments.atlas.measures import random_position_list
 from spiel_bounded.games import game_info, load_game
-from spiel_bounded.runs.executors import EXECUTORS
+from spiel_bounded.runs.settings import RunSettings, read_run_section
 
 _NAME = re.compile(r"^[A-Za-z0-9_.=(),-]+$")
 ATLAS_KEYS: Final = {
@@ -80,7 +79,6 @@ ATLAS_KEYS: Final = {
 GAME_OVERRIDES: Final = ("plies", "positions", "max_depth", "q1_nodes", "pruning_depth")
 GAME_KEYS: Final = ("game", "label", "note", "evaluator", "rollouts", "solve", *GAME_OVERRIDES)
 SOLVE_KEYS: Final = ("game", "plies", "positions")
-RUN_KEYS: Final = ("output", "workers", "executor", "scheduler")
 
 
 class AtlasConfigError(ValueError):
@@ -277,7 +275,11 @@ def parse_atlas_config(
     for number, table in enumerate(games_raw, start=1):
         games.append(_game_entry(table, number, settings, games, fail))
 
-    run = _run_settings(raw["run"], overrides or {}, fail)
+    run = read_run_section(
+        raw["run"],
+        lambda key, message: fail(f"[run] {key}".strip(), message),
+        overrides=overrides,
+    )
     return AtlasConfig(
         source=source,
         text=text,
@@ -433,29 +435,6 @@ def _reachable(
         raise fail(where, str(error)) from None
 
 
-def _run_settings(table: Any, overrides: Mapping[str, Any], fail: Any) -> RunSettings:
-    if not isinstance(table, dict):
-        raise fail("[run]", "must be a table")
-    _no_unknown(table, RUN_KEYS, "[run]", fail)
-    merged = {**table, **{k: v for k, v in overrides.items() if v is not None}}
-    output = merged.get("output")
-    if not isinstance(output, str) or not output:
-        raise fail("[run] output", "must be a directory path")
-    workers = merged.get("workers", 1)
-    _integer(workers, 1, "[run] workers", fail)
-    executor = merged.get("executor", "process")
-    if executor not in EXECUTORS:
-        raise fail(
-            "[run] executor", f"unknown executor {executor!r}; accepted: {', '.join(EXECUTORS)}"
-        )
-    scheduler = merged.get("scheduler", "")
-    if not isinstance(scheduler, str):
-        raise fail("[run] scheduler", "must be a Dask scheduler address or empty")
-    return RunSettings(
-        output=Path(output), workers=workers, executor=executor, scheduler=scheduler or None
-    )
-
-
 def _no_unknown(table: Mapping[str, Any], accepted: tuple[str, ...], where: str, fail: Any) -> None:
     extra = sorted(set(table) - set(accepted))
     if extra:
@@ -476,8 +455,3 @@ def _plies(value: Any, where: str, fail: Any) -> tuple[int, int]:
     ):
         raise fail(where, f"must be [low, high] with 0 <= low <= high; got {value!r}")
     return (int(value[0]), int(value[1]))
-
-
-def with_run(config: AtlasConfig, **changes: Any) -> AtlasConfig:
-    """`config` with `[run]` fields changed (tests and the script's flags)."""
-    return replace(config, run=replace(config.run, **changes))

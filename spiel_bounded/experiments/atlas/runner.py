@@ -12,9 +12,8 @@ Nothing here prints: progress goes to callbacks.
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
@@ -24,7 +23,6 @@ from spiel_bounded.arena.runner import run_tournament
 from spiel_bounded.experiments.atlas.config import AtlasConfig
 from spiel_bounded.experiments.atlas.tasks import (
     AtlasRecord,
-    AtlasTask,
     calibrated_depths,
     error_record,
     first_stage,
@@ -32,46 +30,21 @@ from spiel_bounded.experiments.atlas.tasks import (
     second_stage,
 )
 from spiel_bounded.runs.control import Progress, sigterm_stops_the_run
-from spiel_bounded.runs.executors import Death, Executor, Watch, make_executor
+from spiel_bounded.runs.executors import Executor, make_executor
 from spiel_bounded.runs.journal import (
-    Appender,
-    ConfigChangedError,
     Journal,
     StoreError,
-    differences,
-    read_json_object,
-    utc_now,
-    write_atomic,
 )
 from spiel_bounded.runs.lock import locked
+from spiel_bounded.runs.records import (
+    RecordJob,
+    RecordKeeper,
+    resumable_manifest,
+    write_manifest,
+)
 
 RECORDS: Final = "records.jsonl"
 MANIFEST: Final = "atlas.json"
-
-
-class AtlasJob:
-    """The atlas as a job of the shared engine: one task per measurement."""
-
-    watch_size = 0
-
-    def work(self, task: AtlasTask, watch: Watch | None) -> AtlasRecord:
-        return run_atlas_task(task)
-
-    def key(self, task: AtlasTask) -> Hashable:
-        return task.task_id
-
-    def describe(self, task: AtlasTask, death: Death) -> str:
-        return f"its worker process {death.how}"
-
-    def crashed(self, task: AtlasTask, death: Death) -> AtlasRecord:
-        return error_record(
-            task,
-            f"the task killed its worker process twice: {self.describe(task, death)}; the "
-            f"first time: {death.first}",
-        )
-
-    def failed(self, task: AtlasTask, message: str) -> AtlasRecord:
-        return error_record(task, f"the task {message}")
 
 
 @dataclass(frozen=True)
@@ -168,7 +141,10 @@ def _measure(
 ) -> AtlasRunResult:
     directory = Path(config.run.output)
     records = read_records(directory)
-    _write_manifest(config, directory, records, command)
+    manifest = resumable_manifest(
+        directory / MANIFEST, config, has_records=bool(records), what="atlas"
+    )
+    write_manifest(directory / MANIFEST, config, manifest, command)
     started = clock()
     totals = {"done": 0, "errors": 0, "resumed": 0, "scheduled": 0}
     chosen = executor
@@ -189,15 +165,15 @@ def _measure(
             chosen = chosen or make_executor(
                 run.executor, run.workers, run.scheduler, on_wait=on_wait
             )
-            keeper = _Stage(
-                journal=journal,
-                records=records,
+            keeper = RecordKeeper(
+                journal,
                 total=len(pending),
                 resumed=len(tasks) - len(pending),
                 on_progress=on_progress,
                 clock=clock,
+                kept=records,
             )
-            chosen.run(AtlasJob(), pending, keeper.done)
+            chosen.run(RecordJob(run_atlas_task, error_record), pending, keeper.done)
             totals["done"] += keeper.count
             totals["errors"] += keeper.errors
     return AtlasRunResult(
@@ -208,73 +184,3 @@ def _measure(
         errors=totals["errors"],
         seconds=clock() - started,
     )
-
-
-class _Stage:
-    """Keeps the records of one stage as they finish: the journal, the list, the progress."""
-
-    def __init__(
-        self,
-        *,
-        journal: Appender,
-        records: list[AtlasRecord],
-        total: int,
-        resumed: int,
-        on_progress: Callable[[AtlasRecord, Progress], Any] | None,
-        clock: Callable[[], float],
-    ) -> None:
-        self.journal, self.records, self.total, self.resumed = journal, records, total, resumed
-        self.on_progress, self.clock, self.started = on_progress, clock, clock()
-        self.count = self.errors = 0
-
-    def done(self, record: AtlasRecord) -> None:
-        self.journal.append(record.to_line())
-        self.records.append(record)
-        self.count += 1
-        self.errors += not record.ok
-        if self.on_progress is not None:
-            progress = Progress(
-                done=self.count,
-                total=self.total,
-                resumed=self.resumed,
-                errors=self.errors,
-                elapsed=self.clock() - self.started,
-            )
-            self.on_progress(record, progress)
-
-
-def read_manifest(directory: str | Path) -> dict[str, Any] | None:
-    return read_json_object(Path(directory) / MANIFEST)
-
-
-def _write_manifest(
-    config: AtlasConfig, directory: Path, records: Sequence[AtlasRecord], command: str | None
-) -> None:
-    manifest = read_manifest(directory)
-    fingerprint = config.fingerprint()
-    if manifest is not None and manifest.get("fingerprint") != fingerprint and records:
-        changed = differences(manifest.get("config", {}), config.canonical())
-        raise ConfigChangedError(
-            f"{directory} holds the records of another atlas config (from "
-            f"{manifest.get('source')}, started {manifest.get('created')}); changed: "
-            f"{', '.join(changed) or 'the fingerprint'}. Resume with that config, or use "
-            "another output directory"
-        )
-    if manifest is None and records:
-        raise ConfigChangedError(
-            f"{directory / RECORDS} holds records but {MANIFEST} is missing, so they cannot be "
-            "matched to this config; use another output directory"
-        )
-    commands = list(manifest.get("commands", [])) if manifest else []
-    if command and command not in commands:
-        commands.append(command)
-    data = {
-        "fingerprint": fingerprint,
-        "config": config.canonical(),
-        "source": config.source,
-        "text": config.text,
-        "created": manifest.get("created") if manifest else utc_now(),
-        "commands": commands,
-    }
-    directory.mkdir(parents=True, exist_ok=True)
-    write_atomic(directory / MANIFEST, json.dumps(data, indent=1, sort_keys=True) + "\n")
