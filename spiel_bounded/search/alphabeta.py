@@ -58,7 +58,7 @@ from spiel_bounded.games import (
     check_epsilon,
     require_decision_state,
 )
-from spiel_bounded.limits import Budget, Limits, SearchStopped
+from spiel_bounded.limits import Budget, Limits
 from spiel_bounded.native import ENGINES, engine_module, time_arguments
 from spiel_bounded.native.evaluators import native_evaluator
 from spiel_bounded.params import (
@@ -75,11 +75,11 @@ from spiel_bounded.result import (
     Interval,
     SearchResult,
     SearchStats,
-    StopReason,
     TableLabels,
     depth_limited,
     solved,
 )
+from spiel_bounded.search.deepening import deepen
 from spiel_bounded.search.keys import key_function, key_rule
 from spiel_bounded.search.table_walk import LabelRequest, native_labels, walk_table
 from spiel_bounded.search.tt import DEFAULT_CAPACITY, TranspositionTable, usable
@@ -588,8 +588,8 @@ class _AlphaBeta:
         return lower, upper, False
 
     def root(self, state: pyspiel.State, depth: int, previous: _Iteration | None) -> _Iteration:
-        """Searches every root action with a window open above the best lower bound so far."""
-        self.budget.tick()
+        """Searches every root action with a window open above the best lower bound so far (the
+        root itself counted by `deepening.deepen`)."""
         self.horizon = False
         eps = self.eps
         moves = self._ordered(state, self.max_player, 0, None)
@@ -885,16 +885,11 @@ def _python_run(
     engine = _AlphaBeta(
         state.get_game(), info, max_player, evaluator, settings, budget, probing, state
     )
-    best: _Iteration | None = None
-    stopped_by: StopReason = "depth"
-    try:
-        for depth in range(depths[0], depths[1] + 1):
-            best = engine.root(state, depth, best)
-            if not best.horizon:
-                stopped_by = "solved"
-                break
-    except SearchStopped as stop:
-        stopped_by = stop.reason
+    best, stopped_by = deepen(
+        lambda depth, previous: engine.root(state, depth, previous),
+        range(depths[0], depths[1] + 1),
+        budget,
+    )
     stats = SearchStats(
         nodes=budget.nodes,
         evaluations=engine.evaluations,

@@ -219,7 +219,7 @@ def brs_plus(
     engine = _BRSSearch(info, root, evaluator, budget)
     moves = state.legal_actions()
 
-    def search_to(depth: int) -> Iteration:
+    def search_to(depth: int, previous: Iteration | None) -> Iteration:
         engine.horizon = False
         children: dict[int, Interval] = {}
         chosen: tuple[int, float] | None = None
@@ -234,7 +234,7 @@ def brs_plus(
         assert chosen is not None
         return Iteration(chosen[0], chosen[1], children, depth, engine.horizon)
 
-    best, stopped_by = deepen(search_to, final_depth, budget)
+    best, stopped_by = deepen(search_to, range(1, final_depth + 1), budget)
     return result_of(
         best,
         stopped_by,

@@ -1,15 +1,18 @@
-"""Iterative deepening at the root, shared by the n-player searches (max^n, BRS+).
+"""Iterative deepening at the root, shared by every depth-first search (the alpha-beta family,
+max^n, BRS+).
 
-A search supplies one function that searches every root move to a given depth and returns an
-`Iteration`; `deepen` calls it at depths 1, 2, ... until the depth limit, a budget runs out, or
-an iteration evaluates no leaf (its values are then the game's: deeper changes nothing), and
-`result_of` turns the last completed iteration into a `SearchResult`.
+A search supplies one function that searches every root move to a given depth (given the
+iteration before, for move ordering) and returns its iteration; `deepen` calls it at each depth
+in turn until the depth limit, a budget runs out, or an iteration evaluates no leaf (its values
+are then the game's: deeper changes nothing). For the n-player searches `result_of` turns the
+last completed `Iteration` into a `SearchResult`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from spiel_bounded.games import GameInfo
 from spiel_bounded.limits import Budget, SearchStopped
@@ -46,15 +49,30 @@ class Iteration:
     values: tuple[float, ...] | None = None
 
 
+class Deepened(Protocol):
+    """What `deepen` reads of an iteration."""
+
+    @property
+    def horizon(self) -> bool:
+        """A leaf was valued by the evaluator (False: the values are the game's)."""
+        ...
+
+
+Found = TypeVar("Found", bound=Deepened)
+
+
 def deepen(
-    search_to: Callable[[int], Iteration], final_depth: int, budget: Budget
-) -> tuple[Iteration | None, StopReason]:
-    """The last iteration completed (None: not even depth 1) and why the search stopped."""
+    search_to: Callable[[int, Found | None], Found], depths: Iterable[int], budget: Budget
+) -> tuple[Found | None, StopReason]:
+    """The last iteration completed (None: not even the first) and why the search stopped.
+
+    Each iteration counts one node (the root) against `budget` before it starts.
+    """
     best = None
     try:
-        for depth in range(1, final_depth + 1):
+        for depth in depths:
             budget.tick()
-            best = search_to(depth)
+            best = search_to(depth, best)
             if not best.horizon:
                 return best, "solved"
     except SearchStopped as stop:

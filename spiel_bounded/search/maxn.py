@@ -562,7 +562,7 @@ def _search(
     root = state.clone()  # apply / undo works on it; a stopped search leaves it mid-line
     lower = info.min_utility if bounds is None else bounds.lower
 
-    def search_to(depth: int) -> Iteration:
+    def search_to(depth: int, previous: Iteration | None) -> Iteration:
         engine.horizon = False
         children: dict[int, Interval] = {}
         chosen: tuple[int, np.ndarray] | None = None
@@ -598,7 +598,7 @@ def _search(
             tuple(float(value) for value in values),
         )
 
-    best, stopped_by = deepen(search_to, final_depth, budget)
+    best, stopped_by = deepen(search_to, range(1, final_depth + 1), budget)
     return result_of(
         best,
         stopped_by,
