@@ -7,8 +7,8 @@ parent's loop, no `leaf_value` / `child_leaves` (every leaf goes through `evalua
 issue 24 made the production engine one recursion; it stays here so that the tests can check that
 engine's speed-ups change nothing (`tests/test_equivalence.py`: the same moves, bounds,
 principal variations and counts) and test the node contract on the readable code
-(`tests/test_star.py`). The module docstring of `spiel_bounded.search.alphabeta` states the
-rules (windows, epsilon, Star-1 / Star-2); `search` mirrors its entry points.
+(`tests/test_star.py`). The manual states the rules (docs/algorithms.md: windows, epsilon,
+Star-1 / Star-2); `search` mirrors the entry points of `spiel_bounded.search.alphabeta`.
 """
 
 from __future__ import annotations

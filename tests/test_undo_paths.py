@@ -17,7 +17,7 @@ from spiel_bounded import (
     paranoid,
 )
 from spiel_bounded.games import UNDO_EXACT_GAMES
-from spiel_bounded.search import alphabeta
+from spiel_bounded.search.alphabeta import engine as alphabeta_engine
 from spiel_bounded.search import maxn as maxn_module
 from spiel_bounded.testing import random_positions
 
@@ -69,7 +69,7 @@ def test_undo_and_child_make_the_same_search(
         )
         for s in positions
     ]
-    monkeypatch.setattr(alphabeta, "UNDO_EXACT_GAMES", frozenset())
+    monkeypatch.setattr(alphabeta_engine, "UNDO_EXACT_GAMES", frozenset())
     monkeypatch.setattr(maxn_module, "UNDO_EXACT_GAMES", frozenset())
     with_child = [
         _fingerprint(

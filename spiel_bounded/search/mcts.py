@@ -1,76 +1,16 @@
-"""BABMCTS: Monte-Carlo tree search whose nodes carry proven bounds, pruned by alpha-beta windows.
+"""BABMCTS's reference tree: Monte-Carlo tree search whose nodes carry proven bounds, pruned by
+alpha-beta windows.
 
-Every tree node keeps visit statistics for UCT and an interval `[lower, upper]` (pess and opti
-in the source notes) that provably contains its exact game value:
-
-- a terminal node has `lower = upper =` its return;
-- a child that is not in the tree yet counts as `[vmin, vmax]`;
-- a MAX node takes the max of its children's bounds, a MIN node the min;
-- a chance node takes the probability-weighted sums, the outcomes not in the tree counted at
-  vmin (for `lower`) and vmax (for `upper`) (Atzmon, Stern & Saffidine, "Bounded Suboptimal
-  Game Tree Search", SoCS 2018, condition C6; Ballard's Star-1, 1983).
-
-Bounds change only when a simulation reaches a terminal node; they are backed up along the
-simulation's path and the backup stops at the first node whose bounds did not change. This is
-score-bounded MCTS (Cazenave & Saffidine, "Score Bounded Monte-Carlo Tree Search", CG 2010) and,
-for win/loss games, MCTS-Solver (Winands, Björnsson & Saito, "Monte-Carlo Tree Search Solver",
-CG 2008), with the alpha-beta pruning of BABMCTS (Atzmon, Stern & Saffidine's notes, section
-"Bounded Monte-Carlo Tree Search").
-
-Units. Inside the tree every value is in player 0's utility: player 0 is MAX, player 1 is MIN.
-That keeps a reused tree valid whoever moves at its new root. `SearchResult`s are converted to
-the utility of the player to move at the root, as every search of this package reports them.
-
-Selection with windows. A simulation descends from the root with the window
-`(alpha, beta) = (vmin, vmax)`. At every node it first tightens the window with the node's own
-bounds, `alpha = max(alpha, lower)`, `beta = min(beta, upper)`; a child `c` then gets the window
-
-- at a MAX or MIN node: `(alpha, beta)`;
-- at a chance node, where `c` has probability `p`:
-  `alpha_c = max(vmin, (alpha - upper + p*c.upper)/p)` and
-  `beta_c = min(vmax, (beta - lower + p*c.lower)/p)` (the Star-1 windows of the notes' condition
-  C7; the draft's second formula prints `max(vmax, ...)`, which must be `min`): below `alpha_c`
-  (above `beta_c`) the child's value cannot lift the chance node above `alpha` (below `beta`).
-
-and `c` is *pruned* from selection when its window collapses,
-`min(beta_c, c.upper) <= max(alpha_c, c.lower) + epsilon`. Among the children that are not
-pruned, UCT picks at MAX and MIN nodes (PUCT when the evaluator offers priors) and chance nodes
-sample by probability. Every child of a chance node receives the whole epsilon as its share
-(sum_c p_c * epsilon = epsilon, the notes' condition on ComputeChildBound).
-
-Lemma (an unpruned node keeps an unpruned child; the notes prove it for MAX nodes only). Let n be
-a node that is not pruned, with tightened window (a, b) = (max(alpha, n.lower),
-min(beta, n.upper)), so `b - a > epsilon` (that is the statement "n is not pruned": the root is
-not pruned exactly while `root.upper - root.lower > epsilon`). Not-yet-created children count
-with bounds [vmin, vmax].
-
-- MAX node: let c have `c.upper = n.upper` (it exists: n.upper is the max of its children's
-  upper bounds). As `c.lower <= n.lower <= a` and `c.upper = n.upper >= b`, the collapse test of
-  c reads `b <= a + epsilon`: false.
-- MIN node, the mirror image: let c have `c.lower = n.lower` (n.lower is the min of the
-  children's lower bounds). As `c.upper >= n.upper >= b` and `c.lower = n.lower <= a`, c's test
-  again reads `b <= a + epsilon`: false.
-- Chance node, W = n.upper - n.lower = sum_c p_c (c.upper - c.lower). For a child c with
-  probability p, the gap `min(beta_c, c.upper) - max(alpha_c, c.lower)` is the smallest of (the
-  vmin / vmax clamps never matter, since vmin <= c.lower and c.upper <= vmax):
-  (i) `c.upper - c.lower`; (ii) `beta_c - c.lower = (b - n.lower)/p`;
-  (iii) `c.upper - alpha_c = (n.upper - a)/p`;
-  (iv) `beta_c - alpha_c = (b - a + W)/p - (c.upper - c.lower)`. Since
-  `n.lower <= a < b <= n.upper` and `b - a > epsilon >= p * epsilon`, (ii) and (iii) exceed
-  epsilon, and (iv) does as well because `W >= p (c.upper - c.lower)` makes it at least
-  `(b - a)/p`. So c is pruned only if `c.upper - c.lower <= epsilon`, and if every child were,
-  `W <= epsilon < b - a <= W` would follow.
-
-So every simulation that starts at an unproved root reaches a child not yet in the tree and adds
-it (terminals have zero width, so they are always pruned): with enough budget the root gets
-proved. The same argument shows that a child not yet created is never pruned, which the fast path
-of selection relies on. Rounding in the chance-node windows could in principle break the lemma by
-an ulp; selection then falls back to the child with the widest window among those whose bounds
-are still open (counted in `BABMCTSTree.fallbacks`; never observed in the tests).
-
-Soundness does not depend on selection at all: the bounds are computed from the children's
-bounds, never from windows or statistics. When `upper - lower <= epsilon` at the root, the child
-with the best `lower` has a value within epsilon of the root's (it is epsilon-optimal).
+Every node keeps UCT statistics and an interval `[lower, upper]` that provably contains its
+exact game value, backed up from terminals only (score-bounded MCTS: Cazenave & Saffidine, CG
+2010; MCTS-Solver: Winands, Björnsson & Saito, CG 2008); chance nodes take probability-weighted
+bounds (Ballard's Star-1). Selection descends with alpha-beta windows and prunes a child whose
+window collapses to within epsilon (BABMCTS: Atzmon, Stern & Saffidine's notes). An unpruned
+node always keeps an unpruned child, so every simulation from an unproved root adds a node; once
+`upper - lower <= epsilon` at the root, the child with the best `lower` is epsilon-optimal. The
+windows and the proof are in the manual (docs/algorithms.md). Inside the tree every value is in
+player 0's utility (a reused tree stays valid whoever moves at its new root); results are
+converted to the utility of the player to move at the root.
 
 This module holds the reference tree, `BABMCTSTree` over `MCTSNode` objects, whose `simulate` runs
 the steps above one by one (`_select`, `_expand`, `_back_up`). What every tree shares (settings,

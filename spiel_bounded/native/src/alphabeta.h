@@ -24,7 +24,7 @@ struct AlphaBetaConfig {
   double epsilon = 0.0;
   bool transpositions = true;
   bool move_ordering = true;
-  // NATIVE_CAPACITY of search/alphabeta.py.
+  // NATIVE_CAPACITY of search/alphabeta/settings.py.
   int64_t tt_capacity = 1'500'000;
   bool carry = false;    // chance_epsilon == "carry"
   bool probing = false;  // Star-2
