@@ -17,8 +17,8 @@ from spiel_bounded import (
     paranoid,
 )
 from spiel_bounded.games import UNDO_EXACT_GAMES
-from spiel_bounded.search.alphabeta import engine as alphabeta_engine
 from spiel_bounded.search import maxn as maxn_module
+from spiel_bounded.search.alphabeta import engine as alphabeta_engine
 from spiel_bounded.testing import random_positions
 
 CASES = [
