@@ -21,10 +21,10 @@ from spiel_bounded.search.alphabeta import (
     paranoid,
 )
 from spiel_bounded.search.babmcts import babmcts, make_tree
+from spiel_bounded.search.babmcts.common import BABMCTSSettings, BABMCTSTreeBase, MCTSStats
+from spiel_bounded.search.babmcts.python_tree import BABMCTSTree
 from spiel_bounded.search.brs import brs_plus
 from spiel_bounded.search.maxn import MaxnSettings, directed_offensive, maxn
-from spiel_bounded.search.mcts import BABMCTSTree
-from spiel_bounded.search.mcts_base import BABMCTSSettings, BABMCTSTreeBase, MCTSStats
 from spiel_bounded.search.pns import BoundedPNSSettings, PNSSettings, bounded_pns, pns
 
 __all__ = [

@@ -18,7 +18,7 @@ from spiel_bounded import (
 from spiel_bounded.result import GAME_VALUE, BoundsOn
 from spiel_bounded.search.alphabeta import paranoid
 from spiel_bounded.search.babmcts import babmcts
-from spiel_bounded.search.mcts_base import BABMCTSSettings
+from spiel_bounded.search.babmcts.common import BABMCTSSettings
 from spiel_bounded.search.pns import BoundedPNSSettings, bounded_pns
 
 EPSILON_BOTS = ("bounded_ab", "bounded_star1", "bounded_star2", "babmcts", "bounded_pns")

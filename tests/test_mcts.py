@@ -20,13 +20,13 @@ from spiel_bounded.bots.babmcts import BABMCTSBot
 from spiel_bounded.evaluators.base import ZeroEvaluator
 from spiel_bounded.limits import Limits
 from spiel_bounded.search.babmcts import babmcts
-from spiel_bounded.search.mcts import BABMCTSTree, MCTSNode
-from spiel_bounded.search.mcts_base import (
+from spiel_bounded.search.babmcts.common import (
     BABMCTSSettings,
     MCTSStats,
     shuffle_actions,
     shuffle_plan,
 )
+from spiel_bounded.search.babmcts.python_tree import BABMCTSTree, MCTSNode
 from tests.helpers import HashEvaluator, move_lists, play_random
 
 UNTIL_PROVED = 10**9  # a count no test reaches: the search runs until the root is proved

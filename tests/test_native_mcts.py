@@ -1,13 +1,13 @@
 """The native BABMCTS tree (`engine="native"`) against the Python reference tree.
 
-Under the same seed, evaluator values and limits, the native tree must hold the same nodes with
-the same visit counts, sums and bounds, and return the same `SearchResult` as the reference
-(`search/mcts.py`): on OpenSpiel games with hashed leaf values called back from C++ and with the
-heuristics' C++ twins, on the synthetic trees (a game implemented in Python) with and without
-chance nodes, with priors (PUCT, called back), through moves that keep the subtree, under node
-limits and the memory cap. With random playouts in C++ (no Python twin to compare with) the
-bounds must contain the exact values (OpenSpiel's expectiminimax / alpha-beta, brute force).
-Also: the engine choice, the bot, signals, the time limit on an injected clock, bad input.
+Under the same seed, evaluator values and limits, the native tree must hold the same nodes with the
+same visit counts, sums and bounds, and return the same `SearchResult` as the reference
+(`search/babmcts/python_tree.py`): on OpenSpiel games with hashed leaf values called back from C++
+and with the heuristics' C++ twins, on the synthetic trees (a game implemented in Python) with and
+without chance nodes, with priors (PUCT, called back), through moves that keep the subtree, under
+node limits and the memory cap. With random playouts in C++ (no Python twin to compare with) the
+bounds must contain the exact values (OpenSpiel's expectiminimax / alpha-beta, brute force). Also:
+the engine choice, the bot, signals, the time limit on an injected clock, bad input.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from spiel_bounded.evaluators import Evaluator
 from spiel_bounded.limits import Limits
 from spiel_bounded.native import available
 from spiel_bounded.result import SearchResult
-from spiel_bounded.search import babmcts as babmcts_module
 from spiel_bounded.search.babmcts import babmcts, make_tree, tree_engine
-from spiel_bounded.search.mcts import BABMCTSTree
-from spiel_bounded.search.mcts_base import BABMCTSSettings, BABMCTSTreeBase
-from spiel_bounded.search.mcts_native import NativeBABMCTSTree
+from spiel_bounded.search.babmcts import search as babmcts_module
+from spiel_bounded.search.babmcts.common import BABMCTSSettings, BABMCTSTreeBase
+from spiel_bounded.search.babmcts.native_tree import NativeBABMCTSTree
+from spiel_bounded.search.babmcts.python_tree import BABMCTSTree
 from spiel_bounded.testing import random_positions
 from tests.helpers import ClockedEvaluator, FakeClock, HashEvaluator, run_without_native
 

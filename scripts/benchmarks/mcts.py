@@ -30,7 +30,7 @@ from spiel_bounded import (
 )
 from spiel_bounded.evaluators import RolloutEvaluator
 from spiel_bounded.native import available as native_available
-from spiel_bounded.search.mcts_base import ENGINE_NATIVE, ENGINE_PYTHON
+from spiel_bounded.search.babmcts.common import ENGINE_NATIVE, ENGINE_PYTHON
 from spiel_bounded.testing import random_positions
 
 _SIMULATIONS = flags.DEFINE_integer(

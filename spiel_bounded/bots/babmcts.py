@@ -40,7 +40,7 @@ from spiel_bounded.params import (
 )
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.babmcts import babmcts, make_tree, tree_engine
-from spiel_bounded.search.mcts_base import BABMCTSSettings, BABMCTSTreeBase
+from spiel_bounded.search.babmcts.common import BABMCTSSettings, BABMCTSTreeBase
 
 AUTO_POLICY: Final = "auto"
 """The move rule of BABMCTS itself: best lower bound once proved, else most visited open child."""

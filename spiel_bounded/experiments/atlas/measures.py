@@ -40,8 +40,8 @@ from spiel_bounded.limits import Limits
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.alphabeta import AlphaBetaSettings, bounded_ab
 from spiel_bounded.search.babmcts import babmcts
+from spiel_bounded.search.babmcts.common import BABMCTSSettings
 from spiel_bounded.search.maxn import MaxnSettings, maxn
-from spiel_bounded.search.mcts_base import BABMCTSSettings
 from spiel_bounded.search.pns import BoundedPNSSettings, bounded_pns, pns
 
 RATE_STATES: Final = 200

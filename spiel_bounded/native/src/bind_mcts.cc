@@ -1,4 +1,4 @@
-// Bindings of the native BABMCTS tree (`spiel_bounded.search.mcts_native` drives it).
+// Bindings of the native BABMCTS tree (`spiel_bounded.search.babmcts.native_tree` drives it).
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

@@ -11,7 +11,7 @@ constexpr uint32_t kUpperMask = 0x80000000U;
 constexpr uint32_t kLowerMask = 0x7fffffffU;
 constexpr unsigned __int128 kWord = static_cast<unsigned __int128>(1) << 63;
 
-// A uniform 63-bit word below `limit` (`mcts_base.shuffle_word`).
+// A uniform 63-bit word below `limit` (`babmcts.common.shuffle_word`).
 uint64_t ShuffleWord(uint64_t limit, PyRandom& random) {
   uint64_t word = random.Bits63();
   while (word >= limit) word = random.Bits63();
@@ -70,7 +70,7 @@ void PyRandom::Twist() {
 void ShuffleActions(std::vector<int64_t>& actions, PyRandom& random) {
   const int64_t count = static_cast<int64_t>(actions.size());
   int64_t i = 0;
-  // Runs of positions whose radices multiply to at most 2**63 (`mcts_base.shuffle_plan`).
+  // Runs of positions whose radices multiply to at most 2**63 (`babmcts.common.shuffle_plan`).
   while (i < count - 1) {
     unsigned __int128 product = 1;
     int64_t stop = i;

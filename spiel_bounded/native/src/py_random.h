@@ -1,6 +1,6 @@
 // The random stream of Python's `random.Random(seed)` (CPython's Mersenne Twister), and the
-// expansion-order shuffle of `spiel_bounded.search.mcts_base.shuffle_actions` over it: the native
-// BABMCTS tree draws exactly what the reference tree draws, so that under the same seed both
+// expansion-order shuffle of `spiel_bounded.search.babmcts.common.shuffle_actions` over it: the
+// native BABMCTS tree draws exactly what the reference tree draws, so that under the same seed both
 // build the same tree.
 #pragma once
 

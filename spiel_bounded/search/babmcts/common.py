@@ -2,10 +2,10 @@
 a node shows (`TreeNode`), the expansion-order shuffle and `BABMCTSTreeBase` (moving the root, the
 search loop's limits, the move choice, the `SearchResult`).
 
-The search's rules are stated in `search/mcts.py`, whose `BABMCTSTree` is the reference tree;
-`search/mcts_native.py`'s `NativeBABMCTSTree` runs the same search in C++ (`spiel_bounded.native`);
-`search/babmcts.py` chooses between them (`tree_engine`, `make_tree`) and is the entry point
-(`babmcts`). Both trees build on this module, neither imports the other.
+`python_tree.BABMCTSTree` is the reference tree; `native_tree.NativeBABMCTSTree` runs the same
+search in C++ (`spiel_bounded.native`); `search` chooses between them (`tree_engine`,
+`make_tree`) and is the entry point (`babmcts`). Both trees build on this module, neither
+imports the other; the rules are in the manual (docs/algorithms.md).
 
 Units. Inside a tree every value is in player 0's utility (player 0 is MAX, player 1 MIN), so a
 reused tree stays valid whoever moves at its new root; `SearchResult`s are in the utility of the
@@ -143,8 +143,8 @@ class MCTSStats(SearchStats):
 
 class TreeNode(Protocol):
     """What the shared tree code reads of a node, whatever stores it. Values (`w`, `lower`,
-    `upper`) are in player 0's utility, whoever moves at the root; see `search.mcts.MCTSNode`
-    for the fields."""
+    `upper`) are in player 0's utility, whoever moves at the root; see
+    `python_tree.MCTSNode` for the fields."""
 
     @property
     def player(self) -> int: ...
@@ -234,9 +234,9 @@ class BABMCTSTreeBase(ABC):
     """What every BABMCTS tree shares, whatever stores its nodes: moving the root down the game,
     the search loop's limits and statistics, the move choice and the `SearchResult`.
 
-    `spiel_bounded.search.mcts.BABMCTSTree` stores `MCTSNode` objects and is the reference;
-    `spiel_bounded.search.mcts_native.NativeBABMCTSTree` runs whole searches in C++. Build one
-    with `spiel_bounded.search.babmcts.make_tree`, which reads `settings.engine`.
+    `python_tree.BABMCTSTree` stores `MCTSNode` objects and is the reference;
+    `native_tree.NativeBABMCTSTree` runs whole searches in C++. Build one with
+    `spiel_bounded.search.babmcts.make_tree`, which reads `settings.engine`.
 
     Build it at a decision state, run `search(limits)`, then `advance(action)` or `sync(state)`
     to move its root down the game and search again: the subtree below the new root is kept.
@@ -250,7 +250,7 @@ class BABMCTSTreeBase(ABC):
         simulations: Simulations run on this tree since it was built.
         evaluations: Evaluator calls since it was built.
         fallbacks: Selection steps where rounding left an unpruned node without an unpruned
-            child, so the widest open child was taken (see `search/mcts.py`'s docstring).
+            child, so the widest open child was taken (see docs/algorithms.md).
     """
 
     def __init__(

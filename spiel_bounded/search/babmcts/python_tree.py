@@ -12,11 +12,9 @@ windows and the proof are in the manual (docs/algorithms.md). Inside the tree ev
 player 0's utility (a reused tree stays valid whoever moves at its new root); results are
 converted to the utility of the player to move at the root.
 
-This module holds the reference tree, `BABMCTSTree` over `MCTSNode` objects, whose `simulate` runs
-the steps above one by one (`_select`, `_expand`, `_back_up`). What every tree shares (settings,
-statistics, moving the root, the move choice) is in `search/mcts_base.py`; the native tree (C++)
-in `search/mcts_native.py`; the entry point, `babmcts`, and the engine choice, `make_tree`, in
-`search/babmcts.py`.
+This module holds the reference tree, `BABMCTSTree` over `MCTSNode` objects, whose `simulate`
+runs the steps above one by one (`_select`, `_expand`, `_back_up`); the rest of the family is
+beside it (`common`, `native_tree`, `search`).
 """
 
 from __future__ import annotations
@@ -31,7 +29,7 @@ import pyspiel
 
 from spiel_bounded.limits import STOPPED_BY_NODES, Budget, SearchStopped
 from spiel_bounded.result import StopReason
-from spiel_bounded.search.mcts_base import (
+from spiel_bounded.search.babmcts.common import (
     ALGORITHM,
     STOPPED_BY_SIMULATIONS,
     STOPPED_BY_SOLVED,

@@ -2,10 +2,10 @@
 
 `NativeBABMCTSTree` runs whole searches in C++ (`native/src/babmcts.cc`): selection with the
 windows, expansion through chance nodes, evaluation, backup, the budget. It follows the reference
-tree (`search/mcts.py`, whose docstring states the rules) step for step and draws the same random
-numbers (C++ reproduces Python's `random.Random`), so that under the same seed, evaluator values
-and limits it holds the same nodes with the same statistics and bounds, and returns the same
-`SearchResult` (`tests/test_native_mcts.py`). Chance nodes and priors included.
+tree (`python_tree.py`; the rules are in docs/algorithms.md) step for step and draws the same
+random numbers (C++ reproduces Python's `random.Random`), so that under the same seed,
+evaluator values and limits it holds the same nodes with the same statistics and bounds, and
+returns the same `SearchResult` (`tests/test_native_mcts.py`). Chance nodes and priors included.
 
 Its leaves are valued by the evaluator's C++ twin when it has one (`native/evaluators.py`:
 random playouts, the zero and heuristic evaluators), else by calling the Python evaluator back
@@ -28,7 +28,7 @@ from spiel_bounded.limits import Budget, Limits
 from spiel_bounded.native import engine_module
 from spiel_bounded.native.evaluators import native_evaluator
 from spiel_bounded.result import SearchResult, StopReason
-from spiel_bounded.search.mcts_base import (
+from spiel_bounded.search.babmcts.common import (
     ALGORITHM,
     DEFAULT_SIMULATIONS,
     BABMCTSSettings,
@@ -43,7 +43,7 @@ _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 
 class NativeNode:
     """A read-only view of one node of a `NativeBABMCTSTree` (the `TreeNode` protocol). Values
-    (`w`, `lower`, `upper`) are in player 0's utility, as in `search.mcts.MCTSNode`.
+    (`w`, `lower`, `upper`) are in player 0's utility, as in `search.babmcts.python_tree.MCTSNode`.
 
     Attributes:
         index: The node's index in the C++ tree (valid until the root moves; the root is 0).

@@ -1,9 +1,9 @@
 """BABMCTS, the entry point: `babmcts` searches from a state on a fresh tree, `tree_engine` says
 which tree `BABMCTSSettings.engine` asks for and `make_tree` builds it.
 
-The two trees search identically: `search.mcts.BABMCTSTree` (the reference, whose docstring
-states the rules: bounds, windows, pruning) and `search.mcts_native.NativeBABMCTSTree` (the whole
-search in C++, `spiel_bounded.native`; chance nodes and priors included).
+The two trees search identically: `python_tree.BABMCTSTree` (the reference) and
+`native_tree.NativeBABMCTSTree` (the whole search in C++, `spiel_bounded.native`; chance nodes
+and priors included).
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from spiel_bounded.limits import Limits
 from spiel_bounded.native import available, engine_module, warn_fallback
 from spiel_bounded.native.evaluators import has_twin
 from spiel_bounded.result import SearchResult
-from spiel_bounded.search.mcts import BABMCTSTree
-from spiel_bounded.search.mcts_base import (
+from spiel_bounded.search.babmcts.common import (
     ALGORITHM,
     ENGINE_AUTO,
     ENGINE_NATIVE,
@@ -29,7 +28,8 @@ from spiel_bounded.search.mcts_base import (
     BABMCTSSettings,
     BABMCTSTreeBase,
 )
-from spiel_bounded.search.mcts_native import NativeBABMCTSTree
+from spiel_bounded.search.babmcts.native_tree import NativeBABMCTSTree
+from spiel_bounded.search.babmcts.python_tree import BABMCTSTree
 
 
 def tree_engine(game: pyspiel.Game, evaluator: Evaluator, settings: BABMCTSSettings) -> str:
