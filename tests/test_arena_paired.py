@@ -19,7 +19,7 @@ from spiel_bounded.arena.paired import (
 from spiel_bounded.arena.plackett_luce import finishing_order, plackett_luce_table
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.sprt import H0, H1, SPRTSettings, llr, replay, status
-from spiel_bounded.arena.stats import wilson
+from spiel_bounded.stats import wilson
 
 
 def game(round_: int, seats: tuple[str, str], returns: tuple[float, float]) -> GameRecord:

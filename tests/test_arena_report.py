@@ -24,8 +24,8 @@ from spiel_bounded.arena import (
 from spiel_bounded.arena.ratings import pairwise_outcomes, rate
 from spiel_bounded.arena.records import header_line
 from spiel_bounded.arena.report import TimeTarget, report_from_directory, time_targets
-from spiel_bounded.arena.stats import wilson
 from spiel_bounded.arena.store import Manifest
+from spiel_bounded.stats import wilson
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACE = json.dumps("Traceback (most recent call last):\n  ...\nRuntimeError: boom, again")

@@ -8,7 +8,7 @@
 Modules, one job each: `config` (TOML -> validated frozen settings), `schedule` (tables, seats,
 seeds), `play` (one game -> `GameRecord`), `job` (a game as a task of the shared engine,
 `spiel_bounded.runs`, which runs it inline, in worker processes or on Dask), `runner` (resume,
-refuse, progress), `records` and `store` (games.csv rows, run.json), `stats` (Wilson intervals),
+refuse, progress), `records` and `store` (games.csv rows, run.json), `paired` (paired scores),
 `ratings` (pairwise outcomes, Elo with bootstrap), `report` (tables, summary.md), `plots` (PNG),
 `cli` (the command line: the only module that writes to the terminal).
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from spiel_bounded.arena.records import GameRecord, pair_order
-from spiel_bounded.arena.stats import wilson
+from spiel_bounded.stats import wilson
 
 if TYPE_CHECKING:  # pandas is imported on first use: workers that only play games never pay it
     import pandas as pd

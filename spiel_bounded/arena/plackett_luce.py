@@ -29,7 +29,7 @@ from openskill.models import PlackettLuce
 
 from spiel_bounded.arena.ratings import ALL_GAMES
 from spiel_bounded.arena.records import GameRecord
-from spiel_bounded.arena.stats import Z95
+from spiel_bounded.stats import Z95
 
 PLACKETT_LUCE_START: Final = PlackettLuce().mu
 """A rating's mu before any game (openskill's default, 25)."""

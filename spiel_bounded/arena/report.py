@@ -30,8 +30,8 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from spiel_bounded import registry
-from spiel_bounded.arena import markdown, plots
+from spiel_bounded import markdown, registry
+from spiel_bounded.arena import plots
 from spiel_bounded.arena.paired import paired_table
 from spiel_bounded.arena.plackett_luce import PLACKETT_LUCE_START, plackett_luce_table
 from spiel_bounded.arena.ratings import ALL_GAMES, outcome_counts, pairwise_outcomes, rate
@@ -44,9 +44,9 @@ from spiel_bounded.arena.report_statistics import (
 )
 from spiel_bounded.arena.settings import ReportSettings, takes_seconds_per_move
 from spiel_bounded.arena.sprt import SPRTSettings
-from spiel_bounded.arena.stats import wilson
 from spiel_bounded.arena.store import GameStore, Manifest
 from spiel_bounded.games import load_game
+from spiel_bounded.stats import wilson
 
 BUDGET_PARAMS: Final = ("depth", "simulations", "nodes")
 """Parameters that stand in for a time limit in a bot calibrated to `seconds_per_move`."""

@@ -12,7 +12,7 @@ from typing import Final
 
 import pandas as pd
 
-from spiel_bounded.arena import markdown
+from spiel_bounded import markdown
 from spiel_bounded.arena.paired import pairs_of
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.sprt import SPRTSettings, replay

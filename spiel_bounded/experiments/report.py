@@ -35,6 +35,7 @@ from spiel_bounded.experiments.config import SweepConfig
 from spiel_bounded.experiments.runner import check_records, known_settings, read_records
 from spiel_bounded.experiments.tasks import EXACT, Task, TaskRecord, swept_search
 from spiel_bounded.games import load_game
+from spiel_bounded.markdown import quartiles
 from spiel_bounded.synthetic import SHORT_NAME
 
 TOLERANCE: Final = 1e-9
@@ -120,14 +121,6 @@ def records_frame(
     return frame
 
 
-def _quartiles(values: pd.Series, digits: int = 2, scale: float = 1.0) -> str:
-    values = values.dropna() * scale
-    if values.empty:
-        return "-"
-    q1, median, q3 = np.percentile(values, [25, 50, 75])
-    return f"{median:.{digits}f} [{q1:.{digits}f}, {q3:.{digits}f}]"
-
-
 def _q1_table(frame: pd.DataFrame, run: str) -> list[str]:
     mine = frame[frame["run"] == run]
     lines = [
@@ -140,8 +133,8 @@ def _q1_table(frame: pd.DataFrame, run: str) -> list[str]:
         error = f"{errors.median():.2f}, {errors.max():.2f}" if not errors.empty else "-"
         lines.append(
             f"| {name} | {100 * fraction:g} | {len(rows)} | {int(rows['proved'].sum())} "
-            f"| {_quartiles(rows['nodes'], 0)} | {_quartiles(rows['nodes_ratio'])} "
-            f"| {_quartiles(rows['seconds_ratio'])} | {_quartiles(rows['evaluations_ratio'])} "
+            f"| {quartiles(rows['nodes'], 0)} | {quartiles(rows['nodes_ratio'])} "
+            f"| {quartiles(rows['seconds_ratio'])} | {quartiles(rows['evaluations_ratio'])} "
             f"| {error} | {int(rows['violation'].sum())} |"
         )
     return lines

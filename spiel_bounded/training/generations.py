@@ -41,7 +41,6 @@ from matplotlib.figure import Figure
 from spiel_bounded.arena.config import parse_config
 from spiel_bounded.arena.paired import score_to_elo
 from spiel_bounded.arena.runner import run_tournament
-from spiel_bounded.arena.stats import wilson
 from spiel_bounded.arena.store import GameStore
 from spiel_bounded.evaluators import EVALUATOR_NAMES
 from spiel_bounded.evaluators.value_net.checkpoint import (
@@ -53,6 +52,7 @@ from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping
 from spiel_bounded.games import load_game
 from spiel_bounded.runs.journal import differences, write_atomic
 from spiel_bounded.runs.lock import locked
+from spiel_bounded.stats import wilson
 from spiel_bounded.training.config import DataConfig, GenerationSettings, TrainConfig
 from spiel_bounded.training.dataset import Dataset, assemble, flat_settings, generate
 from spiel_bounded.training.game_files import drop_bundle

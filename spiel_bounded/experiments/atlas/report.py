@@ -31,7 +31,6 @@ import numpy as np
 import pandas as pd
 
 from spiel_bounded.arena.config import load_config
-from spiel_bounded.arena.markdown import interval, number, table
 from spiel_bounded.arena.report import pairing_table
 from spiel_bounded.arena.store import GameStore
 from spiel_bounded.experiments.atlas import plots
@@ -49,6 +48,7 @@ from spiel_bounded.experiments.atlas.tasks import (
     second_stage,
 )
 from spiel_bounded.experiments.report import ReportFiles, knuth_moore_nodes
+from spiel_bounded.markdown import interval, number, quartiles, table
 from spiel_bounded.runs.journal import StoreError
 
 
@@ -59,14 +59,6 @@ def _frame(records: Sequence[AtlasRecord], kind: str) -> pd.DataFrame:
         if r.kind == kind
     ]
     return pd.DataFrame(rows)
-
-
-def quartiles(values: pd.Series, digits: int = 2) -> str:
-    values = values.dropna()
-    if values.empty:
-        return "-"
-    low, median, high = np.percentile(values, [25, 50, 75])
-    return f"{median:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def q1_frame(records: Sequence[AtlasRecord]) -> pd.DataFrame:

@@ -1,9 +1,13 @@
-"""Markdown building blocks of the tournament report: tables and number formats."""
+"""Markdown building blocks of every report (tournaments, the sweep, the atlas, training):
+tables and number formats."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
 
 
 def percent(value: float) -> str:
@@ -36,3 +40,13 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> l
     lines.append("| " + " | ".join("---:" if a == "r" else "---" for a in align) + " |")
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return lines
+
+
+def quartiles(values: pd.Series, digits: int = 2, scale: float = 1.0) -> str:
+    """The median and quartiles of `values` (NaNs left out) times `scale`: `0.61 [0.57, 0.75]`
+    ("-": none)."""
+    values = values.dropna() * scale
+    if values.empty:
+        return "-"
+    low, median, high = np.percentile(values, [25, 50, 75])
+    return f"{median:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
