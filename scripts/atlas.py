@@ -29,7 +29,7 @@ from absl import flags
 
 from spiel_bounded import commandline
 from spiel_bounded.arena.config import ConfigError, load_config
-from spiel_bounded.arena.report import report_from_directory, write_report
+from spiel_bounded.arena.report_files import report_from_directory, write_report
 from spiel_bounded.experiments.atlas.config import AtlasConfigError, load_atlas_config
 from spiel_bounded.experiments.atlas.report import build_atlas_report
 from spiel_bounded.experiments.atlas.runner import run_atlas

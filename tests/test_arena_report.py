@@ -23,8 +23,9 @@ from spiel_bounded.arena import (
 )
 from spiel_bounded.arena.ratings import pairwise_outcomes, rate
 from spiel_bounded.arena.records import header_line
-from spiel_bounded.arena.report import TimeTarget, report_from_directory, time_targets
+from spiel_bounded.arena.report_files import report_from_directory
 from spiel_bounded.arena.store import Manifest
+from spiel_bounded.arena.time_targets import TimeTarget, time_targets
 from spiel_bounded.stats import wilson
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -26,7 +26,7 @@ from spiel_bounded.arena.openings import (
     parse_openings,
     play_opening,
 )
-from spiel_bounded.arena.report import write_report
+from spiel_bounded.arena.report_files import write_report
 from spiel_bounded.arena.sprt import SPRTSettings, replay
 from spiel_bounded.arena.stopping import SPRTStopper
 from spiel_bounded.evaluators import make_evaluator

@@ -9,7 +9,8 @@ Modules, one job each: `config` (TOML -> validated frozen settings), `schedule` 
 seeds), `play` (one game -> `GameRecord`), `job` (a game as a task of the shared engine,
 `spiel_bounded.runs`, which runs it inline, in worker processes or on Dask), `runner` (resume,
 refuse, progress), `records` and `store` (games.csv rows, run.json), `paired` (paired scores),
-`ratings` (pairwise outcomes, Elo with bootstrap), `report` (tables, summary.md), `plots` (PNG),
+`ratings` (pairwise outcomes, Elo with bootstrap), `report` (the tables), `summary`
+(summary.md), `report_files` (writing and rebuilding a report), `time_targets`, `plots` (PNG),
 `cli` (the command line: the only module that writes to the terminal).
 
 The report names are imported on first use, so that worker processes, which only play games,
@@ -47,16 +48,14 @@ from spiel_bounded.runs import (
 )
 
 if TYPE_CHECKING:
-    from spiel_bounded.arena.report import (
-        Report,
-        build_report,
-        report_from_directory,
-        write_report,
-    )
+    from spiel_bounded.arena.report import Report, build_report
+    from spiel_bounded.arena.report_files import report_from_directory, write_report
 
 _LAZY = {
-    name: "spiel_bounded.arena.report"
-    for name in ("Report", "build_report", "report_from_directory", "write_report")
+    "Report": "spiel_bounded.arena.report",
+    "build_report": "spiel_bounded.arena.report",
+    "report_from_directory": "spiel_bounded.arena.report_files",
+    "write_report": "spiel_bounded.arena.report_files",
 }
 
 

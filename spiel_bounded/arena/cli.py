@@ -22,7 +22,7 @@ from absl import flags
 from spiel_bounded import commandline
 from spiel_bounded.arena.config import OVERRIDABLE, SECTION_SETTINGS, ConfigError, load_config
 from spiel_bounded.arena.records import GameRecord
-from spiel_bounded.arena.report import (
+from spiel_bounded.arena.report_files import (
     commands_in_summary,
     provenance,
     report_from_directory,
