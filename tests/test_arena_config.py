@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from spiel_bounded.arena import ConfigError, load_config, make_schedule, parse_config
+from spiel_bounded.arena.config import config_from_mapping
 
 TREE = "bounded_random_tree(branching=2,depth=3,seed=1)"
 
@@ -376,3 +379,16 @@ def test_pairing_tables_refuses_bad_tables(tables: str, message: str) -> None:
     tournament = f'games = ["tic_tac_toe"]\ngames_per_pairing = 2\npairing = "tables"\n{tables}'
     with pytest.raises(ConfigError, match=message):
         parse_config(config_text(tournament=tournament))
+
+
+def test_a_config_built_in_code_is_validated_as_a_file_is() -> None:
+    text = config_text(extra='[run]\noutput = "out"')
+    from_file = parse_config(text)
+    raw = tomllib.loads(text)
+    built = config_from_mapping(raw, source="a training match")
+    assert built.tournament.fingerprint() == from_file.tournament.fingerprint()
+    assert built.run == from_file.run
+    assert json.loads(built.text) == raw
+    raw["tournament"]["pairing"] = "everyone"
+    with pytest.raises(ConfigError, match=r"a training match: \[tournament\] pairing: must be"):
+        config_from_mapping(raw, source="a training match")

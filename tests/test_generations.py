@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from spiel_bounded.arena.config import parse_config
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.schedule import seatings
 from spiel_bounded.arena.store import GameStore
@@ -25,7 +24,7 @@ from spiel_bounded.training.config import (
     TrainConfig,
     references_for,
 )
-from spiel_bounded.training.curve import match_config_text, run_curve
+from spiel_bounded.training.curve import match_config, run_curve
 from spiel_bounded.training.game_files import BUNDLE_FILE
 from spiel_bounded.training.generations import (
     GenerationRecord,
@@ -351,9 +350,7 @@ def test_an_n_player_curve_match_seats_the_network_against_copies_of_a_reference
         model=model,
     )
     settings = CurveSettings(games=2, references=("heuristic", "mcts"))
-    text = match_config_text(config, settings, 1, None, tmp_path / "out")
-    parsed = parse_config(text, source="curve")
-    tournament = parsed.tournament
+    tournament = match_config(config, settings, 1, None, tmp_path / "out").tournament
     assert tournament.games_per_pairing == players
     assert tournament.tables == tuple(
         ("network", *[name] * (players - 1)) for name in ("heuristic", "mcts")

@@ -172,6 +172,29 @@ def parse_config(
         raw: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{source}: not valid TOML: {error}") from None
+    return _validated(raw, text, source, overrides, bots, extra_bots)
+
+
+def config_from_mapping(raw: Mapping[str, Any], *, source: str) -> Config:
+    """A config built in code rather than read from a file: `raw` has the TOML file's shape
+    (section name -> table, `bots` a list of tables), and is validated exactly as a file is. Its
+    `text` (kept in run.json) is `raw` as JSON.
+
+    Raises:
+        ConfigError: As `load_config`, naming `source`.
+    """
+    text = json.dumps(raw, indent=1, sort_keys=True)
+    return _validated(json.loads(text), text, source, None, None, None)
+
+
+def _validated(
+    raw: dict[str, Any],
+    text: str,
+    source: str,
+    overrides: Mapping[str, Any] | None,
+    bots: Sequence[str] | None,
+    extra_bots: Mapping[str, BotFactory] | None,
+) -> Config:
     extra = dict(extra_bots or {})
     _check_layout(source, raw)
     file_games = raw.get("tournament", {}).get("games")

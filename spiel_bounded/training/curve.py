@@ -29,13 +29,14 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import pyspiel
 from matplotlib.figure import Figure
 
-from spiel_bounded.arena.config import parse_config
+from spiel_bounded.arena.config import config_from_mapping
 from spiel_bounded.arena.runner import run_tournament
+from spiel_bounded.arena.settings import Config
 from spiel_bounded.games import load_game
 from spiel_bounded.runs.journal import write_atomic
 from spiel_bounded.training.config import CurveSettings, references_for
@@ -43,9 +44,10 @@ from spiel_bounded.training.generations import (
     RECORD_FILE,
     GenerationRecord,
     Score,
-    bot_table,
+    bot_entry,
     evaluator_of,
     generation_directory,
+    run_section,
     scores_of,
     selfplay_directory,
 )
@@ -81,7 +83,7 @@ def scored_generations(records: list[GenerationRecord], every: int) -> list[int]
     return chosen
 
 
-def match_config_text(
+def match_config(
     config: RunConfig,
     settings: CurveSettings,
     generation: int,
@@ -92,44 +94,44 @@ def match_config_text(
     executor: str = "process",
     workers: int = 1,
     scheduler: str | None = None,
-) -> str:
+) -> Config:
     """The tournament config of generation `generation`'s matches against its references."""
     assert config.generations is not None
     data, start, params = config.data, config.generations.start, dict(settings.params)
     network = evaluator_of(generation, config.directory, start)
-    bots = [bot_table(NETWORK, data.bot, {**params, "evaluator": network})]
+    bots = [bot_entry(NETWORK, data.bot, {**params, "evaluator": network})]
     labels = []
     for name in references_for(settings, data.game):
         if name in ("heuristic", "rollout"):
-            bots.append(bot_table(name, data.bot, {**params, "evaluator": name}))
+            bots.append(bot_entry(name, data.bot, {**params, "evaluator": name}))
         elif name == "mcts":
-            bots.append(bot_table(name, "mcts", {}))
+            bots.append(bot_entry(name, "mcts", {}))
         elif previous is not None:
             evaluator = evaluator_of(previous, config.directory, start)
-            bots.append(bot_table(name, data.bot, {**params, "evaluator": evaluator}))
+            bots.append(bot_entry(name, data.bot, {**params, "evaluator": evaluator}))
         else:
             continue  # the first network scored has no previous one
         labels.append(name)
     seats = load_game(data.game).num_players()
-    tables = ", ".join(
-        "[" + ", ".join(f'"{name}"' for name in [NETWORK] + [label] * (seats - 1)) + "]"
-        for label in labels
-    )
-    return (
-        "[tournament]\n"
-        f"games = [{json.dumps(data.game)}]\n"
-        f"games_per_pairing = {-(-settings.games // seats) * seats}\n"
-        'pairing = "tables"\n'
-        f"tables = [{tables}]\n"
-        f"seconds_per_move = {settings.seconds_per_move}\n"
-        + (
-            f"openings = {json.dumps(str(openings))}\n"
-            if openings is not None
-            else f"opening_moves = {opening_plies(config, settings)}\n"
-        )
-        + f"seed = {data.seed + 7919 * generation}\n\n"
-        f"[run]\noutput = {json.dumps(str(output))}\nexecutor = {json.dumps(executor)}\n"
-        f"workers = {workers}\nscheduler = {json.dumps(scheduler or '')}\n\n" + "\n".join(bots)
+    tournament: dict[str, Any] = {
+        "games": [data.game],
+        "games_per_pairing": -(-settings.games // seats) * seats,
+        "pairing": "tables",
+        "tables": [[NETWORK] + [label] * (seats - 1) for label in labels],
+        "seconds_per_move": settings.seconds_per_move,
+        "seed": data.seed + 7919 * generation,
+    }
+    if openings is not None:
+        tournament["openings"] = str(openings)
+    else:
+        tournament["opening_moves"] = opening_plies(config, settings)
+    return config_from_mapping(
+        {
+            "tournament": tournament,
+            "run": run_section(output, executor, workers, scheduler),
+            "bots": bots,
+        },
+        source=f"{output} curve matches",
     )
 
 
@@ -241,7 +243,7 @@ def run_curve(
     )
     for generation in scored_generations(records, settings.every):
         output = directory / "curve" / generation_directory(directory, generation).name
-        text = match_config_text(
+        matches = match_config(
             config,
             settings,
             generation,
@@ -252,7 +254,7 @@ def run_curve(
             workers=workers,
             scheduler=scheduler,
         )
-        run_tournament(parse_config(text, source=f"{output} curve matches"), command=command)
+        run_tournament(matches, command=command)
         point = CurvePoint(
             generation,
             by_number[generation].total_games,

@@ -38,9 +38,10 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 from matplotlib.figure import Figure
 
-from spiel_bounded.arena.config import parse_config
+from spiel_bounded.arena.config import config_from_mapping
 from spiel_bounded.arena.paired import score_to_elo
 from spiel_bounded.arena.runner import run_tournament
+from spiel_bounded.arena.settings import Config
 from spiel_bounded.arena.store import GameStore
 from spiel_bounded.evaluators import EVALUATOR_NAMES
 from spiel_bounded.evaluators.value_net.checkpoint import (
@@ -144,15 +145,23 @@ def selfplay_directory(directory: Path, generation: int) -> Path:
     return generation_directory(directory, generation) / "games"
 
 
-def bot_table(label: str, bot: str, params: Mapping[str, Any]) -> str:
+def bot_entry(label: str, bot: str, params: Mapping[str, Any]) -> dict[str, Any]:
     """A `[[bots]]` entry of a tournament config (parameters that are None left out)."""
-    items = [f"{key} = {json.dumps(value)}" for key, value in params.items() if value is not None]
-    return (
-        f'[[bots]]\nlabel = "{label}"\nbot = {json.dumps(bot)}\nparams = {{ {", ".join(items)} }}\n'
-    )
+    kept = {key: value for key, value in params.items() if value is not None}
+    return {"label": label, "bot": bot, "params": kept}
 
 
-def match_config_text(
+def run_section(output: Path, executor: str, workers: int, scheduler: str | None) -> dict[str, Any]:
+    """The `[run]` section of a training match's tournament."""
+    return {
+        "output": str(output),
+        "executor": executor,
+        "workers": workers,
+        "scheduler": scheduler or "",
+    }
+
+
+def match_config(
     config: RunConfig,
     settings: GenerationSettings,
     generation: int,
@@ -162,26 +171,35 @@ def match_config_text(
     executor: str = "process",
     workers: int = 1,
     scheduler: str | None = None,
-) -> str:
+) -> Config:
     """The tournament config of generation `generation`'s gate match against `best`."""
     data = config.data
-    bots = []
-    for label, which in ((NEW, generation), (BEST, best)):
-        params = {
-            **settings.gate_params,
-            "evaluator": evaluator_of(which, config.directory, settings.start),
-        }
-        bots.append(bot_table(label, data.bot, params))
-    return (
-        "[tournament]\n"
-        f"games = [{json.dumps(data.game)}]\n"
-        f"games_per_pairing = {settings.gate_games}\n"
-        'pairing = "tables"\n'
-        f'tables = [["{NEW}", "{BEST}"]]\n'
-        f"opening_moves = {data.opening_moves}\n"
-        f"seed = {data.seed + 1000 * generation}\n\n"
-        f"[run]\noutput = {json.dumps(str(output))}\nexecutor = {json.dumps(executor)}\n"
-        f"workers = {workers}\nscheduler = {json.dumps(scheduler or '')}\n\n" + "\n".join(bots)
+    bots = [
+        bot_entry(
+            label,
+            data.bot,
+            {
+                **settings.gate_params,
+                "evaluator": evaluator_of(which, config.directory, settings.start),
+            },
+        )
+        for label, which in ((NEW, generation), (BEST, best))
+    ]
+    tournament = {
+        "games": [data.game],
+        "games_per_pairing": settings.gate_games,
+        "pairing": "tables",
+        "tables": [[NEW, BEST]],
+        "opening_moves": data.opening_moves,
+        "seed": data.seed + 1000 * generation,
+    }
+    return config_from_mapping(
+        {
+            "tournament": tournament,
+            "run": run_section(output, executor, workers, scheduler),
+            "bots": bots,
+        },
+        source=f"{output.parent} gate match",
     )
 
 
@@ -481,20 +499,17 @@ def run_generations(
             if settings.gate_games > 0:
                 tell("match")
                 match = home / "match"
-                match_config = parse_config(
-                    match_config_text(
-                        config,
-                        settings,
-                        generation,
-                        best,
-                        match,
-                        executor=executor,
-                        workers=workers,
-                        scheduler=scheduler,
-                    ),
-                    source=f"{home} gate match",
+                gate = match_config(
+                    config,
+                    settings,
+                    generation,
+                    best,
+                    match,
+                    executor=executor,
+                    workers=workers,
+                    scheduler=scheduler,
                 )
-                run_tournament(match_config, command=command)
+                run_tournament(gate, command=command)
                 score, low, high, played = match_score(match)
             accepted = played == 0 or score >= settings.gate_score
             best = generation if accepted else best
