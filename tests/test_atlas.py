@@ -103,7 +103,7 @@ def test_an_undo_that_does_not_restore_the_state_is_reported_wrong() -> None:
     import numpy as np
 
     state = pyspiel.load_game("tic_tac_toe").new_initial_state()
-    verdict = measures._undo_check([_BrokenUndo(state)], np.random.default_rng(0))  # type: ignore[list-item]
+    verdict = measures.undo_check([_BrokenUndo(state)], np.random.default_rng(0))  # type: ignore[list-item]
     assert verdict.startswith("wrong")
 
 

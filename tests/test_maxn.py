@@ -463,13 +463,13 @@ def test_brs_plus_chooses_each_preferred_move_once_per_search(monkeypatch) -> No
     """Iterative deepening searches the shallower tree again: each state's preferred move is
     chosen once and remembered, and the values stay those of the brute force (test above)."""
     chosen: list[tuple[int, ...]] = []
-    choose = brs._BRSSearch._choose_preferred
+    choose = brs.BRSSearch.choose_preferred
 
     def recording(self, state):
         chosen.append(tuple(state.history()))
         return choose(self, state)
 
-    monkeypatch.setattr(brs._BRSSearch, "_choose_preferred", recording)
+    monkeypatch.setattr(brs.BRSSearch, "choose_preferred", recording)
     game = make_game(branching=3, depth=6, players=3, seed=7)
     state = game.new_initial_state()
     result = brs_plus(state, evaluator=CyclicEvaluator(game), limits=Limits(depth=5))
@@ -478,7 +478,7 @@ def test_brs_plus_chooses_each_preferred_move_once_per_search(monkeypatch) -> No
     # Without the memo (every call chooses again) the same search chooses more often.
     with_memo = len(chosen)
     chosen.clear()
-    monkeypatch.setattr(brs._BRSSearch, "preferred", recording)
+    monkeypatch.setattr(brs.BRSSearch, "preferred", recording)
     brs_plus(state, evaluator=CyclicEvaluator(game), limits=Limits(depth=5))
     assert len(chosen) > with_memo
 

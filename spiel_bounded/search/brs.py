@@ -68,9 +68,10 @@ class BRSSettings:
         check_fields(self)
 
 
-class _BRSSearch:
-    """One BRS+ search call's state: the root player, evaluator, budget and counters. Values
-    are the root player's (`root`)."""
+class BRSSearch:
+    """The Python engine of BRS+: one search call's state (the root player, evaluator, budget,
+    counters and the preferred moves chosen so far). Values are the root player's (`root`).
+    `preferred` answers from the memo, `choose_preferred` chooses (once per state a search)."""
 
     def __init__(self, info: GameInfo, root: int, evaluator: Evaluator, budget: Budget) -> None:
         self.info = info
@@ -92,10 +93,11 @@ class _BRSSearch:
         key = tuple(state.history())
         action = self._preferred.get(key)
         if action is None:
-            action = self._preferred[key] = self._choose_preferred(state)
+            action = self._preferred[key] = self.choose_preferred(state)
         return action
 
-    def _choose_preferred(self, state: pyspiel.State) -> int:
+    def choose_preferred(self, state: pyspiel.State) -> int:
+        """The move whose child is best for the player to move, by the evaluator (or returns)."""
         player = state.current_player()
         best_action, best_value = -1, -math.inf
         tick = self.budget.tick
@@ -216,7 +218,7 @@ def brs_plus(
     )
     if native is not None:
         return _native_search(state, native, evaluator, limits, budget, info, final_depth, clock)
-    engine = _BRSSearch(info, root, evaluator, budget)
+    engine = BRSSearch(info, root, evaluator, budget)
     moves = state.legal_actions()
 
     def search_to(depth: int, previous: Iteration | None) -> Iteration:

@@ -193,7 +193,7 @@ def game_facts(game_string: str, *, playouts: int, max_plies: int, seed: int) ->
         terminal_value_count=len(terminal),
         child_per_second=child_rate,
         apply_per_second=apply_rate,
-        undo=_undo_check(visited, rng),
+        undo=undo_check(visited, rng),
     )
 
 
@@ -227,7 +227,7 @@ def _rates(states: Sequence[pyspiel.State]) -> tuple[float, float]:
     return len(pairs) / max(child_seconds, 1e-9), len(pairs) / max(apply_seconds, 1e-9)
 
 
-def _undo_check(states: Sequence[pyspiel.State], rng: np.random.Generator) -> str:
+def undo_check(states: Sequence[pyspiel.State], rng: np.random.Generator) -> str:
     """ "exact" when `apply_action` then `undo_action` restores every sampled state (its string,
     history, player to move and legal actions, and the child reached again)."""
     checked = 0
