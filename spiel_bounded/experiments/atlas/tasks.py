@@ -14,18 +14,17 @@ import hashlib
 import json
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final
 
 from spiel_bounded.experiments.atlas import measures
 from spiel_bounded.experiments.atlas.config import AtlasConfig, GameEntry, position_seed
 from spiel_bounded.experiments.positions import Position
-from spiel_bounded.experiments.tasks import make_task, run_task
+from spiel_bounded.experiments.tasks import TaskRecord, make_task, run_task
 from spiel_bounded.games import load_game
 from spiel_bounded.search.outcomes import outcome_reason
 
-KINDS: Final = ("facts", "calibrate", "q1", "openspiel", "solve", "trace", "pruning")
 PRUNINGS: Final = ("none", "shallow", "last_branch", "speculative")
 Q1_CAP: Final = 50
 """A Q1 search stops at this many times its game's node budget (it then counts as not
@@ -154,71 +153,101 @@ def run_atlas_task(task: AtlasTask) -> AtlasRecord:
 
 
 def _measure(task: AtlasTask) -> dict[str, Any]:
+    measurement = MEASUREMENTS.get(task.kind)
+    if measurement is None:
+        raise ValueError(f"unknown task kind {task.kind!r}; accepted: {', '.join(KINDS)}")
+    return asdict(measurement(task))
+
+
+def _facts(task: AtlasTask) -> measures.GameFacts:
     p = task.params
-    if task.kind == "facts":
-        facts = measures.game_facts(
-            task.game, playouts=p["playouts"], max_plies=p["max_plies"], seed=p["seed"]
-        )
-        return asdict(facts)
-    if task.kind == "calibrate":
-        positions = [Position(task.game, tuple(actions)) for actions in p["positions"]]
-        calibration = measures.calibrate_depth(
-            positions,
+    return measures.game_facts(
+        task.game, playouts=p["playouts"], max_plies=p["max_plies"], seed=p["seed"]
+    )
+
+
+def _calibrate(task: AtlasTask) -> measures.Calibration:
+    p = task.params
+    return measures.calibrate_depth(
+        [Position(task.game, tuple(actions)) for actions in p["positions"]],
+        algorithm=p["algorithm"],
+        evaluator=p["evaluator"],
+        budget=p["budget"],
+        max_depth=p["max_depth"],
+        rollouts=p.get("rollouts", 1),
+    )
+
+
+def _q1(task: AtlasTask) -> TaskRecord:
+    p = task.params
+    record = run_task(
+        make_task(
+            run=task.label,
             algorithm=p["algorithm"],
-            evaluator=p["evaluator"],
-            budget=p["budget"],
-            max_depth=p["max_depth"],
-            rollouts=p.get("rollouts", 1),
+            set=task.label,
+            index=task.index,
+            position=task.position,
+            fraction=p["fraction"],
+            params={
+                "depth": p["depth"],
+                "nodes": p["nodes"],
+                **measures.leaf_params(p["evaluator"], p.get("rollouts", 1)),
+            },
         )
-        return asdict(calibration)
-    if task.kind == "q1":
-        record = run_task(
-            make_task(
-                run=task.label,
-                algorithm=p["algorithm"],
-                set=task.label,
-                index=task.index,
-                position=task.position,
-                fraction=p["fraction"],
-                params={
-                    "depth": p["depth"],
-                    "nodes": p["nodes"],
-                    **measures.leaf_params(p["evaluator"], p.get("rollouts", 1)),
-                },
-            )
-        )
-        if not record.ok:
-            raise RuntimeError(record.error)
-        return asdict(record)
-    if task.kind == "openspiel":
-        comparison = measures.versus_openspiel(
-            task.position,
-            algorithm=p["algorithm"],
-            evaluator=p["evaluator"],
-            seconds=p["seconds"],
-            max_depth=p["max_depth"],
-            rollouts=p.get("rollouts", 1),
-        )
-        return asdict(comparison)
-    if task.kind == "solve":
-        outcome = measures.solve_position(task.position, algorithm=p["algorithm"], nodes=p["nodes"])
-        return asdict(outcome)
-    if task.kind == "trace":
-        trace = measures.trace_interval(
-            task.position, algorithm=p["algorithm"], budgets=p["budgets"], seed=p["seed"]
-        )
-        return asdict(trace)
-    if task.kind == "pruning":
-        point = measures.pruning_nodes(
-            task.position,
-            pruning=p["pruning"],
-            depth=p["depth"],
-            evaluator=p["evaluator"],
-            nodes=p["nodes"],
-            rollouts=p.get("rollouts", 1),
-        )
-        return asdict(point)
-    raise ValueError(f"unknown task kind {task.kind!r}; accepted: {', '.join(KINDS)}")
+    )
+    if not record.ok:
+        raise RuntimeError(record.error)
+    return record
+
+
+def _openspiel(task: AtlasTask) -> measures.OpenSpielComparison:
+    p = task.params
+    return measures.versus_openspiel(
+        task.position,
+        algorithm=p["algorithm"],
+        evaluator=p["evaluator"],
+        seconds=p["seconds"],
+        max_depth=p["max_depth"],
+        rollouts=p.get("rollouts", 1),
+    )
+
+
+def _solve(task: AtlasTask) -> measures.SolveOutcome:
+    p = task.params
+    return measures.solve_position(task.position, algorithm=p["algorithm"], nodes=p["nodes"])
+
+
+def _trace(task: AtlasTask) -> measures.IntervalTrace:
+    p = task.params
+    return measures.trace_interval(
+        task.position, algorithm=p["algorithm"], budgets=p["budgets"], seed=p["seed"]
+    )
+
+
+def _pruning(task: AtlasTask) -> measures.PruningPoint:
+    p = task.params
+    return measures.pruning_nodes(
+        task.position,
+        pruning=p["pruning"],
+        depth=p["depth"],
+        evaluator=p["evaluator"],
+        nodes=p["nodes"],
+        rollouts=p.get("rollouts", 1),
+    )
+
+
+MEASUREMENTS: Final[Mapping[str, Callable[[AtlasTask], Any]]] = {
+    "facts": _facts,
+    "calibrate": _calibrate,
+    "q1": _q1,
+    "openspiel": _openspiel,
+    "solve": _solve,
+    "trace": _trace,
+    "pruning": _pruning,
+}
+"""Each task kind's measurement: a function of the task whose typed result (a dataclass) is
+the record's `data`."""
+KINDS: Final = tuple(MEASUREMENTS)
 
 
 # ------------------------------------------------------------------------------- planning
