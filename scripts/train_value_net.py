@@ -46,8 +46,9 @@ from spiel_bounded import commandline
 from spiel_bounded.runs import EXECUTORS, ClusterError, StoreError
 from spiel_bounded.training.card import publish
 from spiel_bounded.training.curve import CurvePoint, run_curve
-from spiel_bounded.training.dataset import assemble, generate, save_dataset
+from spiel_bounded.training.dataset import assemble, save_dataset
 from spiel_bounded.training.defaults import default_config, merge
+from spiel_bounded.training.generate import generate
 from spiel_bounded.training.generations import Stage, run_generations
 from spiel_bounded.training.losses import EpochLosses
 from spiel_bounded.training.pipeline import (

@@ -73,7 +73,7 @@ def _blocking(base: type) -> type:
 def _job_classes() -> dict[str, type]:
     from spiel_bounded.arena.job import TournamentJob
     from spiel_bounded.runs.records import RecordJob
-    from spiel_bounded.training.dataset import SelfPlayJob
+    from spiel_bounded.training.generate import SelfPlayJob
 
     return {cls.__name__: cls for cls in (TournamentJob, RecordJob, SelfPlayJob)}
 
@@ -87,11 +87,11 @@ BlockingSelfPlayJob = _blocking(_job_classes()["SelfPlayJob"])
 def _install() -> None:
     from spiel_bounded.arena import runner as arena_runner
     from spiel_bounded.experiments import runner as sweep_runner
-    from spiel_bounded.training import dataset
+    from spiel_bounded.training import generate
 
     arena_runner.TournamentJob = BlockingTournamentJob  # type: ignore[misc]
     sweep_runner.RecordJob = BlockingRecordJob  # type: ignore[misc]
-    dataset.SelfPlayJob = BlockingSelfPlayJob  # type: ignore[misc]
+    generate.SelfPlayJob = BlockingSelfPlayJob  # type: ignore[misc]
 
 
 def drive() -> None:

@@ -31,8 +31,8 @@ from spiel_bounded.experiments.config import load_sweep_config
 from spiel_bounded.experiments.runner import read_records, run_sweep
 from spiel_bounded.runs import InlineExecutor
 from spiel_bounded.runs.cluster import CONNECT_ENV
-from spiel_bounded.training.dataset import generate
 from spiel_bounded.training.game_files import finished_games
+from spiel_bounded.training.generate import generate
 from spiel_bounded.training.pipeline import read_run_config
 from tests.dask_cluster import Cluster
 from tests.stoppable import (

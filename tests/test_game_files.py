@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from spiel_bounded.training import DataConfig, game_files
-from spiel_bounded.training.dataset import Dataset, assemble, generate
+from spiel_bounded.training.dataset import Dataset, assemble
 from spiel_bounded.training.game_files import BUNDLE_FILE, game_path, load_games
+from spiel_bounded.training.generate import generate
 
 
 def same(first: Dataset, second: Dataset) -> bool:

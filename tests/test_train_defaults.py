@@ -14,7 +14,6 @@ import pytest
 from spiel_bounded.evaluators.value_net import jax_available
 from spiel_bounded.evaluators.value_net.checkpoint import load_checkpoint
 from spiel_bounded.games import load_game
-from spiel_bounded.training.dataset import check_data_config
 from spiel_bounded.training.defaults import (
     LABELS_PER_GENERATION,
     MAX_GAMES,
@@ -28,6 +27,7 @@ from spiel_bounded.training.defaults import (
     search_depth,
     tree_labelling,
 )
+from spiel_bounded.training.generate import check_data_config
 from spiel_bounded.training.pipeline import read_toml, run_config_from
 
 ROOT = Path(__file__).resolve().parents[1]

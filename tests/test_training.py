@@ -35,21 +35,18 @@ from spiel_bounded.result import GAME_VALUE, SearchResult
 from spiel_bounded.runs import Death, InlineExecutor, RunLockedError, locked
 from spiel_bounded.testing import random_positions
 from spiel_bounded.training import DataConfig, TrainConfig
-from spiel_bounded.training import dataset as dataset_module
+from spiel_bounded.training import generate as generate_module
 from spiel_bounded.training.dataset import (
-    SelfPlayJob,
     assemble,
-    check_data_config,
     finished_games,
-    generate,
     load_dataset,
     save_dataset,
-    split_by_game,
-    targets,
 )
 from spiel_bounded.training.game_files import chance_search_values
+from spiel_bounded.training.generate import SelfPlayJob, check_data_config, generate
 from spiel_bounded.training.pipeline import read_run_config
 from spiel_bounded.training.selfplay import search_values
+from spiel_bounded.training.targets import split_by_game, targets
 
 needs_jax = pytest.mark.skipif(
     not jax_available(), reason="the jax extra is not installed: pip install '.[jax]'"
@@ -213,7 +210,7 @@ def test_a_game_that_kills_its_worker_twice_is_reported_the_others_kept(
             for task in tasks:
                 done(failing(job, task, None))
 
-    monkeypatch.setattr(dataset_module, "make_executor", lambda *args, **kwargs: Crashing())
+    monkeypatch.setattr(generate_module, "make_executor", lambda *args, **kwargs: Crashing())
     with pytest.raises(
         RuntimeError, match=r"1 of 3 self-play game.*game 1's worker process killed"
     ):
@@ -460,7 +457,7 @@ def rewrite_game(path: Path, **members: Any) -> None:
 def test_a_game_made_with_other_bot_settings_never_counts_as_done(tmp_path: Path) -> None:
     config = tiny_data(3)
     generate(dataclasses.replace(config, games=2), tmp_path, executor="inline")
-    made = dataset_module.teacher(config)
+    made = generate_module.teacher(config)
     assert made["bot_params"]["depth"] == 2 and "evaluator" in made["bot_params"]  # defaults
     # Game 1 as a bot whose default depth was 3 would have made it (the config says nothing).
     older = {**made, "bot_params": {**made["bot_params"], "depth": 3}}
@@ -510,9 +507,9 @@ def test_chance_games_record_the_view_of_chance_nodes_their_inputs_show(tmp_path
     # Backgammon inputs written with player 0 observing every chance node (before views were
     # recorded) are another input: such games are refused, not mixed in.
     config = DataConfig(game="pig", games=1, bot="bounded_star1", bot_params={"depth": 1})
-    made = dataset_module.teacher(config)
+    made = generate_module.teacher(config)
     assert made["chance_view"] == "next_mover"
-    assert "chance_view" not in dataset_module.teacher(tiny_data(1))  # no chance node
+    assert "chance_view" not in generate_module.teacher(tiny_data(1))  # no chance node
     generate(config, tmp_path, executor="inline")
     game = tmp_path / "games" / "game_000000.npz"
     rewrite_game(game, teacher=encode_json({**made, "chance_view": "player_0"}))

@@ -13,10 +13,12 @@ from spiel_bounded.evaluators import make_evaluator
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.oracles import solve, solve_depth_limited
 from spiel_bounded.training.config import DataConfig, TrainConfig
-from spiel_bounded.training.dataset import Dataset, assemble, generate, targets
+from spiel_bounded.training.dataset import Dataset, assemble
+from spiel_bounded.training.generate import generate
 from spiel_bounded.training.rows import Rows
 from spiel_bounded.training.selfplay import play_selfplay_game
 from spiel_bounded.training.symmetry import MIRRORS, check_mirror, mirror_features
+from spiel_bounded.training.targets import targets
 
 
 def tic_tac_toe(depth: int, games: int = 2) -> DataConfig:

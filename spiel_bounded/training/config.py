@@ -45,7 +45,7 @@ class TrainConfig:
     # "outcome": the game's final returns; "search": the self-play bot's search value at the
     # position; "mix": `outcome_weight` of the first plus the rest of the second (positions
     # without a search value get the outcome); "interval": the bounds the search proved on the
-    # position and on its root children, mixed with the outcome likewise (`dataset.targets`).
+    # position and on its root children, mixed with the outcome likewise (`targets.targets`).
     outcome_weight: float = setting(0.5, "weight of the outcome in mix and interval", FRACTION)
     mirror: bool = setting(
         False, "train on every position's mirror image too (`symmetry.MIRRORS` games)", FLAG

@@ -38,7 +38,7 @@ BUNDLE_FILE: Final = "games.bundle.npz"
 BUNDLE_FORMAT: Final = 2
 """Raised whenever what a bundle holds, or how `read_game` fills a game in, changes."""
 TEACHER: Final = "teacher"
-"""The member of a game file that records what made it (`dataset.teacher`)."""
+"""The member of a game file that records what made it (`generate.teacher`)."""
 _GAME_NAME: Final = re.compile(r"game_(\d+)\.npz")
 _ROWS: Final = ("features", "outcome", "search", "keys", "exact", "lower", "upper")
 _CHILDREN: Final = ("child_features", "child_lower", "child_upper", "child_keys")

@@ -14,7 +14,7 @@ AlphaZero's), else from scratch. Everything stays:
 
     OUTPUT/generations.json      the config and one record per generation (`GenerationRecord`)
     OUTPUT/generations.png       strength (Elo against generation 0) and validation loss
-    OUTPUT/gen_NN/games/          its self-play games (`dataset.generate`)
+    OUTPUT/gen_NN/games/          its self-play games (`generate.generate`)
     OUTPUT/gen_NN/model.npz       its network, with loss_curve.png and training.json
     OUTPUT/gen_NN/match/          its gate match (a tournament directory)
 
@@ -55,8 +55,9 @@ from spiel_bounded.runs.journal import differences, write_atomic
 from spiel_bounded.runs.lock import locked
 from spiel_bounded.stats import wilson
 from spiel_bounded.training.config import DataConfig, GenerationSettings, TrainConfig
-from spiel_bounded.training.dataset import Dataset, assemble, flat_settings, generate
+from spiel_bounded.training.dataset import Dataset, assemble
 from spiel_bounded.training.game_files import drop_bundle
+from spiel_bounded.training.generate import flat_settings, generate
 from spiel_bounded.training.losses import EpochDone
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def generation_directory(directory: Path, generation: int) -> Path:
 
 
 def selfplay_directory(directory: Path, generation: int) -> Path:
-    """The directory `dataset.generate` writes generation `generation`'s self-play into (its
+    """The directory `generate.generate` writes generation `generation`'s self-play into (its
     data.json, its games/ and their bundle)."""
     return generation_directory(directory, generation) / "games"
 

@@ -67,7 +67,7 @@ def unseen_openings(
 ) -> UnseenOpenings:
     """`count` openings of the fewest random moves from `plies` to `plies + more_plies` that
     leave `count` of them whose positions are no row of a game under `game_directories`
-    (`dataset.generate`'s directories), drawn from `seed`. `ValueError` when even the longest
+    (`generate.generate`'s directories), drawn from `seed`. `ValueError` when even the longest
     leave fewer, naming how many."""
     lengths = range(plies, plies + more_plies + 1)
     candidates = {

@@ -1,7 +1,7 @@
 """Mini-batch training of a value network with Optax, validation by game and early stopping.
 
 Needs the `jax` extra. The loss is the mean squared distance of the per-player values to their
-target intervals (`dataset.Targets`: zero inside, the squared error for a point label) divided
+target intervals (`targets.Targets`: zero inside, the squared error for a point label) divided
 by the width of the output range (the game's value range; for n players, from the raised floor
 of the shares form), so 0.25 is a network that is off by half the range. With `mirror`, the
 training positions' mirror images join the training set (`symmetry`); validation stays on the
@@ -26,9 +26,10 @@ from spiel_bounded.evaluators.value_net.layout import Layout
 from spiel_bounded.evaluators.value_net.outputs import OutputForm
 from spiel_bounded.games import load_game
 from spiel_bounded.training.config import TrainConfig
-from spiel_bounded.training.dataset import Dataset, split_by_game, targets
+from spiel_bounded.training.dataset import Dataset
 from spiel_bounded.training.losses import EpochDone, EpochLosses
 from spiel_bounded.training.rows import Rows
+from spiel_bounded.training.targets import split_by_game, targets
 
 try:
     import jax
