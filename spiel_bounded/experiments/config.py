@@ -4,11 +4,8 @@
     epsilon_fractions = [0.0, 0.01, 0.05, 0.1, 0.2]   # of each game's value range; 0 required
     positions_directory = "results/experiments/positions"
 
-    [run]                      # how it runs (may change between resumed runs)
+    [run]                      # how it runs: `runs.settings.RunSettings`, as every job's
     output = "results/experiments/sweep"
-    workers = 1
-    executor = "process"       # process | dask | inline
-    scheduler = ""             # Dask scheduler address; empty: a local Dask cluster
 
     [[sets]]                   # a seeded position set (see `positions.PositionSet`)
     name = "connect_four"
@@ -51,6 +48,7 @@ from spiel_bounded.experiments.tasks import (
     task_settings,
 )
 from spiel_bounded.games import game_info, load_game
+from spiel_bounded.params import declared
 from spiel_bounded.registry import get_spec
 from spiel_bounded.runs.settings import RunSettings, read_run_section
 
@@ -58,7 +56,7 @@ QUESTIONS: Final = ("Q1", "Q5")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _SECTIONS: Final = {
     "sweep": ("epsilon_fractions", "positions_directory"),
-    "run": ("output", "workers", "executor", "scheduler"),
+    "run": tuple(declared(RunSettings)),
     "sets": ("name", "game", "seed", "plies", "count"),
     "runs": ("label", "algorithm", "sets", "questions", "params", "per_set"),
 }

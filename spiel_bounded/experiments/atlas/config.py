@@ -19,11 +19,8 @@
     pruning_nodes = 2000000
     tournaments = ["configs/atlas/babmcts_sims.toml"]   # arena configs run after the measurements
 
-    [run]                          # how it runs (may change between resumed runs)
+    [run]                          # how it runs: `runs.settings.RunSettings`, as every job's
     output = "results/atlas/run"
-    workers = 2
-    executor = "process"           # process | dask | inline
-    scheduler = ""
 
     [[games]]                      # one row of the atlas
     game = "hex"                   # an OpenSpiel game string
