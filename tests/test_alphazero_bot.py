@@ -293,7 +293,7 @@ def test_without_the_extra_the_bot_is_refused_naming_it(monkeypatch: pytest.Monk
         load_bot("alphazero", TTT, 0, checkpoint="anywhere")
     # Found but failing to import (a broken install) is an ImportError with the same advice.
     with pytest.raises(ImportError, match=r"install the extra: pip install 'spiel-bounded\["):
-        alphazero._import("chex")
+        alphazero.import_dependency("chex")
 
 
 # -- the documented training command -------------------------------------------------------------

@@ -31,11 +31,11 @@ def test_a_measurement_returns_its_last_json_line(tmp_path: Path) -> None:
 
 
 def test_bot_specifications_parse_json_values_and_text() -> None:
-    assert before_after._bot_parameters("maxn:pruning=speculative;depth=3") == (
+    assert before_after.bot_parameters("maxn:pruning=speculative;depth=3") == (
         "maxn",
         {"pruning": "speculative", "depth": 3},
     )
-    assert before_after._bot_parameters("paranoid") == ("paranoid", {})
+    assert before_after.bot_parameters("paranoid") == ("paranoid", {})
 
 
 def test_an_unknown_bot_is_refused_with_the_registered_names(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Every search checks every evaluator value, in every seat, with the same verdict.
 
-The searches inline the check for speed (`alphabeta._checked_leaf_value`, the BABMCTS tree's
+The searches inline the check for speed (`search.alphabeta.engine.leaf_function`, the BABMCTS tree's
 `_evaluate`); these tests hold the inlined copies and the named `check_values` to the same
 verdict.
 """

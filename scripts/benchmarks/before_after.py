@@ -45,7 +45,7 @@ _REVISION = flags.DEFINE_string(
 )
 
 
-def _bot_parameters(spec: str) -> tuple[str, dict[str, object]]:
+def bot_parameters(spec: str) -> tuple[str, dict[str, object]]:
     """`name:key=value;...` -> (name, parameters); a value is JSON where it parses, else text."""
     name, _, text = spec.partition(":")
     parameters: dict[str, object] = {}
@@ -67,7 +67,7 @@ def measure(
     import spiel_bounded
 
     loaded = pyspiel.load_game(game)
-    name, parameters = _bot_parameters(bot)
+    name, parameters = bot_parameters(bot)
     if name not in spiel_bounded.bots_for(loaded):
         return {"refused": game}
     states = revisions.random_positions(loaded, positions + 1, (plies[0], plies[1]), seed)
@@ -134,7 +134,7 @@ def run(repeats: int) -> list[str]:
     """Runs the suite; returns its Markdown section (`repeats` is not used: every move counts)."""
     revision = revisions.short_revision(_REVISION.value)
     for bot in _BOTS.value:
-        get_spec(_bot_parameters(bot)[0])  # an unknown bot is an error, not a refused game
+        get_spec(bot_parameters(bot)[0])  # an unknown bot is an error, not a refused game
     lines = [
         "## Bots at a time limit and at a fixed depth, before and after",
         "",

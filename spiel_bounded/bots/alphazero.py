@@ -345,7 +345,9 @@ def load_model(checkpoint: AlphaZeroCheckpoint, game: pyspiel.Game, *, jit: bool
     return model
 
 
-def _import(name: str) -> Any:
+def import_dependency(name: str) -> Any:
+    """The module `name` of OpenSpiel's AlphaZero or what it needs; an `ImportError` that names
+    the extra to install when it is missing or broken."""
     try:
         with warnings.catch_warnings():  # model_nnx / model_linen warn which API is used
             warnings.simplefilter("ignore")
@@ -378,8 +380,8 @@ _CHATTY_LOGGERS: Final = ("absl", "jax._src.xla_bridge")
 def _restore(checkpoint: AlphaZeroCheckpoint) -> Any:
     config = checkpoint.config
     for module in EXTRA_MODULES:
-        _import(module)
-    utils = _import("open_spiel.python.algorithms.alpha_zero.utils")
+        import_dependency(module)
+    utils = import_dependency("open_spiel.python.algorithms.alpha_zero.utils")
     where = f"alphazero checkpoint {str(checkpoint.path)!r}"
     try:
         with warnings.catch_warnings(), _quiet_absl():
@@ -490,7 +492,7 @@ class AlphaZeroBot(CheckedBot):
         checkpoint = find_checkpoint(settings.checkpoint)
         check_game(checkpoint, game)
         model = load_model(checkpoint, game, jit=settings.jit)
-        evaluator_lib = _import("open_spiel.python.algorithms.alpha_zero.evaluator")
+        evaluator_lib = import_dependency("open_spiel.python.algorithms.alpha_zero.evaluator")
         config = checkpoint.config
         simulations = settings.simulations
         uct_c = settings.uct_c
