@@ -48,11 +48,12 @@ from spiel_bounded.runs import (
 )
 
 if TYPE_CHECKING:
-    from spiel_bounded.arena.report import Report, build_report
+    from spiel_bounded.arena.report import build_report
+    from spiel_bounded.arena.report_data import Report
     from spiel_bounded.arena.report_files import report_from_directory, write_report
 
 _LAZY = {
-    "Report": "spiel_bounded.arena.report",
+    "Report": "spiel_bounded.arena.report_data",
     "build_report": "spiel_bounded.arena.report",
     "report_from_directory": "spiel_bounded.arena.report_files",
     "write_report": "spiel_bounded.arena.report_files",

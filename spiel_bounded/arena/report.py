@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,7 @@ from spiel_bounded.arena.paired import paired_table
 from spiel_bounded.arena.plackett_luce import plackett_luce_table
 from spiel_bounded.arena.ratings import ALL_GAMES, outcome_counts, pairwise_outcomes, rate
 from spiel_bounded.arena.records import GameRecord, latest
+from spiel_bounded.arena.report_data import Report
 from spiel_bounded.arena.report_statistics import (
     sprt_table,
 )
@@ -40,35 +41,6 @@ from spiel_bounded.arena.sprt import SPRTSettings
 from spiel_bounded.arena.summary import summary_markdown
 from spiel_bounded.arena.time_targets import TimeTarget
 from spiel_bounded.stats import wilson
-
-
-@dataclass(frozen=True, kw_only=True)
-class Report:
-    """Everything the report shows.
-
-    Attributes:
-        pairings: Per game and pair: W/D/L, rates with intervals, seat split.
-        bots: Per game and bot: time and nodes per move, errors.
-        ratings: Per scope (each game, then "all games") and bot: Elo with interval.
-        errors: Games that raised.
-        scores: Per game, the matrix of each row bot's score against each column bot.
-        paired: Per two-player game and pair: pentanomial statistics (`paired.paired_table`).
-        plackett_luce: Per scope and bot: ratings from finishing orders
-            (`plackett_luce.plackett_luce_table`).
-        sprt: Per two-bot pairing, the SPRT's result when the tournament has one
-            (`report_statistics.sprt_table`).
-        markdown: summary.md.
-    """
-
-    pairings: pd.DataFrame
-    bots: pd.DataFrame
-    ratings: pd.DataFrame
-    errors: pd.DataFrame
-    scores: dict[str, pd.DataFrame] = field(default_factory=dict)
-    paired: pd.DataFrame = field(default_factory=pd.DataFrame)
-    plackett_luce: pd.DataFrame = field(default_factory=pd.DataFrame)
-    sprt: pd.DataFrame = field(default_factory=pd.DataFrame)
-    markdown: str = ""
 
 
 def _pair_seconds(records: Sequence[GameRecord]) -> dict[tuple[str, str, str], float]:

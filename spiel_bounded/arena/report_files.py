@@ -10,7 +10,8 @@ from typing import Final
 
 from spiel_bounded.arena import plots
 from spiel_bounded.arena.plackett_luce import PLACKETT_LUCE_START
-from spiel_bounded.arena.report import Report, build_report
+from spiel_bounded.arena.report import build_report
+from spiel_bounded.arena.report_data import Report
 from spiel_bounded.arena.settings import ReportSettings
 from spiel_bounded.arena.sprt import SPRTSettings
 from spiel_bounded.arena.store import GameStore, Manifest

@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from spiel_bounded import markdown
 from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.report_data import Report
 from spiel_bounded.arena.report_statistics import (
     paired_lines,
     plackett_luce_lines,
@@ -19,9 +20,6 @@ from spiel_bounded.arena.report_statistics import (
 from spiel_bounded.arena.settings import ReportSettings
 from spiel_bounded.arena.sprt import SPRTSettings
 from spiel_bounded.arena.time_targets import TIME_TOLERANCE
-
-if TYPE_CHECKING:
-    from spiel_bounded.arena.report import Report
 
 
 def slug(game: str) -> str:
