@@ -45,10 +45,7 @@ _FIGURES = flags.DEFINE_bool(
     "Write the PNG plots (--nofigures: skip the PNG files, which report.md still links; faster).",
 )
 _QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
-_OUTPUT = flags.DEFINE_string("output", None, "[run] output: the records' directory.")
-_WORKERS = flags.DEFINE_integer("workers", None, "[run] workers.")
-_EXECUTOR = flags.DEFINE_string("executor", None, "[run] executor: process|dask|inline.")
-_SCHEDULER = flags.DEFINE_string("scheduler", None, "[run] scheduler: Dask address.")
+_RUN = commandline.define_run_flags()
 
 
 class _Display:
@@ -84,10 +81,7 @@ def main(argv: Sequence[str]) -> None:
         sys.stderr.write("error: --config FILE is required\n")
         sys.exit(2)
     overrides = {
-        "output": _OUTPUT.value,
-        "workers": _WORKERS.value,
-        "executor": _EXECUTOR.value,
-        "scheduler": _SCHEDULER.value,
+        **{name: holder.value for name, holder in _RUN.items()},
     }
     program = "python scripts/atlas.py"
     try:
@@ -123,8 +117,8 @@ def main(argv: Sequence[str]) -> None:
     except KeyboardInterrupt as error:
         commandline.exit_stopped(error, "every finished task is in records.jsonl")
     rebuild = f"{program} --config {shlex.quote(_CONFIG.value)} --report_only"
-    if _OUTPUT.value:
-        rebuild += f" --output {shlex.quote(_OUTPUT.value)}"
+    if _RUN["output"].value:
+        rebuild += f" --output {shlex.quote(_RUN['output'].value)}"
     report = build_atlas_report(config, rebuild)
     written = write_files(report, Path(config.run.output).parent, figures=_FIGURES.value)
     for path in config.tournaments:  # each tournament's own report, as round_robin.py writes it

@@ -33,10 +33,7 @@ from spiel_bounded.runs import ClusterError, Progress, StoreError
 _CONFIG = flags.DEFINE_string("config", None, "Sweep config (TOML).")
 _REPORT_ONLY = flags.DEFINE_bool("report_only", False, "Rebuild the report; run nothing.")
 _QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
-_OUTPUT = flags.DEFINE_string("output", None, "[run] output: the results directory.")
-_WORKERS = flags.DEFINE_integer("workers", None, "[run] workers.")
-_EXECUTOR = flags.DEFINE_string("executor", None, "[run] executor: process|dask|inline.")
-_SCHEDULER = flags.DEFINE_string("scheduler", None, "[run] scheduler: Dask address.")
+_RUN = commandline.define_run_flags()
 
 
 class _Display:
@@ -71,10 +68,7 @@ def main(argv: Sequence[str]) -> None:
         sys.stderr.write("error: --config FILE is required\n")
         sys.exit(2)
     overrides = {
-        "output": _OUTPUT.value,
-        "workers": _WORKERS.value,
-        "executor": _EXECUTOR.value,
-        "scheduler": _SCHEDULER.value,
+        **{name: holder.value for name, holder in _RUN.items()},
     }
     program = "python scripts/epsilon_sweep.py"
     try:
@@ -105,8 +99,8 @@ def main(argv: Sequence[str]) -> None:
     except KeyboardInterrupt as error:
         commandline.exit_stopped(error, "every finished task is in records.jsonl")
     rebuild = f"{program} --config {shlex.quote(_CONFIG.value)} --report_only"
-    if _OUTPUT.value:
-        rebuild += f" --output {shlex.quote(_OUTPUT.value)}"
+    if _RUN["output"].value:
+        rebuild += f" --output {shlex.quote(_RUN['output'].value)}"
     report = build_report(config, rebuild)
     written = write_report(report, Path(config.run.output))
     sys.stdout.write(report.markdown)

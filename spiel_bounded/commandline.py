@@ -21,6 +21,9 @@ from typing import Any, Final, NoReturn, TextIO
 
 from absl import app, flags
 
+from spiel_bounded.params import declared
+from spiel_bounded.runs.settings import RunSettings
+
 HELP_FLAGS: Final = frozenset({"help", "helpshort", "helpfull", "helpxml"})
 """absl's flags that print the help (and exit)."""
 USAGE_ERROR = 2
@@ -155,3 +158,26 @@ def exit_stopped(error: KeyboardInterrupt, kept: str) -> NoReturn:
     name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
     sys.stderr.write(f"\nstopped by {name}: {kept}; run the same command again to resume\n")
     sys.exit(128 + signum)
+
+
+def setting_help(section: str, name: str, settings_type: type) -> str:
+    """The help of the flag `--name` that overrides the config's `[section] name`: the key's
+    declaration on `settings_type` (its doc and what it accepts)."""
+    param = declared(settings_type)[name]
+    accepted = getattr(param.check, "accepted", None)
+    return f"[{section}] {name}: {param.doc}" + (f" ({accepted})." if accepted else ".")
+
+
+def define_run_flags() -> dict[str, flags.FlagHolder[Any]]:
+    """The `[run]` overrides a long job's script takes (`--output`, `--workers`, `--executor`,
+    `--scheduler`; unset: the config's), their help from the section's declarations."""
+
+    def help_of(name: str) -> str:
+        return setting_help("run", name, RunSettings)
+
+    return {
+        "output": flags.DEFINE_string("output", None, help_of("output")),
+        "workers": flags.DEFINE_integer("workers", None, help_of("workers")),
+        "executor": flags.DEFINE_string("executor", None, help_of("executor")),
+        "scheduler": flags.DEFINE_string("scheduler", None, help_of("scheduler")),
+    }

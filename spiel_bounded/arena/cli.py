@@ -35,7 +35,7 @@ from spiel_bounded.arena.settings import (
     ReportSettings,
 )
 from spiel_bounded.arena.store import GameStore, Manifest
-from spiel_bounded.params import declared, pick
+from spiel_bounded.params import pick
 from spiel_bounded.runs import ClusterError, Progress, StoreError
 
 USAGE = """Round-robin tournaments between registered bots.
@@ -138,9 +138,7 @@ _QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
 def _help(name: str) -> str:
     """A config override's help: its section and the declaration's doc."""
     section = OVERRIDABLE[name]
-    param = declared(SECTION_SETTINGS[section])[name]
-    accepted = getattr(param.check, "accepted", None)
-    return f"[{section}] {name}: {param.doc}" + (f" ({accepted})." if accepted else ".")
+    return commandline.setting_help(section, name, SECTION_SETTINGS[section])
 
 
 _OVERRIDES: dict[str, Any] = {
@@ -154,12 +152,13 @@ _OVERRIDES: dict[str, Any] = {
     ),
     **{
         name: flags.DEFINE_integer(name, None, _help(name))
-        for name in ("games_per_pairing", "opening_moves", "seed", "workers", "bootstrap")
+        for name in ("games_per_pairing", "opening_moves", "seed", "bootstrap")
     },
     **{
         name: flags.DEFINE_string(name, None, _help(name))
-        for name in ("pairing", "baseline", "seating", "output", "executor", "scheduler", "anchor")
+        for name in ("pairing", "baseline", "seating", "anchor")
     },
+    **commandline.define_run_flags(),
     "focus": flags.DEFINE_list("focus", None, _help("focus")),
     "seconds_per_move": flags.DEFINE_float("seconds_per_move", None, _help("seconds_per_move")),
     "skip_unsupported": flags.DEFINE_bool("skip_unsupported", None, _help("skip_unsupported")),
