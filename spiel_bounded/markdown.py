@@ -1,5 +1,5 @@
 """Markdown building blocks of every report (tournaments, the sweep, the atlas, training):
-tables and number formats."""
+tables, number formats and quartiles."""
 
 from __future__ import annotations
 

@@ -191,4 +191,4 @@ def test_removed_parameters_are_gone_from_their_bots() -> None:
 
 # That every committed results directory the manual says matches its config still does
 # (round_robin, the babmcts and experiments ones, three of them through this migration) is
-# tests/test_documented_commands.py's test_the_results_the_readme_says_match_their_configs_do.
+# tests/test_documented_commands.py's test_the_results_the_manual_says_match_their_configs_do.

@@ -30,7 +30,7 @@ DOCS = documentation()
 PROGRAM = "python scripts/round_robin.py"
 
 
-def readme_commands() -> list[str]:
+def documented_commands() -> list[str]:
     """The `round_robin.py` lines of the documentation's shell blocks (comments cut), then `make
     run`'s command from the Makefile."""
     commands = []
@@ -44,7 +44,7 @@ def readme_commands() -> list[str]:
     return list(dict.fromkeys(commands))
 
 
-COMMANDS = readme_commands()
+COMMANDS = documented_commands()
 
 
 def shrunk(args: list[str]) -> list[str]:
@@ -84,7 +84,7 @@ def changed_files(left: Path, right: Path) -> list[str]:
     return found
 
 
-def test_the_readme_documents_these_commands() -> None:
+def test_the_documentation_shows_these_commands() -> None:
     assert len(COMMANDS) >= 4, COMMANDS
     assert any("--report_only --config" in command for command in COMMANDS)
 
@@ -158,7 +158,7 @@ MATCHING = re.findall(
 )
 
 
-def test_the_results_the_readme_says_match_their_configs_do() -> None:
+def test_the_results_the_manual_says_match_their_configs_do() -> None:
     assert {
         "round_robin",
         "round_robin_babmcts_control",

@@ -3,7 +3,8 @@
 A config has the sections `[tournament]` (what is played; a change makes another tournament),
 `[run]` (how it is run; may change between resumed runs), `[report]` and one `[[bots]]` table
 per competitor. Their keys are declared once, in `arena.settings` (`TournamentSettings`,
-`RunSettings`, `ReportSettings`, `BotEntry`), and read here by those declarations; the manual
+`ReportSettings`, `BotEntry`) and `runs.settings` (`RunSettings`), and read here by those
+declarations; the manual
 generates its config reference from them (docs/config-reference.md), and its Tournaments page
 shows a commented example.
 

@@ -1,4 +1,5 @@
-"""The tournament report: pandas tables, summary.md, csv files and plots, from games.csv alone.
+"""The tournament report's tables (pandas), from games.csv alone; `summary` renders summary.md
+and `report_files` writes the csv files and the plots.
 
 Tables (each also written as csv):
 

@@ -1,7 +1,7 @@
 """The report's engine-testing figures: paired statistics, SPRT results, Plackett-Luce ratings.
 
-Tables (`sprt_table`) and their markdown sections; `report.build_report` puts them in the
-report next to the per-game tables and the Elo ratings.
+Tables (`sprt_table`) and their markdown sections: `report.build_report` puts the tables in the
+report next to the per-game tables and the Elo ratings, `summary` the sections in summary.md.
 """
 
 from __future__ import annotations

@@ -101,7 +101,8 @@ class SweepConfig:
         positions_directory: Where the position sets' JSON files are written.
         sets: The position sets.
         runs: The runs.
-        run: How it runs (the arena's `[run]` settings; not part of the fingerprint).
+        run: How it runs (`runs.settings.RunSettings`, every job's `[run]` section; not part of
+            the fingerprint).
     """
 
     source: str

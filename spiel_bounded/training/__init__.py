@@ -3,8 +3,9 @@
 - `config`: `DataConfig` (the self-play) and `TrainConfig` (the training); the network's shape,
   `ModelConfig`, belongs to the model in `spiel_bounded.evaluators.value_net`.
 - `selfplay`: one seeded self-play game's positions and labels.
-- `dataset`: self-play generation (parallel, resumable, on Dask too), deduplication, labels,
-  the split by game.
+- `generate`: self-play generation (parallel, resumable, on Dask too); `dataset`: the games
+  merged into a deduplicated `Dataset`, and its file; `targets`: the split by game and the
+  targets.
 - `train` (the `jax` extra): Optax training with early stopping; `losses`: what an epoch reports.
 - `pipeline`: a run's TOML config, and training that writes the checkpoint, loss curve and
   record (`scripts/train_value_net.py` drives it).

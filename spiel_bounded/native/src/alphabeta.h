@@ -1,7 +1,8 @@
 // The bounded alpha-beta engine over OpenSpiel's C++ states: the native twin of
 // `spiel_bounded.search.alphabeta` (bounded_ab, bounded_star1 / bounded_star2, paranoid). The
-// Python module's docstring states the rules (windows, epsilon, Star-1 / Star-2 at chance
-// nodes); this engine follows the Python one step for step, so that at a fixed depth it visits
+// rules (windows, epsilon, Star-1 / Star-2 at chance nodes) are stated and proved in
+// docs/algorithms.md; this engine follows the Python one (`search/alphabeta/engine.py`) step
+// for step, so that at a fixed depth it visits
 // the same nodes and returns the same bounds, moves and principal variation
 // (`tests/test_native_alphabeta.py`).
 #pragma once

@@ -1,7 +1,7 @@
 // BABMCTS over OpenSpiel's C++ states: the native twin of
-// `spiel_bounded.search.babmcts.python_tree`'s reference tree, whose docstring states the rules
-// (proven bounds, alpha-beta windows, pruning, chance nodes, priors). It follows the reference step
-// for step and draws the same random numbers
+// `spiel_bounded.search.babmcts.python_tree`'s reference tree (the rules, proven bounds,
+// alpha-beta windows, pruning, chance nodes and priors, are in docs/algorithms.md). It follows the
+// reference step for step and draws the same random numbers
 // (`py_random.h`), so that under the same seed, evaluator values and limits it builds the same
 // tree (`tests/test_native_mcts.py`).
 #pragma once

@@ -1,8 +1,8 @@
 // The storage of the native BABMCTS tree: nodes and edges in two flat arrays, the proven bounds
 // of a node recomputed from its children, and moving the root down the game (the kept subtree is
 // compacted to the front, so that the tree's size is its array's). The search's rules are in
-// `spiel_bounded/search/babmcts/python_tree.py` (the reference tree); `babmcts.h` runs them over
-// this storage.
+// docs/algorithms.md, the reference tree in `spiel_bounded/search/babmcts/python_tree.py`;
+// `babmcts.h` runs them over this storage.
 #pragma once
 
 #include <cstdint>

@@ -321,7 +321,8 @@ class AlphaBetaEngine:
     def _chance(
         self, state: pyspiel.State, depth: int, alpha: float, beta: float, eps: float, ply: int
     ) -> tuple[float, float]:
-        """Bounded Star-1 (Star-2 with probing) at a chance node; see the module docstring."""
+        """Bounded Star-1 (Star-2 with probing) at a chance node; the windows are stated and
+        proved in the manual (docs/algorithms.md)."""
         vmin, vmax = self.vmin, self.vmax
         outcomes = state.chance_outcomes()
         lowers = [vmin] * len(outcomes)

@@ -71,7 +71,8 @@ class AlphaBetaSettings:
         "is called back) or python",
         OneOf(ENGINES),
     )
-    # The native engine (`spiel_bounded.native`) follows this module step for step: at a fixed
+    # The native engine (`spiel_bounded.native`) follows the Python one (`engine.py`) step for
+    # step: at a fixed
     # depth, with a table that does not fill, both visit the same nodes and return the same
     # bounds, moves and principal variation.
 

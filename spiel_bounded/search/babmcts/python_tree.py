@@ -243,7 +243,7 @@ class BABMCTSTree(BABMCTSTreeBase):
     def _fallback(
         self, node: MCTSNode, alpha: float, beta: float, lower: float, upper: float
     ) -> tuple[int, float, float]:
-        """The open child with the widest window (rounding broke the lemma; see the docstring)."""
+        """The open child with the widest window (rounding broke docs/algorithms.md's lemma)."""
         self.fallbacks += 1
         assert node.kids is not None
         vmin, vmax = self._vmin, self._vmax
@@ -318,8 +318,9 @@ class BABMCTSTree(BABMCTSTreeBase):
         self._back_up(path, len(created), value, terminal)
 
     def _select(self, state: pyspiel.State) -> tuple[list[MCTSNode], int]:
-        """Selection: descends from the root through created children, with the windows of the
-        module docstring, until the child chosen is one still to be created.
+        """Selection: descends from the root through created children, with the windows of
+        docs/algorithms.md (`_outcome_window` at chance nodes), until the child chosen is one
+        still to be created.
 
         Expands each decision node it reaches for the first time (`_expand_decision`) and adds
         the children its windows skip to `_cutoffs`.
