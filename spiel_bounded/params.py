@@ -11,6 +11,7 @@ or raises `ValueError` saying what is accepted; `accepted` says it for documenta
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Final
@@ -133,6 +134,30 @@ class OneOf:
         return value
 
 
+@dataclass(frozen=True)
+class Text:
+    """Accepts a non-empty string; with `pattern`, only one it matches in full.
+
+    Attributes:
+        pattern: A regular expression the whole string must match ("" : any).
+        what: What is accepted, in words.
+    """
+
+    pattern: str = ""
+    what: str = "a non-empty string"
+
+    @property
+    def accepted(self) -> str:
+        return self.what
+
+    def __call__(self, value: Any) -> str:
+        if not isinstance(value, str) or not value or not re.fullmatch(self.pattern or ".*", value):
+            raise ValueError(f"must be {self.what}, got {value!r}")
+        return value
+
+
+NAME: Final = Text(r"[A-Za-z0-9_.-]+", "a name of letters, digits, '_', '-' and '.'")
+"""A label or set name, which names files and table rows."""
 NON_NEGATIVE: Final = Number(minimum=0)
 POSITIVE: Final = Number(minimum=0, strict=True)
 OPTIONAL_POSITIVE: Final = Number(minimum=0, strict=True, optional=True)
@@ -208,6 +233,35 @@ def check_fields(settings: Any) -> None:
         except ValueError as error:
             raise ValueError(f"{type(settings).__name__}.{name} {error}") from None
         object.__setattr__(settings, name, value)
+
+
+def read_table(
+    table: Any, settings_type: type, fail: Callable[[str, str], Exception]
+) -> dict[str, Any]:
+    """The keys `settings_type` declares, read from a config file's table: each value given
+    checked, each one not given at its default.
+
+    Raises:
+        The exception `fail(key, message)` makes for the first problem: `table` not a table
+        (`key` ""), an unknown key, a required key missing or a value refused.
+    """
+    if not isinstance(table, Mapping):
+        raise fail("", "must be a table")
+    accepted = declared(settings_type)
+    unknown = sorted(set(table) - set(accepted))
+    if unknown:
+        raise fail(unknown[0], f"unknown key; accepted: {', '.join(accepted)}")
+    values = {}
+    for name, param in accepted.items():
+        if name not in table and param.required:
+            raise fail(
+                name, f"is required; accepted: {getattr(param.check, 'accepted', 'a value')}"
+            )
+        try:
+            values[name] = param.check(table.get(name, param.default))
+        except ValueError as error:
+            raise fail(name, str(error)) from None
+    return values
 
 
 def pick(settings_type: type, values: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import pytest
 
 from spiel_bounded.params import (
     FLAG,
+    NAME,
     OPTIONAL_POSITIVE_INT,
     POSITIVE,
     Number,
@@ -17,6 +18,7 @@ from spiel_bounded.params import (
     checked,
     declared,
     pick,
+    read_table,
     required_setting,
     setting,
 )
@@ -123,3 +125,27 @@ def test_a_required_setting_has_no_default_and_must_be_given() -> None:
     with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'path'"):
         _WithRequired()  # type: ignore[call-arg]
     assert _WithRequired(path="there").path == "there"
+
+
+def test_a_config_table_is_read_by_its_declarations() -> None:
+    """`read_table` gives every declared key (defaults filled in) and names the key of the
+    first problem: an unknown key, a required one missing, a refused value."""
+
+    @dataclass(frozen=True, kw_only=True)
+    class Section:
+        name: str = required_setting("a name", NAME)
+        count: int = setting(1, "how many", Number(minimum=1, integer=True))
+
+    def fail(key: str, message: str) -> ValueError:
+        return ValueError(f"[section] {key}: {message}")
+
+    assert read_table({"name": "a_1"}, Section, fail) == {"name": "a_1", "count": 1}
+    for table, message in (
+        ({"name": "a", "cuont": 2}, r"\[section\] cuont: unknown key; accepted: name, count"),
+        ({"count": 2}, r"\[section\] name: is required; accepted: a name of letters"),
+        ({"name": "a b"}, r"\[section\] name: must be a name of letters.*got 'a b'"),
+        ({"name": "a", "count": 0}, r"\[section\] count: must be an integer >= 1, got 0"),
+        ([1, 2], r"\[section\] : must be a table"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            read_table(table, Section, fail)

@@ -1,38 +1,19 @@
 """Sweep configuration: a TOML file (`configs/epsilon_sweep.toml`), validated before anything runs.
 
-    [sweep]
-    epsilon_fractions = [0.0, 0.01, 0.05, 0.1, 0.2]   # of each game's value range; 0 required
-    positions_directory = "results/experiments/positions"
-
-    [run]                      # how it runs: `runs.settings.RunSettings`, as every job's
-    output = "results/experiments/sweep"
-
-    [[sets]]                   # a seeded position set (see `positions.PositionSet`)
-    name = "connect_four"
-    game = "connect_four"
-    seed = 1
-    plies = 6
-    count = 15
-
-    [[runs]]                   # an algorithm over sets, at one budget
-    label = "bounded_ab"
-    algorithm = "bounded_ab"
-    sets = ["connect_four"]
-    questions = ["Q1"]         # which tables of the report it feeds: Q1 and/or Q5
-    params = { depth = 9 }     # the bot's parameters but epsilon (`tasks.accepted_params`)
-    per_set = { connect_four = { depth = 8 } }
-
-Every error names the file, the key and what is accepted.
+Its sections are `[sweep]` (the epsilons, `SweepSettings`), `[run]` (`runs.settings.RunSettings`,
+as every job's), one `[[sets]]` table per position set (`positions.PositionSet`) and one
+`[[runs]]` table per algorithm over sets at one budget (`RunSpec`). Each key is declared once on
+those types (`params.setting`) and read by the declarations; the manual's config reference is
+generated from them. Every error names the file, the key and what is accepted.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -48,18 +29,75 @@ from spiel_bounded.experiments.tasks import (
     task_settings,
 )
 from spiel_bounded.games import game_info, load_game
-from spiel_bounded.params import declared
+from spiel_bounded.params import NAME, OneOf, Text, read_table, required_setting, setting
 from spiel_bounded.registry import get_spec
 from spiel_bounded.runs.settings import RunSettings, read_run_section
 
 QUESTIONS: Final = ("Q1", "Q5")
-_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
-_SECTIONS: Final = {
-    "sweep": ("epsilon_fractions", "positions_directory"),
-    "run": tuple(declared(RunSettings)),
-    "sets": ("name", "game", "seed", "plies", "count"),
-    "runs": ("label", "algorithm", "sets", "questions", "params", "per_set"),
-}
+
+
+@dataclass(frozen=True)
+class _Fractions:
+    accepted: str = "a list of distinct numbers in [0, 1) that includes 0"
+
+    def __call__(self, value: Any) -> tuple[float, ...]:
+        if not isinstance(value, list | tuple) or not value:
+            raise ValueError(f"must be {self.accepted}, got {value!r}")
+        for item in value:
+            if isinstance(item, bool) or not isinstance(item, int | float) or not 0 <= item < 1:
+                raise ValueError(
+                    "every epsilon is a fraction of the game's value range, in [0, 1) (the whole "
+                    f"range proves nothing, and the searches refuse it); got {item!r}"
+                )
+        if 0 not in value:
+            raise ValueError(
+                "must include 0: the epsilon-0 search is the reference for savings and errors"
+            )
+        if len(set(value)) != len(value):
+            raise ValueError(f"repeated values in {list(value)}")
+        return tuple(float(item) for item in value)
+
+
+@dataclass(frozen=True)
+class _Strings:
+    item: Any
+    accepted: str
+
+    def __call__(self, value: Any) -> tuple[str, ...]:
+        if not isinstance(value, list | tuple) or not value:
+            raise ValueError(f"must be {self.accepted}, got {value!r}")
+        for item in value:
+            self.item(item)
+        return tuple(value)
+
+
+@dataclass(frozen=True)
+class _Table:
+    accepted: str = "a table"
+
+    def __call__(self, value: Any) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise ValueError(f"must be {self.accepted}, got {value!r}")
+        return value
+
+
+_FRACTIONS: Final = _Fractions()
+_NAMES: Final = _Strings(NAME, "a non-empty list of set names")
+_QUESTIONS: Final = _Strings(OneOf(QUESTIONS), f"a non-empty list of {', '.join(QUESTIONS)}")
+_TABLE: Final = _Table()
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweepSettings:
+    """The `[sweep]` section: the epsilons and where the position sets go."""
+
+    epsilon_fractions: tuple[float, ...] = required_setting(
+        "epsilons as fractions of each game's value range, in [0, 1); 0, the reference, included",
+        _FRACTIONS,
+    )
+    positions_directory: str = setting(
+        "results/experiments/positions", "where the position sets' JSON files are written", Text()
+    )
 
 
 class SweepConfigError(ValueError):
@@ -68,23 +106,22 @@ class SweepConfigError(ValueError):
 
 @dataclass(frozen=True, kw_only=True)
 class RunSpec:
-    """One `[[runs]]` table: an algorithm over position sets at one budget.
+    """One `[[runs]]` table: an algorithm over position sets at one budget."""
 
-    Attributes:
-        label: Its name in the records and tables.
-        algorithm: A registered bot whose search takes an epsilon (`tasks.swept_algorithms`).
-        sets: Names of the position sets it searches.
-        questions: The report sections it feeds ("Q1": savings; "Q5": effective branching).
-        params: Parameters for every set (limits, settings fields, evaluator, ...).
-        per_set: Parameters that override `params` for one set.
-    """
-
-    label: str
-    algorithm: str
-    sets: tuple[str, ...]
-    questions: tuple[str, ...] = ("Q1",)
-    params: Mapping[str, Any] = field(default_factory=dict)
-    per_set: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    label: str = required_setting("its name in the records and tables, unique in the config", NAME)
+    algorithm: str = required_setting(
+        "a registered bot whose search takes an epsilon (`tasks.swept_algorithms`)", Text()
+    )
+    sets: tuple[str, ...] = required_setting("names of the position sets it searches", _NAMES)
+    questions: tuple[str, ...] = setting(
+        ("Q1",), "the report sections it feeds: Q1 (savings), Q5 (effective branching)", _QUESTIONS
+    )
+    params: Mapping[str, Any] = setting(
+        {}, "the bot's parameters but epsilon, for every set (`tasks.accepted_params`)", _TABLE
+    )
+    per_set: Mapping[str, Mapping[str, Any]] = setting(
+        {}, "set name -> parameters that override params for that set", _TABLE
+    )
 
     def params_for(self, set_name: str) -> dict[str, Any]:
         return {**self.params, **self.per_set.get(set_name, {})}
@@ -178,6 +215,15 @@ class SweepConfig:
         return tasks
 
 
+_SECTIONS: Final[dict[str, type]] = {
+    "sweep": SweepSettings,
+    "run": RunSettings,
+    "sets": PositionSet,
+    "runs": RunSpec,
+}
+"""Each section's settings type, which declares its keys (`params.setting`)."""
+
+
 def load_sweep_config(
     path: str | Path, *, overrides: Mapping[str, Any] | None = None
 ) -> SweepConfig:
@@ -215,107 +261,52 @@ def parse_sweep_config(
     def fail(where: str, message: str) -> SweepConfigError:
         return SweepConfigError(f"{source}: {where}: {message}")
 
+    def table_of(where: str, table: Any, kind: type) -> dict[str, Any]:
+        return read_table(table, kind, lambda key, message: fail(f"{where} {key}".strip(), message))
+
     unknown = sorted(set(raw) - set(_SECTIONS))
     if unknown:
         raise fail(f"[{unknown[0]}]", f"unknown section; accepted: {', '.join(_SECTIONS)}")
-    for section in ("sweep", "run", "sets", "runs"):
+    for section in _SECTIONS:
         if section not in raw:
             raise fail(f"[{section}]", "missing section")
-    for section, keys in _SECTIONS.items():
-        tables = raw[section] if isinstance(raw[section], list) else [raw[section]]
-        for table in tables:
-            if not isinstance(table, dict):
-                raise fail(f"[{section}]", "must be a table (or [[tables]] for sets and runs)")
-            extra = sorted(set(table) - set(keys))
-            if extra:
-                raise fail(f"[{section}] {extra[0]}", f"unknown key; accepted: {', '.join(keys)}")
-
-    sweep = raw["sweep"]
-    fractions = sweep.get("epsilon_fractions")
-    if not isinstance(fractions, list) or not fractions:
-        raise fail("[sweep] epsilon_fractions", "must be a non-empty list of numbers in [0, 1)")
-    for value in fractions:
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
-            raise fail(
-                "[sweep] epsilon_fractions",
-                f"every epsilon is a fraction of the game's value range, in [0, 1) (the whole "
-                f"range proves nothing, and the searches refuse it); got {value!r}",
-            )
-    if 0 not in fractions:
-        raise fail(
-            "[sweep] epsilon_fractions",
-            "must include 0: the epsilon-0 search is the reference for savings and errors",
-        )
-    if len(set(fractions)) != len(fractions):
-        raise fail("[sweep] epsilon_fractions", f"repeated values in {fractions}")
-    positions_directory = _string(
-        sweep.get("positions_directory", "results/experiments/positions"),
-        fail,
-        "[sweep] positions_directory",
-    )
+    for section in ("sets", "runs"):
+        if not isinstance(raw[section], list):
+            raise fail(f"[[{section}]]", "must be tables: [[sets]] and [[runs]]")
+    sweep = SweepSettings(**table_of("[sweep]", raw["sweep"], SweepSettings))
 
     sets: dict[str, PositionSet] = {}
     for i, table in enumerate(raw["sets"]):
-        where = f"[[sets]] #{i + 1}"
-        name = _string(table.get("name"), fail, f"{where} name")
-        if not _NAME.match(name) or name in sets:
-            raise fail(
-                f"{where} name",
-                f"must be unique and use only letters, digits, '_', '-', '.'; got {name!r}",
-            )
-        game_string = _string(table.get("game"), fail, f"[[sets]] {name} game")
+        values = table_of(f"[[sets]] #{i + 1}", table, PositionSet)
+        name = values["name"]
+        if name in sets:
+            raise fail(f"[[sets]] #{i + 1} name", f"must be unique; {name!r} is taken")
         try:
-            load_game(game_string)
+            load_game(values["game"])
         except ValueError as error:
             raise fail(f"[[sets]] {name} game", str(error)) from None
-        sets[name] = PositionSet(
-            name=name,
-            game=game_string,
-            seed=_integer(table.get("seed", 0), fail, f"[[sets]] {name} seed", None),
-            plies=_integer(table.get("plies", 0), fail, f"[[sets]] {name} plies", 0),
-            count=_integer(table.get("count"), fail, f"[[sets]] {name} count", 1),
-        )
+        sets[name] = PositionSet(**values)
 
     runs: list[RunSpec] = []
     for i, table in enumerate(raw["runs"]):
-        label = _string(table.get("label"), fail, f"[[runs]] #{i + 1} label")
-        where = f"[[runs]] {label}"
-        if not _NAME.match(label) or label == EXACT or label in {r.label for r in runs}:
-            raise fail(
-                f"{where} label",
-                f"must be unique, not {EXACT!r}, and use only letters, digits, '_', '-', '.'",
-            )
-        algorithm = table.get("algorithm")
-        if algorithm not in swept_algorithms():
+        spec = RunSpec(**table_of(f"[[runs]] #{i + 1}", table, RunSpec))
+        where = f"[[runs]] {spec.label}"
+        if spec.label == EXACT or spec.label in {r.label for r in runs}:
+            raise fail(f"{where} label", f"must be unique and not {EXACT!r}")
+        if spec.algorithm not in swept_algorithms():
             raise fail(
                 f"{where} algorithm",
-                f"unknown algorithm {algorithm!r}; accepted: {', '.join(swept_algorithms())}",
+                f"unknown algorithm {spec.algorithm!r}; accepted: {', '.join(swept_algorithms())}",
             )
-        names = table.get("sets")
-        if not isinstance(names, list) or not names:
-            raise fail(f"{where} sets", "must be a non-empty list of set names")
-        for name in names:
+        for name in spec.sets:
             if name not in sets:
                 raise fail(f"{where} sets", f"unknown set {name!r}; accepted: {', '.join(sets)}")
-        questions = table.get("questions", ["Q1"])
-        if not isinstance(questions, list) or not set(questions) <= set(QUESTIONS):
-            raise fail(f"{where} questions", f"a list of {', '.join(QUESTIONS)}; got {questions!r}")
-        params = table.get("params", {})
-        per_set = table.get("per_set", {})
-        if not isinstance(params, dict) or not isinstance(per_set, dict):
-            raise fail(where, "params and per_set must be tables")
-        for name in per_set:
-            if name not in names:
-                raise fail(f"{where} per_set", f"{name!r} is not one of the run's sets ({names})")
-        spec = RunSpec(
-            label=label,
-            algorithm=algorithm,
-            sets=tuple(names),
-            questions=tuple(questions),
-            params=params,
-            per_set=per_set,
-        )
-        for name in names:
+        for name in spec.per_set:
+            if name not in spec.sets:
+                raise fail(
+                    f"{where} per_set", f"{name!r} is not one of the run's sets ({list(spec.sets)})"
+                )
+        for name in spec.sets:
             _check_run_on_set(spec, sets[name], fail)
         runs.append(spec)
 
@@ -327,8 +318,8 @@ def parse_sweep_config(
     return SweepConfig(
         source=source,
         text=text,
-        fractions=tuple(float(value) for value in fractions),
-        positions_directory=positions_directory,
+        fractions=sweep.epsilon_fractions,
+        positions_directory=sweep.positions_directory,
         sets=tuple(sets.values()),
         runs=tuple(runs),
         run=run,
@@ -361,17 +352,3 @@ def _check_run_on_set(spec: RunSpec, position_set: PositionSet, fail: Any) -> No
             evaluator_from(game, settings, auto=search.auto_evaluator)
     except (ValueError, TypeError) as error:
         raise fail(f"{where} on set {position_set.name}", str(error)) from None
-
-
-def _string(value: Any, fail: Any, where: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise fail(where, f"must be a non-empty string; got {value!r}")
-    return value
-
-
-def _integer(value: Any, fail: Any, where: str, minimum: int | None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise fail(where, f"must be an integer; got {value!r}")
-    if minimum is not None and value < minimum:
-        raise fail(where, f"must be an integer >= {minimum}; got {value!r}")
-    return value

@@ -24,28 +24,31 @@ import numpy as np
 import pyspiel
 
 from spiel_bounded.games import load_game
+from spiel_bounded.params import (
+    NAME,
+    NON_NEGATIVE_INT,
+    POSITIVE_INT,
+    SEED,
+    Text,
+    required_setting,
+    setting,
+)
 from spiel_bounded.synthetic import SHORT_NAME
 from spiel_bounded.testing import random_positions
 
 
 @dataclass(frozen=True, kw_only=True)
 class PositionSet:
-    """A seeded set of positions.
+    """A seeded set of positions: a `[[sets]]` table of a sweep config."""
 
-    Attributes:
-        name: The set's name (a file name: letters, digits, `_`, `-`, `.`).
-        game: OpenSpiel game string. For `bounded_random_tree` its `seed` parameter is set per
-            position (`seed + i`).
-        seed: Seeds the random moves (and, for synthetic trees, the trees).
-        plies: Random decision plies played from the start.
-        count: Number of positions.
-    """
-
-    name: str
-    game: str
-    seed: int
-    plies: int
-    count: int
+    name: str = required_setting("the set's name, unique in the config", NAME)
+    game: str = required_setting(
+        "OpenSpiel game string (for bounded_random_tree, its seed is set per position: seed + i)",
+        Text(),
+    )
+    seed: int = setting(0, "seeds the random moves (and, for synthetic trees, the trees)", SEED)
+    plies: int = setting(0, "random decision plies played from the start", NON_NEGATIVE_INT)
+    count: int = required_setting("number of positions", POSITIVE_INT)
 
     @property
     def synthetic(self) -> bool:

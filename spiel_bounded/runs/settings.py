@@ -10,13 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from spiel_bounded.params import (
-    POSITIVE_INT,
-    OneOf,
-    check_fields,
-    declared,
-    setting,
-)
+from spiel_bounded.params import POSITIVE_INT, OneOf, check_fields, read_table, setting
 from spiel_bounded.runs.executors import EXECUTORS
 
 
@@ -83,18 +77,8 @@ def read_run_section(
     """
     if not isinstance(table, Mapping):
         raise fail("", "must be a table")
-    accepted = declared(RunSettings)
-    unknown = sorted(set(table) - set(accepted))
-    if unknown:
-        raise fail(unknown[0], f"unknown key; accepted: {', '.join(accepted)}")
     given = {**table, **{k: v for k, v in (overrides or {}).items() if v is not None}}
-    values = {}
-    for name, param in accepted.items():
-        try:
-            values[name] = param.check(given.get(name, param.default))
-        except ValueError as error:
-            raise fail(name, str(error)) from None
-    return RunSettings(**values)
+    return RunSettings(**read_table(given, RunSettings, fail))
 
 
 Config = TypeVar("Config")
