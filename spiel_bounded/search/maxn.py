@@ -2,50 +2,11 @@
 Sturtevant's last-branch and speculative pruning.
 
 Every node is valued by a vector with one value per player: a decision node takes the vector
-of the child that maximises its mover's own value, a chance node the probability-weighted mean
-of its children's vectors, a terminal its returns, a node at the depth horizon the evaluator's
-values. Depth counts decision plies (chance nodes do not count, and one at the horizon is
-evaluated), as in `oracles.solve_depth_limited`. The mover is read at every node: the same
-player may move several times in a row.
-
-Move order and ties: children are searched in `legal_actions()` order, or with
-`ordering="evaluator"` best first for the mover by the evaluator's value of each child (a
-stable sort, at nodes whose children are not leaves). Among children whose vectors give the
-mover the same value, the first searched is kept (a later child replaces it only when strictly
-better). Ties change max^n values, so this rule is the same in every pruning mode; with
-`ordering="none"` it is the oracle's (`oracles.solve_depth_limited`).
-
-Pruning needs a lower bound `lb` on every player's value and an upper bound `max_sum` on the
-sum of all of them: the game's constant sum, and its declared minimum utility, or a tighter
-proven one (`TRUE_MINIMUM`). Evaluator values must respect both (`ValueError` otherwise).
-
-Shallow pruning (Korf 1991): at a node of player i whose parent, player j != i, already has
-`best_j` from an earlier child: once this node has a child giving i the value `b`, j can get at
-most `max_sum - b - (n - 2) * lb` here, and when that is not more than `best_j` the parent will
-not choose this node; its other children are skipped. No bound is passed through a chance node
-or between two nodes of the same player. The root passes its bound to its children, whose
-values are then reported as an upper bound (`children`); the move and root vector are those of
-the unpruned search.
-
-Last-branch pruning (Sturtevant 2003) adds the grandparent: at a node N of player i, with
-parent P (player j) and grandparent G (player k), all three different, G having `best_k` and P
-having `best_j` from earlier children, once N has a child giving i the value `b` with
-`best_k + best_j + b + (n - 3) * lb >= max_sum`, any vector of N that P would prefer gives k
-less than `best_k`, so G would not take it through P. N's other children are skipped, provided
-N is P's last child (no later sibling's choice depends on N's partial value) and P's best
-vector so far gives k no more than `best_k` (G does not choose P through an earlier child).
-
-Speculative pruning (Sturtevant 2003) prunes N under the same sum condition before P's last
-child, as long as P's best vector so far gives k no more than `best_k` (otherwise a re-search
-would be certain): P sets N aside and goes on. When P has finished, if P's best vector (from
-the children it did not set aside) gives k no more than `best_k`, G keeps an earlier child
-whatever N holds, and P returns that vector, marked as not exact. Otherwise G may take P, so P
-searches the children it set aside again (pruned by P's bound only) and chooses among all its
-children in their order. Re-searches are counted separately (`SearchStats.researches`,
-`SearchStats.research_nodes`). Deep pruning is unsound for max^n and is not implemented.
-
-Games in `UNDO_EXACT_GAMES` are searched with `apply_action` / `undo_action` on a clone of the
-root instead of `child()` (tests check that undo restores the state exactly there).
+of the child that maximises its mover's own value (the first searched among equals), a chance
+node the probability-weighted mean, a terminal its returns, a node at the depth horizon the
+evaluator's values. Pruning needs a zero- or constant-sum game (a lower bound on every value and
+an upper bound on their sum) and never changes the root vector or move. The rules of each
+pruning and why they are sound are in the manual (docs/algorithms.md).
 """
 
 from __future__ import annotations
@@ -99,7 +60,7 @@ class MaxnSettings:
         "constant-sum games), or auto (speculative on constant-sum games, else none)",
         OneOf((AUTO_PRUNING, *PRUNINGS)),
     )
-    # Pruning needs a constant-sum game (see the module docstring); "auto" picks "speculative" on
+    # Pruning needs a constant-sum game (docs/algorithms.md); "auto" picks "speculative" on
     # a zero- or constant-sum game, "none" on a general-sum one. `MaxnStats.pruning` reports the
     # mode applied.
     ordering: str = setting(

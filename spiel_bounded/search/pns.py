@@ -1,88 +1,12 @@
-"""Proof-number search (df-pn) and bounded multi-outcome proof-number search.
+"""Proof-number search (df-pn; Nagai 2002, after Allis, van der Meulen & van den Herik 1994) and
+bounded multi-outcome proof-number search (Saffidine & Cazenave, ECAI 2012).
 
-Both searches answer threshold questions "is the root value, for the player to move at the root
-(the attacker), at least g?" with depth-first proof-number search (df-pn; Nagai 2002), the
-depth-first form of Allis's proof-number search (Allis, van der Meulen & van den Herik 1994).
-
-Proof and disproof numbers. A node's proof number pn is the least number of frontier nodes that
-must be solved to prove the question, its disproof number dn the least to disprove it. A solved
-node has (0, INF) (proved) or (INF, 0) (disproved), a frontier node (1, 1). At a node where the
-attacker moves (OR), pn = min over children of pn and dn = sum of dn; where the defender moves
-(AND), pn = sum of pn and dn = min of dn. Which of the two a node is comes from
-`current_player()` at that node, compared with the root's player, never from the parity of the
-ply: a game may let the same player move twice in a row.
-
-df-pn (Nagai 2002). `MID(n, th_pn, th_dn)` searches n until pn(n) >= th_pn or dn(n) >= th_dn.
-At an OR node it descends into the child c1 with the smallest pn, with thresholds
-`th_pn(c1) = min(th_pn, pn2 + 1)` (pn2: the second smallest pn) and
-`th_dn(c1) = th_dn - dn(n) + dn(c1)`; an AND node mirrors it with pn and dn exchanged. (Nagai
-writes this in negamax form with phi = pn, delta = dn at OR nodes and the reverse at AND nodes;
-the pn/dn form used here is the same rule and needs no assumption that the players alternate.)
-The root is called with infinite thresholds, so it returns when the question is answered. A
-node's children keep their numbers in the node's own frame while it is searched; a
-transposition table keeps them between visits.
-
-Proven bounds. Every node also carries an interval [lower, upper] (pess and opti in the
-bounded-search notes; Atzmon, Stern & Saffidine, "Bounded Suboptimal Game Tree Search", SoCS
-2018) that contains its game value: a terminal's is its value; an unexpanded node's is the whole
-range; an expanded node's comes from its children as in bounded alpha-beta: at a MAX (attacker)
-node lower = max lower(c) and upper = max upper(c), at a MIN node lower = min lower(c) and upper
-= min upper(c). The question "value >= g" is proved at a node exactly when lower >= g and
-disproved exactly when upper < g, and the numbers are tied to the bounds (a node whose bounds
-settle the question gets (0, INF) or (INF, 0)), so a proof found for one question serves every
-other question it settles. The transposition table stores [lower, upper] for good and the numbers
-together with the question they belong to.
-
-`pns` asks one question: "the player to move wins" (value > 0, the zero-sum draw value; asked as
-value >= the next float above 0) or, with `goal="draw"`, "at least draws" (value >= 0).
-
-`bounded_pns` is multi-outcome proof-number search (Saffidine & Cazenave, "Multiple-Outcome Proof
-Number Search", ECAI 2012) in its bounded form: it keeps the proven [lower, upper] of every node
-over the game's finite set of terminal values and asks the questions "value >= o" for outcome values
-o in (lower, upper] at the root, dichotomically (the outcome nearest the middle of the root
-interval), until `upper - lower <= epsilon` at the root (epsilon = 0: the exact value). All
-questions share one tree (the transposition table), which is the point of MOPNS against a series of
-independent PNS runs: a subtree solved for one threshold is never searched again for another, and
-the [lower, upper] bounds it proved settle other thresholds at once. Unlike MOPNS as published, the
-proof and disproof numbers are kept for the threshold being searched only (one set per node instead
-of one per outcome): the thresholds are searched one after the other, so numbers of another
-threshold would never be read again. When the root interval is at most epsilon wide, the root child
-with the best lower bound (the pessimistic move) is within epsilon of optimal: its value is at least
-lower(root) >= upper(root) - epsilon >= value(root) - epsilon.
-
-The set of terminal values (`terminal_values`) is known for the games in `TERMINAL_VALUES`
-(win / draw / loss, audited against OpenSpiel 2.0.2) and for `bounded_random_tree` with
-`integer_values=1` (the integers of its range); `bounded_pns` refuses other games. A terminal
-value outside the set raises `ValueError` naming the game and the value.
-
-The sets live in `search.outcomes`.
-
-Transpositions and cycles. The table key is the game's transposition key (`search.keys`)
-prefixed with the move number. The move number makes the searched graph acyclic by
-construction: a repeated position is a different node further down, so df-pn never meets a
-cycle (the graph-history interaction problem cannot arise) and, every OpenSpiel game having a
-finite `max_game_length`, the search terminates. The price is that positions reached in a
-different number of moves do not share an entry. In a DAG the summed numbers count a shared
-subtree once per path (the known over-estimation of proof numbers in DAGs); that can misguide
-the search but never makes a proof wrong, since proofs come from the bounds alone.
-
-Memory cap. The table holds at most `tt_capacity` entries. When a new entry would exceed it, the
-half (at least) of the entries with the least work (nodes searched below them) is dropped, the
-"small tree" garbage collection of df-pn solvers. A node being searched keeps its children's
-numbers in its own frame, so dropping entries never loses the progress of the current path: it
-only costs re-expansions, and results stay correct (with a cap of a few entries, df-pn degrades
-towards a search without a table, still complete on the acyclic graph).
-
-Nodes are counted as in bounded alpha-beta: every state the search steps into (each child
-generated at an expansion, and the root). df-pn expands a node again each time it is revisited,
-so its count includes those re-expansions.
-
-Engines. `engine="auto"` (the default) runs the native engine (`spiel_bounded.native`,
-`native/src/pns.cc`) when it is built; neither search has an evaluator, so nothing is called back
-but a game implemented in Python. The native engine follows this module step for step (its keys
-hash the same parts; its table drops the same entries when full): at a node limit it visits the
-same nodes and returns the same move, bounds, root children and counts
-(`tests/test_native_pns_rivest.py`), 4-8x faster. This module stays the reference.
+`pns` proves or disproves "the player to move wins" (or, with `goal="draw"`, "at least
+draws"); `bounded_pns` asks "value >= o" over the game's terminal values until the root's proven
+interval is at most epsilon wide. Every node carries proven bounds, so `lower` / `upper` /
+`children` are proven whatever the limits. The numbers, the bounds, transpositions and the memory
+cap are explained in the manual (docs/algorithms.md); the native engine (`native/src/pns.cc`)
+follows this module step for step, and this module stays the reference.
 """
 
 from __future__ import annotations
@@ -136,7 +60,7 @@ class PNSSettings:
         "transposition-table entries at most (about 380 bytes each on connect_four)",
         POSITIVE_INT,
     )
-    # When full, the entries with the least work below them are dropped (module docstring).
+    # When full, the entries with the least work below them are dropped (docs/algorithms.md).
     engine: str = setting(
         "auto",
         "auto (native when built), native (required) or python",

@@ -1,53 +1,12 @@
 """Best-first search by min/max approximation (R. L. Rivest, "Game Tree Searching by Min/Max
 Approximation", Artificial Intelligence 34, 1987) for two-player zero-sum deterministic games.
 
-The search grows an explicit partial tree from the root. Values are the root player's, mapped
-to be strictly positive as the generalized mean needs: a utility `u` in the game's range
-`[umin, umax]` becomes `v = 1 + (TOP - 1) (u - umin) / (umax - umin)`, so a loss is 1, a win
-`TOP` = 1023 (Rivest's static values lay in [1, 1023]) and any value is at least 1. A tip (a
-leaf of the partial tree) is valued by the evaluator, a terminal by its returns.
-
-The generalized p-mean of n values is `M_p(a) = ((1/n) sum a_i^p)^(1/p)`: it tends to max as
-p -> +inf and to min as p -> -inf. A node where the root player moves (a max node) uses `q = p`,
-the opponent's nodes (min nodes) `q = -p`.
-
-Weights and penalties: the weight of the edge from a parent f to its child c is
-
-- `generalized` mode: `-ln dM_q(f)/dv(c) = ln n - (q - 1) (ln v(c) - ln v(f))`, with
-  `v(f) = M_q` of f's children's values, n the number of f's children: minus the log of how
-  strongly the parent's value depends on this child;
-- `reverse` mode (Rivest's implementation): `REVERSE_BASE + |ln v(f) - ln v(c)|`, with interior
-  values the true min / max of their children (the means only shape the weights; `p` has no
-  effect).
-
-A node's penalty `pi` is 0 at an expandable tip, and `min over children (w(c) + pi(c))` above;
-the tip with the least sum of weights on its path from the root (the root's `pi`) is expanded
-next, all its children at once, and the values, weights and penalties are updated on that tip's
-path only (each ancestor recomputes its value, its children's weights and its penalty:
-O(depth x branching) per expansion, never the whole tree). `recompute` does the whole-tree
-computation the tests compare with.
-
-Solved subtrees: a terminal is solved with its exact value; a node is solved when all its
-children are, or when a child is solved with the best value its mover can get (a win for the
-max player, a loss for the min player); a solved node takes its exact minimax value in both
-modes and gets an infinite penalty, so it is never expanded again. A tip at the depth limit
-gets an infinite penalty too, unsolved.
-
-The move is the root child with the best backed-up value for the root player (the first in
-`legal_actions()` order among equals). Budgets: `nodes` counts children generated (Rivest's
-calls to the move routine), `seconds`, and `depth` (plies below the root). Memory: the tree is
-built afresh for every search and never holds more than `max_nodes` nodes (a full tree stops
-the search with `stopped_by == "nodes"`, as a node limit does); a tip keeps its pyspiel state
-until it is expanded, so a node costs about 870 bytes on connect_four
-(`results/bench_memory.md`, from `scripts/benchmarks/memory.py`). The tree is freed before the
-search returns, and that time is part of `stats.seconds`.
-
-Engines. `engine="auto"` (the default) runs the native engine (`spiel_bounded.native`,
-`native/src/rivest.cc`) when it is built and the evaluator has a C++ twin; `"native"` calls a
-Python evaluator back. It follows this module step for step (the same libm `log` / `exp`, the
-same order of additions): after the same expansions it holds the same tree and returns the same
-move, children and principal variation (`tests/test_native_pns_rivest.py`). Its tree is a flat
-array of nodes (a tip keeps its OpenSpiel state), freed at `NATIVE_FREE_SECONDS_PER_NODE`.
+An explicit partial tree grows from the root: the tip with the least sum of edge weights on its
+path (minus the log of how much each parent's generalized mean depends on its child) is
+expanded next, all its children at once, and only that path is updated. The move is the root
+child with the best backed-up value (an estimate unless the root is solved). The values, weights,
+solved subtrees, budgets and memory are explained in the manual (docs/algorithms.md); the native
+engine (`native/src/rivest.cc`) follows this module step for step.
 """
 
 from __future__ import annotations
@@ -225,7 +184,7 @@ class MinMaxTree:
         return node
 
     def weight(self, parent: RivestNode, child: RivestNode) -> float:
-        """The weight of the edge parent -> child (see the module docstring)."""
+        """The weight of the edge parent -> child (docs/algorithms.md)."""
         if not self.generalized:
             return REVERSE_BASE + abs(math.log(parent.value) - math.log(child.value))
         q = self.p if parent.maximizing else -self.p
