@@ -1,72 +1,12 @@
-"""Heuristics for two games with chance nodes: backgammon and pig.
+"""Heuristics for two games with chance nodes: backgammon (`BackgammonScorer`, a race model in
+pips with contact terms) and pig (`PigScorer`, a race in turns fitted to the exact winning
+probabilities).
 
-Both read `str(state)` only, so they work on every node type the searches evaluate: decision
-nodes, chance nodes (OpenSpiel's `expectiminimax` calls the value function at the depth limit
-whatever the node) and even terminal states. Unlike the static heuristics of `heuristics.py` they
-use whose turn it is (at a chance node: who rolls next), and they estimate *winning chances* whose
-expected utilities, scaled by 0.95, are the values: for two players `value[0] = mid + half * 0.95
-* (2p - 1)` with p player 0's chance (backgammon with gammons adds the gammon chances), so values
-stay strictly inside the utility range and never claim a proven result. The values sum to zero,
-like the games' returns. `score` is player 0's value normalised to [-1, 1]:
-`(value[0] - mid) / (0.95 * half)`.
-
-Backgammon (`BackgammonScorer`): a race model in pips. Each side's *effective pip count* is
-
-    pips + BACKGAMMON_WASTAGE * (checkers not borne off)          (bear-off wastage)
-         + blot exposure + bar entry cost                          (only while in contact)
-         - blocking points bonus                                   (only while in contact)
-         - tempo (the remaining dice of the side to move, or BACKGAMMON_ON_ROLL for the side
-           about to roll at a chance node)
-
-and `p = Phi(d / sd)` (as a logistic) with `d` the opponent's minus one's own effective count and
-`sd**2 = BACKGAMMON_RACE_VARIANCE * (sum of the counts) + BACKGAMMON_RACE_OFFSET` (plus
-`BACKGAMMON_CONTACT_VARIANCE` while the sides are in contact): the standard normal approximation
-of a dice race (the pips of one roll have mean 8.17 and variance 18.5). Contact terms:
-
-- blot exposure: a blot (single checker) within 1-6 pips in front of an opponent checker (or
-  entering checker) is hit with probability about 11/36 (`BACKGAMMON_DIRECT_SHOT`), within 7-12
-  about 5/36 (`BACKGAMMON_INDIRECT_SHOT`); a hit costs the pips the checker had travelled plus
-  `BACKGAMMON_HIT_TEMPO`. The side about to move discounts its own exposure by
-  `BACKGAMMON_OWN_RISK` (it can often tidy up first).
-- bar: every checker on the bar costs the expected rolls lost to enter against the opponent's
-  closed home points k, `8.17 * q / (1 - q)` pips with `q = (k / 6)**2` (capped when k = 6).
-- points made: `BACKGAMMON_BLOCK` pips per made point (2+ checkers) in front of the opponent's
-  rearmost checker, plus `BACKGAMMON_PRIME` per point of the longest run of such points beyond 1.
-
-Checkers borne off count through the pip count (0 pips each). With gammons (scoring types
-`enable_gammons` and `full_scoring`; max utility > 1) the value adds the estimated chance of
-winning a gammon, a race of the winner's count against the loser's pips to bring every checker
-home and bear one off; backgammons are valued as gammons. `max_player_turns` (a draw once that
-many turns are played) is not visible in `str(state)` and is ignored.
-
-The board is cut out of the drawing with one `itemgetter` call (one 5-character column per point,
-read in checker order) and every column string is looked up in a per-point table that packs all
-per-point features into one integer (pip counts, checker counts, pips outside the home board,
-blot and made-point bitmasks), so the whole board is one C-level `sum(map(...))`.
-
-Pig (`PigScorer`): a race in turns. For `x` points still to score, `E[x]` and `V[x]` are the mean
-and variance of the number of turns a player needs holding at `min(h, x)`, where `h` is the turn
-total that maximises the expected points of a turn (20 for a six-sided die). The player to move
-with score `s` and turn total `k` still needs `A = winscore - s - k`, an opponent with score `t`
-needs `B = winscore - t`, and for two players
-
-    p(mover wins) = logistic(PIG_SLOPE * (E[B] - E[A] + tempo) / sqrt(V[A] + V[B]))
-    tempo = PIG_TEMPO - PIG_TURN_RISK * min(k, h) / h
-
-(a mover who has banked nothing keeps the whole advantage of being on turn; a big turn total is at
-risk). `A <= 0` is a certain win (the mover must stop and wins). The constants were fitted to the
-exact winning probabilities of optimally played pig (value iteration, Neller & Presser 2004) on
-winscore 100 / 50 / 20 with a six-sided die, 60 with a four-sided die, 40 with a ten-sided die
-and 30 for piglet: root-mean-square error 0.04-0.07 over all states, 0.03-0.04 at turn starts,
-0.048 over the states of (near-)optimal games to 100; choosing roll or stop by comparing the
-values of the two children agrees with the optimal policy in 93% of those states. At a
-chance node (the mover rolling) the value is the average of the bust outcome (probability
-1/diceoutcomes: the turn total is lost and the next player moves) and the mean non-bust outcome
-(the turn total plus the mean gain, rounded). For n > 2 players the same strengths
-`-PIG_SLOPE * (E[R_p] - tempo_p) / sqrt(2/n * sum_p V[R_p])` go through a softmax (tempo falls by
-`2 * PIG_TEMPO / n` per seat after the mover), which reduces to the formula above for two players,
-and the values are the expected utilities `(n p - 1) / (n - 1)` scaled by 0.95. The `horizon`
-parameter (a draw after that many moves) is ignored.
+Both read `str(state)` only, so they value decision nodes, chance nodes and terminal states
+alike, and both estimate winning chances whose expected utilities, scaled by 0.95, are the
+values (strictly inside the utility range, summing to zero like the returns). The models, their
+constants and how well they fit are in the manual (docs/bots.md, "The chance games'
+heuristics").
 """
 
 from __future__ import annotations
@@ -215,7 +155,7 @@ def _race_logit(behind: float, ahead: float, variance: float) -> float:
 
 
 class BackgammonScorer:
-    """Backgammon positions -> per-player values (see the module docstring).
+    """Backgammon positions -> per-player values (the model: docs/bots.md).
 
     Attributes:
         checkers: Checkers per player (15; 3 in hyper-backgammon).
@@ -459,7 +399,7 @@ def pig_turn_tables(winscore: int, dice: int, piglet: bool) -> tuple[int, list[f
 
 
 class PigScorer:
-    """Pig positions -> per-player values (see the module docstring).
+    """Pig positions -> per-player values (the model: docs/bots.md).
 
     Attributes:
         players: Number of players.
