@@ -1,23 +1,7 @@
 """The atlas config: a TOML file (`configs/atlas.toml`), validated before anything runs.
 
-    [atlas]
-    seed = 2026
-    positions = 6                  # seeded positions per game (Q1)
-    plies = [4, 16]                # random decision plies before each position
-    epsilon_fractions = [0.0, 0.05, 0.1, 0.2]   # of each game's value range; 0 required
-    q1_nodes = 20000               # the epsilon-0 node budget that picks each game's depth
-    max_depth = 12
-    calibration_positions = 3
-    facts_playouts = 30
-    facts_max_plies = 2000
-    openspiel_positions = 3
-    openspiel_seconds = 1.0        # OpenSpiel's deepest depth: the first over this many seconds
-    solve_nodes = 200000
-    trace_nodes = [300, 1000, 3000, 10000, 30000, 100000]
-    trace_positions = 2
-    pruning_depth = 3
-    pruning_nodes = 2000000
-    tournaments = ["configs/atlas/babmcts_sims.toml"]   # arena configs run after the measurements
+    [atlas]                        # `AtlasSettings`: every key declared there, with its default
+    q1_nodes = 20000
 
     [run]                          # how it runs: `runs.settings.RunSettings`, as every job's
     output = "results/atlas/run"
@@ -50,29 +34,117 @@ from typing import Any, Final
 from spiel_bounded.evaluators import EVALUATOR_NAMES, has_heuristic
 from spiel_bounded.experiments.atlas.measures import random_position_list
 from spiel_bounded.games import game_info, load_game
+from spiel_bounded.params import POSITIVE, SEED, Number, read_table, setting
 from spiel_bounded.runs.settings import RunSettings, read_run_section
 
 _NAME = re.compile(r"^[A-Za-z0-9_.=(),-]+$")
-ATLAS_KEYS: Final = {
-    "seed": 2026,
-    "positions": 6,
-    "plies": [4, 16],
-    "epsilon_fractions": [0.0, 0.05, 0.1, 0.2],
-    "q1_nodes": 20_000,
-    "max_depth": 12,
-    "calibration_positions": 3,
-    "facts_playouts": 30,
-    "facts_max_plies": 2000,
-    "openspiel_positions": 3,
-    "openspiel_seconds": 1.0,
-    "solve_nodes": 200_000,
-    "trace_nodes": [300, 1000, 3000, 10_000, 30_000, 100_000],
-    "trace_positions": 2,
-    "pruning_depth": 3,
-    "pruning_nodes": 2_000_000,
-    "tournaments": [],
-}
-"""Every `[atlas]` key and its default."""
+
+
+@dataclass(frozen=True)
+class _Plies:
+    accepted: str = "[low, high] with 0 <= low <= high"
+
+    def __call__(self, value: Any) -> tuple[int, int]:
+        if (
+            not isinstance(value, list | tuple)
+            or len(value) != 2
+            or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value)
+            or value[0] > value[1]
+        ):
+            raise ValueError(f"must be {self.accepted}; got {value!r}")
+        return (int(value[0]), int(value[1]))
+
+
+@dataclass(frozen=True)
+class _Fractions:
+    accepted: str = "a non-empty list of fractions of the value range in [0, 1), 0 among them"
+
+    def __call__(self, value: Any) -> list[float]:
+        if (
+            not isinstance(value, list)
+            or not value
+            or any(
+                isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v < 1
+                for v in value
+            )
+        ):
+            raise ValueError(
+                f"must be a non-empty list of fractions of the value range in [0, 1); got {value!r}"
+            )
+        if 0 not in value or len(set(value)) != len(value):
+            raise ValueError("must hold 0 (the reference of savings and errors) and no value twice")
+        return [float(v) for v in value]
+
+
+@dataclass(frozen=True)
+class _Budgets:
+    accepted: str = "increasing positive integers"
+
+    def __call__(self, value: Any) -> list[int]:
+        if (
+            not isinstance(value, list)
+            or not value
+            or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in value)
+            or value != sorted(set(value))
+        ):
+            raise ValueError(f"must be {self.accepted}; got {value!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class _ArenaConfigs:
+    accepted: str = "a list of arena config paths"
+
+    def __call__(self, value: Any) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+            raise ValueError(f"must be {self.accepted}")
+        for path in value:
+            if not Path(path).is_file():
+                raise ValueError(f"no such arena config: {path!r}")
+        return value
+
+
+_COUNT: Final = Number(minimum=1, integer=True)
+_PLIES: Final = _Plies()
+
+
+@dataclass(frozen=True, kw_only=True)
+class AtlasSettings:
+    """The `[atlas]` section: what every row is measured with (its fingerprint)."""
+
+    seed: int = setting(2026, "seed of the positions and playouts", SEED)
+    positions: int = setting(6, "seeded positions per game (Q1)", _COUNT)
+    plies: tuple[int, int] = setting(
+        (4, 16), "random decision plies before each position, [low, high]", _PLIES
+    )
+    epsilon_fractions: list[float] = setting(
+        [0.0, 0.05, 0.1, 0.2], "epsilons as fractions of each game's value range", _Fractions()
+    )
+    q1_nodes: int = setting(
+        20_000, "the epsilon-0 node budget that picks each game's depth", _COUNT
+    )
+    max_depth: int = setting(12, "the deepest depth calibrated", _COUNT)
+    calibration_positions: int = setting(3, "positions the depth is calibrated on", _COUNT)
+    facts_playouts: int = setting(30, "random playouts for a game's facts", _COUNT)
+    facts_max_plies: int = setting(2000, "plies a facts playout stops at", _COUNT)
+    openspiel_positions: int = setting(3, "positions compared with OpenSpiel's search", _COUNT)
+    openspiel_seconds: float = setting(
+        1.0, "OpenSpiel's deepest depth: the first over this many seconds", POSITIVE
+    )
+    solve_nodes: int = setting(200_000, "node budget of each solver on a small variant", _COUNT)
+    trace_nodes: list[int] = setting(
+        [300, 1000, 3000, 10_000, 30_000, 100_000],
+        "node budgets at which the proven root interval is traced",
+        _Budgets(),
+    )
+    trace_positions: int = setting(2, "positions whose interval is traced", _COUNT)
+    pruning_depth: int = setting(3, "depth of the max^n pruning comparison", _COUNT)
+    pruning_nodes: int = setting(2_000_000, "node budget of the max^n pruning comparison", _COUNT)
+    tournaments: list[str] = setting(
+        [], "arena configs run after the measurements", _ArenaConfigs()
+    )
+
+
 GAME_OVERRIDES: Final = ("plies", "positions", "max_depth", "q1_nodes", "pruning_depth")
 GAME_KEYS: Final = ("game", "label", "note", "evaluator", "rollouts", "solve", *GAME_OVERRIDES)
 SOLVE_KEYS: Final = ("game", "plies", "positions")
@@ -204,66 +276,10 @@ def parse_atlas_config(
     for section in ("atlas", "run", "games"):
         if section not in raw:
             raise fail(f"[{section}]", "missing section")
-    atlas = raw["atlas"]
-    if not isinstance(atlas, dict):
-        raise fail("[atlas]", "must be a table")
-    _no_unknown(atlas, tuple(ATLAS_KEYS), "[atlas]", fail)
-    settings = {key: atlas.get(key, default) for key, default in ATLAS_KEYS.items()}
-    for key in ("seed",):
-        _integer(settings[key], 0, f"[atlas] {key}", fail)
-    for key in (
-        "positions",
-        "q1_nodes",
-        "max_depth",
-        "calibration_positions",
-        "facts_playouts",
-        "facts_max_plies",
-        "openspiel_positions",
-        "solve_nodes",
-        "trace_positions",
-        "pruning_depth",
-        "pruning_nodes",
-    ):
-        _integer(settings[key], 1, f"[atlas] {key}", fail)
-    seconds = settings["openspiel_seconds"]
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
-        raise fail("[atlas] openspiel_seconds", f"must be a number > 0; got {seconds!r}")
-    settings["openspiel_seconds"] = float(seconds)  # 1 and 1.0: one fingerprint, one task id
-    settings["plies"] = _plies(settings["plies"], "[atlas] plies", fail)
-    fractions = settings["epsilon_fractions"]
-    if (
-        not isinstance(fractions, list)
-        or not fractions
-        or any(
-            isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v < 1
-            for v in fractions
-        )
-    ):
-        raise fail(
-            "[atlas] epsilon_fractions",
-            "must be a non-empty list of fractions of the value range in [0, 1); got "
-            f"{fractions!r}",
-        )
-    if 0 not in fractions or len(set(fractions)) != len(fractions):
-        raise fail(
-            "[atlas] epsilon_fractions",
-            "must hold 0 (the reference of savings and errors) and no value twice",
-        )
-    settings["epsilon_fractions"] = [float(v) for v in fractions]
-    budgets = settings["trace_nodes"]
-    if (
-        not isinstance(budgets, list)
-        or not budgets
-        or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in budgets)
-        or budgets != sorted(set(budgets))
-    ):
-        raise fail("[atlas] trace_nodes", f"must be increasing positive integers; got {budgets!r}")
+    settings = read_table(
+        raw["atlas"], AtlasSettings, lambda key, message: fail(f"[atlas] {key}".strip(), message)
+    )
     tournaments = settings["tournaments"]
-    if not isinstance(tournaments, list) or not all(isinstance(t, str) for t in tournaments):
-        raise fail("[atlas] tournaments", "must be a list of arena config paths")
-    for path in tournaments:
-        if not Path(path).is_file():
-            raise fail("[atlas] tournaments", f"no such arena config: {path!r}")
 
     games_raw = raw["games"]
     if not isinstance(games_raw, list) or not games_raw:
@@ -444,11 +460,7 @@ def _integer(value: Any, minimum: int, where: str, fail: Any) -> None:
 
 
 def _plies(value: Any, where: str, fail: Any) -> tuple[int, int]:
-    if (
-        not isinstance(value, list | tuple)
-        or len(value) != 2
-        or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value)
-        or value[0] > value[1]
-    ):
-        raise fail(where, f"must be [low, high] with 0 <= low <= high; got {value!r}")
-    return (int(value[0]), int(value[1]))
+    try:
+        return _PLIES(value)
+    except ValueError as error:
+        raise fail(where, str(error)) from None
