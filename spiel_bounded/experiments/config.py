@@ -37,12 +37,17 @@ QUESTIONS: Final = ("Q1", "Q5")
 
 
 @dataclass(frozen=True)
-class _Fractions:
-    accepted: str = "a list of distinct numbers in [0, 1) that includes 0"
+class EpsilonFractions:
+    """Accepts the epsilons of a sweep or the atlas: distinct fractions of the game's value range
+    in [0, 1), 0 (the reference of savings and errors) among them; returned as floats."""
+
+    accepted: str = (
+        "a non-empty list of distinct fractions of the value range in [0, 1), 0 included"
+    )
 
     def __call__(self, value: Any) -> tuple[float, ...]:
         if not isinstance(value, list | tuple) or not value:
-            raise ValueError(f"must be {self.accepted}, got {value!r}")
+            raise ValueError(f"must be {self.accepted}; got {value!r}")
         for item in value:
             if isinstance(item, bool) or not isinstance(item, int | float) or not 0 <= item < 1:
                 raise ValueError(
@@ -51,10 +56,13 @@ class _Fractions:
                 )
         if 0 not in value:
             raise ValueError(
-                "must include 0: the epsilon-0 search is the reference for savings and errors"
+                "must include 0: the epsilon-0 search is the reference of savings and errors, so "
+                "the list must hold 0"
             )
         if len(set(value)) != len(value):
-            raise ValueError(f"repeated values in {list(value)}")
+            raise ValueError(
+                f"repeated values in {list(value)}: each epsilon must hold no value twice"
+            )
         return tuple(float(item) for item in value)
 
 
@@ -81,7 +89,6 @@ class _Table:
         return value
 
 
-_FRACTIONS: Final = _Fractions()
 _NAMES: Final = _Strings(NAME, "a non-empty list of set names")
 _QUESTIONS: Final = _Strings(OneOf(QUESTIONS), f"a non-empty list of {', '.join(QUESTIONS)}")
 _TABLE: Final = _Table()
@@ -93,7 +100,7 @@ class SweepSettings:
 
     epsilon_fractions: tuple[float, ...] = required_setting(
         "epsilons as fractions of each game's value range, in [0, 1); 0, the reference, included",
-        _FRACTIONS,
+        EpsilonFractions(),
     )
     positions_directory: str = setting(
         "results/experiments/positions", "where the position sets' JSON files are written", Text()

@@ -33,6 +33,7 @@ from typing import Any, Final
 
 from spiel_bounded.evaluators import EVALUATOR_NAMES, has_heuristic
 from spiel_bounded.experiments.atlas.measures import random_position_list
+from spiel_bounded.experiments.config import EpsilonFractions
 from spiel_bounded.games import game_info, load_game
 from spiel_bounded.params import POSITIVE, SEED, Number, read_table, setting
 from spiel_bounded.runs.settings import RunSettings, read_run_section
@@ -53,27 +54,6 @@ class _Plies:
         ):
             raise ValueError(f"must be {self.accepted}; got {value!r}")
         return (int(value[0]), int(value[1]))
-
-
-@dataclass(frozen=True)
-class _Fractions:
-    accepted: str = "a non-empty list of fractions of the value range in [0, 1), 0 among them"
-
-    def __call__(self, value: Any) -> list[float]:
-        if (
-            not isinstance(value, list)
-            or not value
-            or any(
-                isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v < 1
-                for v in value
-            )
-        ):
-            raise ValueError(
-                f"must be a non-empty list of fractions of the value range in [0, 1); got {value!r}"
-            )
-        if 0 not in value or len(set(value)) != len(value):
-            raise ValueError("must hold 0 (the reference of savings and errors) and no value twice")
-        return [float(v) for v in value]
 
 
 @dataclass(frozen=True)
@@ -117,8 +97,10 @@ class AtlasSettings:
     plies: tuple[int, int] = setting(
         (4, 16), "random decision plies before each position, [low, high]", _PLIES
     )
-    epsilon_fractions: list[float] = setting(
-        [0.0, 0.05, 0.1, 0.2], "epsilons as fractions of each game's value range", _Fractions()
+    epsilon_fractions: tuple[float, ...] = setting(
+        (0.0, 0.05, 0.1, 0.2),
+        "epsilons as fractions of each game's value range",
+        EpsilonFractions(),
     )
     q1_nodes: int = setting(
         20_000, "the epsilon-0 node budget that picks each game's depth", _COUNT
