@@ -114,6 +114,16 @@ def native_evaluator(
     return module.callback_evaluator(lambda state, _player: value(state), name)
 
 
+def reusable_twin(engine: str, algorithm: str, evaluator: Evaluator, game: pyspiel.Game) -> Any:
+    """The C++ twin of `evaluator` that every search of a whole native game may share, or None:
+    when `engine` is "python", the native engine is unavailable, `evaluator` has no twin, or its
+    twin changes from one search to the next (a rollout evaluator draws a new seed each)."""
+    check_engine(engine)
+    if engine == "python" or not available() or isinstance(evaluator, RolloutEvaluator):
+        return None
+    return _twin(engine_module(algorithm), evaluator, game)
+
+
 def native_values_evaluator(
     engine: str,
     algorithm: str,

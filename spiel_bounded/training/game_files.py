@@ -31,7 +31,7 @@ from typing import Any, Final
 import numpy as np
 
 from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, write_npz
-from spiel_bounded.training.selfplay import GamePositions
+from spiel_bounded.training.positions import GamePositions
 
 GAMES_DIR: Final = "games"
 BUNDLE_FILE: Final = "games.bundle.npz"

@@ -43,7 +43,8 @@ from spiel_bounded.training.game_files import (
     made_by,
     write_game,
 )
-from spiel_bounded.training.selfplay import GamePositions, label_tables, play_selfplay_game
+from spiel_bounded.training.positions import GamePositions
+from spiel_bounded.training.selfplay import label_tables, play_selfplay_game
 
 CONFIG_FILE: Final = "data.json"
 """The file in a self-play directory that records the config its games were played with."""

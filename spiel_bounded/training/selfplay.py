@@ -12,8 +12,7 @@ instead (`search.table_walk`): the whole of TreeStrap, Descent's "tree learning"
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -25,83 +24,14 @@ from spiel_bounded.games import load_game
 from spiel_bounded.result import SearchResult, TableLabels
 from spiel_bounded.search.table_walk import LabelRequest
 from spiel_bounded.training.config import DataConfig
-
-
-@dataclass(frozen=True)
-class GamePositions:
-    """The positions of one self-play game.
-
-    Attributes:
-        index: The game's number in the run (its seed derives from it).
-        features: `[positions, size]` network inputs.
-        outcome: `[positions, players]` the game's final returns (the same on every row).
-        search: `[positions, players]` the searching bot's value of the position for every
-            player; NaN where no search was run (random opening moves, chance nodes).
-        keys: `[positions]` the position's identity (mover and `str(state)`), for deduplication.
-        exact: `[positions]` the search proved the position's game value (its bounds hold for
-            the game value, `SearchResult.bounds_game_value`, and meet, `EXACT_WIDTH`): `search`
-            then is that value, not an estimate.
-        lower: `[positions, players]` the bounds the search put on every player's value of
-            the position (`search_interval`); NaN where it gave none.
-        upper: `[positions, players]` likewise.
-        children: The positions one move or more below the searched ones, bounded by the
-            searches (`ChildBounds`): their root children, or the tables' positions.
-    """
-
-    index: int
-    features: np.ndarray
-    outcome: np.ndarray
-    search: np.ndarray
-    keys: np.ndarray
-    exact: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
-    children: ChildBounds
-
-
-@dataclass(frozen=True)
-class ChildBounds:
-    """Positions below a searched position, with the bounds the search proved on them.
-
-    Attributes:
-        features: `[children, size]` network inputs.
-        lower: `[children, players]` lower bounds on every player's value.
-        upper: `[children, players]` upper bounds.
-        keys: `[children]` the positions' identities, as `GamePositions.keys`.
-    """
-
-    features: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
-    keys: np.ndarray
-
-    @classmethod
-    def none(cls, size: int, players: int) -> ChildBounds:
-        """No child (a game of an n-player search, or one written before children were kept)."""
-        empty = np.zeros((0, players), dtype=np.float32)
-        return cls(np.zeros((0, size), dtype=np.float32), empty, empty.copy(), np.zeros(0, str))
-
-    @classmethod
-    def join(cls, blocks: list[ChildBounds], size: int, players: int) -> ChildBounds:
-        """The blocks' rows, in order (`none` when there is none)."""
-        if not blocks:
-            return cls.none(size, players)
-        return cls(
-            features=np.concatenate([block.features for block in blocks]),
-            lower=np.concatenate([block.lower for block in blocks]),
-            upper=np.concatenate([block.upper for block in blocks]),
-            keys=np.concatenate([block.keys for block in blocks]),
-        )
-
-
-EXACT_WIDTH: Final = 1e-9
-"""A position is labelled exact when its search proved bounds on the game value at most this
-share of the value range apart: the value itself (epsilon 0), not an interval."""
-
-SEARCH_LABEL_WIDTH: Final = 0.1
-"""A two-player search's bounds give a label only when they are at most this share of the value
-range apart (bounded alpha-beta at a small epsilon): MCTS and proof-number searches report wide
-proven bounds, not an estimate, and an unfinished iteration reports the whole range."""
+from spiel_bounded.training.native_selfplay import play_native_game
+from spiel_bounded.training.positions import (
+    EXACT_WIDTH,
+    SEARCH_LABEL_WIDTH,
+    ChildBounds,
+    GamePositions,
+    two_player_total,
+)
 
 
 def search_values(result: SearchResult | None, mover: int, game: pyspiel.Game) -> list[float]:
@@ -117,7 +47,7 @@ def search_values(result: SearchResult | None, mover: int, game: pyspiel.Game) -
         return [float("nan")] * players
     if result.values is not None:
         return [float(value) for value in result.values]
-    total = _two_player_total(game)
+    total = two_player_total(game)
     if total is None:
         return [float("nan")] * players
     value = 0.5 * (result.lower + result.upper)
@@ -126,23 +56,12 @@ def search_values(result: SearchResult | None, mover: int, game: pyspiel.Game) -
     return values
 
 
-def _two_player_total(game: pyspiel.Game) -> float | None:
-    """The constant sum of a two-player zero- or constant-sum game; None for other games."""
-    utility = game.get_type().utility
-    if game.num_players() != 2 or utility not in (
-        pyspiel.GameType.Utility.ZERO_SUM,
-        pyspiel.GameType.Utility.CONSTANT_SUM,
-    ):
-        return None
-    return 0.0 if utility == pyspiel.GameType.Utility.ZERO_SUM else float(game.utility_sum())
-
-
 def _bounded_total(result: SearchResult | None, game: pyspiel.Game) -> float | None:
     """The constant sum when `result` bounds the mover's value of a two-player constant-sum
     game (not an n-player vector); None otherwise."""
     if result is None or result.values is not None:
         return None
-    return _two_player_total(game)
+    return two_player_total(game)
 
 
 def _teaches_nothing(lower: float, upper: float, game: pyspiel.Game) -> bool:
@@ -225,7 +144,7 @@ def label_tables(
 def _table_bounds(labels: TableLabels | None, mover: int, game: pyspiel.Game) -> ChildBounds | None:
     """The positions a two-player search's table bounded (`TableLabels`, in the root mover's
     values), with those bounds per player (`player_interval`, for every row at once)."""
-    total = _two_player_total(game)
+    total = two_player_total(game)
     if labels is None or total is None:
         return None
     mine = np.arange(2) == mover
@@ -239,13 +158,20 @@ def _table_bounds(labels: TableLabels | None, mover: int, game: pyspiel.Game) ->
     )
 
 
-def play_selfplay_game(config: DataConfig, index: int) -> GamePositions:
+def play_selfplay_game(config: DataConfig, index: int, *, whole_game: bool = True) -> GamePositions:
     """Plays game `index` of a run: `config.bot` in every seat, the first `opening_moves` plies
     and an `epsilon` share of later moves uniformly at random (the bot still searches those, so
-    they keep a search value); chance outcomes drawn from their probabilities."""
+    they keep a search value); chance outcomes drawn from their probabilities.
+
+    With `whole_game` the native engine plays the whole game where it can
+    (`native_selfplay.play_native_game`, the same game); else the Python loop plays it, each
+    search on the engine the bot's parameters choose."""
     game = load_game(config.game)
     value_range = game.max_utility() - game.min_utility()
     seeds = np.random.SeedSequence([config.seed, index]).generate_state(game.num_players() + 1)
+    native = play_native_game(config, index, game, seeds) if whole_game else None
+    if native is not None:
+        return native
     rng = np.random.default_rng(seeds[0])
     spec = registry.get_spec(config.bot)
     bots = []

@@ -21,5 +21,6 @@ void BindAlphaBeta(pybind11::module_& m);   // bind_alphabeta.cc
 void BindMcts(pybind11::module_& m);        // bind_mcts.cc
 void BindMaxn(pybind11::module_& m);        // bind_maxn.cc
 void BindPns(pybind11::module_& m);         // bind_pns.cc: df-pn, bounded PNS, Rivest
+void BindSelfPlay(pybind11::module_& m);    // bind_selfplay.cc: a whole self-play game
 
 }  // namespace spiel_bounded

@@ -38,6 +38,9 @@ from spiel_bounded.search.deepening import deepen
 from spiel_bounded.search.keys import key_rule
 from spiel_bounded.search.table_walk import LabelRequest, native_labels, walk_table
 
+PROBES: Final = {"bounded_ab": False, "bounded_star1": False, "bounded_star2": True}
+"""Whether each two-player search of the family probes a chance node's outcomes (Star-2)."""
+
 
 def bounded_ab(
     state: pyspiel.State,
@@ -80,7 +83,7 @@ def bounded_ab(
         algorithm="bounded_ab",
         model="minimax",
         requirements=TWO_PLAYER_ZERO_SUM,
-        probing=False,
+        probing=PROBES["bounded_ab"],
         hint="; for games with chance nodes use bounded_star1 or bounded_star2",
         clock=clock,
         labels=labels,
@@ -110,7 +113,7 @@ def bounded_star1(
         algorithm="bounded_star1",
         model="expectiminimax",
         requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
-        probing=False,
+        probing=PROBES["bounded_star1"],
         clock=clock,
         labels=labels,
     )
@@ -139,7 +142,7 @@ def bounded_star2(
         algorithm="bounded_star2",
         model="expectiminimax",
         requirements=TWO_PLAYER_ZERO_SUM_CHANCE,
-        probing=True,
+        probing=PROBES["bounded_star2"],
         clock=clock,
         labels=labels,
     )
@@ -207,8 +210,7 @@ def _search(
     check_epsilon(settings.epsilon, info, algorithm)
     max_player = state.current_player()
 
-    final_depth = limits.depth if limits.depth is not None else game.max_game_length()
-    first_depth = 1 if settings.iterative_deepening else final_depth
+    first_depth, final_depth = search_depths(game, limits, settings)
     # Only without chance, where move numbers and the maximum length count the same plies.
     remaining = game.max_game_length() - state.move_number()
     if not info.has_chance and 0 < remaining <= min(settings.endgame_plies, final_depth):
@@ -315,6 +317,34 @@ def _python_run(
     return _Run(best=best, pv=pv, fallback=best.order[0], stats=stats, labels=walked)
 
 
+def search_depths(
+    game: pyspiel.Game, limits: Limits, settings: AlphaBetaSettings
+) -> tuple[int, int]:
+    """The first and the final depth of a search far from the end of the game (`_search` starts
+    a deterministic game's last `endgame_plies` plies at the final depth)."""
+    final_depth = limits.depth if limits.depth is not None else game.max_game_length()
+    return (1 if settings.iterative_deepening else final_depth), final_depth
+
+
+def native_arguments(
+    game: pyspiel.Game, settings: AlphaBetaSettings, probing: bool, depths: tuple[int, int]
+) -> dict[str, Any]:
+    """The keywords of the native engine's search (`alpha_beta`, `self_play_game`) for
+    `settings`, Star-2's `probing` and the (first, final) `depths`."""
+    return {
+        "epsilon": float(settings.epsilon),
+        "transpositions": settings.transpositions,
+        "move_ordering": settings.move_ordering,
+        "tt_capacity": settings.capacity(native=True),
+        "carry": settings.chance_epsilon == "carry",
+        "probing": probing,
+        "undo": game.get_type().short_name in UNDO_EXACT_GAMES,
+        "key_kind": key_rule(game).kind,
+        "first_depth": depths[0],
+        "final_depth": depths[1],
+    }
+
+
 def _native_run(
     state: pyspiel.State,
     native: Any,
@@ -327,20 +357,10 @@ def _native_run(
     labels: LabelRequest | None,
 ) -> _Run:
     """The same search on the native engine (`spiel_bounded.native`), with the same rules."""
-    game = state.get_game()
     outcome = engine_module("alpha-beta").alpha_beta(
         state,
         native,
-        epsilon=float(settings.epsilon),
-        transpositions=settings.transpositions,
-        move_ordering=settings.move_ordering,
-        tt_capacity=settings.capacity(native=True),
-        carry=settings.chance_epsilon == "carry",
-        probing=probing,
-        undo=game.get_type().short_name in UNDO_EXACT_GAMES,
-        key_kind=key_rule(game).kind,
-        first_depth=depths[0],
-        final_depth=depths[1],
+        **native_arguments(state.get_game(), settings, probing, depths),
         max_nodes=limits.nodes,
         **time_arguments(limits, budget, clock),
         **(
