@@ -8,11 +8,15 @@ import sys
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyspiel
 import pytest
 from hypothesis import strategies as st
+
+if TYPE_CHECKING:
+    from spiel_bounded.evaluators.value_net import ModelConfig
 
 
 class HashEvaluator:
@@ -126,3 +130,28 @@ def run_cli(
             code = error.code
     out, err = capsys.readouterr()
     return int(code or 0), out, err
+
+
+def write_network(
+    path: Path, game: pyspiel.Game, model: ModelConfig, chance_view: str, seed: int = 0
+) -> Path:
+    """A random network of the scale training gives (weights ~ 1 / sqrt(fan in)), saved as the
+    package saves them."""
+    from spiel_bounded.evaluators.value_net import Checkpoint, save_checkpoint
+    from spiel_bounded.evaluators.value_net.features import Features
+    from spiel_bounded.evaluators.value_net.layout import layout_for
+    from spiel_bounded.games import game_info
+
+    rng = np.random.default_rng(seed)
+    params = {
+        name: (rng.standard_normal(shape) / np.sqrt(np.prod(shape[:-1]) or 1)).astype(np.float32)
+        for name, shape in layout_for(game, model).shapes().items()
+    }
+    checkpoint = Checkpoint(
+        game=game_info(game).description,
+        observation_shape=Features(game).observation_shape,
+        model=model,
+        params=params,
+        chance_view=chance_view,
+    )
+    return save_checkpoint(path, checkpoint)

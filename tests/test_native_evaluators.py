@@ -21,14 +21,10 @@ from spiel_bounded.evaluators import make_evaluator
 from spiel_bounded.evaluators.heuristics import HeuristicEvaluator
 from spiel_bounded.evaluators.seeded_rollout import SeededRolloutEvaluator
 from spiel_bounded.evaluators.value_net import (
-    Checkpoint,
     ModelConfig,
     ValueNetEvaluator,
-    save_checkpoint,
 )
-from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.layout import layout_for
-from spiel_bounded.games import game_info
 from spiel_bounded.limits import Limits
 from spiel_bounded.native.evaluators import _twin, native_evaluator
 from spiel_bounded.search.alphabeta import (
@@ -38,6 +34,7 @@ from spiel_bounded.search.alphabeta import (
     paranoid,
 )
 from spiel_bounded.testing import random_positions, search_fingerprint
+from tests.helpers import write_network
 
 if not native.available():
     pytest.skip(
@@ -174,26 +171,6 @@ def test_seeded_playouts_need_one_playout() -> None:
 
 
 # -- value networks -------------------------------------------------------------------------
-
-
-def write_network(
-    path: Path, game: pyspiel.Game, model: ModelConfig, chance_view: str, seed: int = 0
-) -> Path:
-    """A random network of the scale training gives (weights ~ 1 / sqrt(fan in)), saved as the
-    package saves them."""
-    rng = np.random.default_rng(seed)
-    params = {
-        name: (rng.standard_normal(shape) / np.sqrt(np.prod(shape[:-1]) or 1)).astype(np.float32)
-        for name, shape in layout_for(game, model).shapes().items()
-    }
-    checkpoint = Checkpoint(
-        game=game_info(game).description,
-        observation_shape=Features(game).observation_shape,
-        model=model,
-        params=params,
-        chance_view=chance_view,
-    )
-    return save_checkpoint(path, checkpoint)
 
 
 NETWORKS = [

@@ -16,11 +16,13 @@ import numpy as np
 import pytest
 
 from spiel_bounded import native
+from spiel_bounded.evaluators.value_net import ModelConfig
 from spiel_bounded.games import load_game
 from spiel_bounded.training.config import DataConfig
 from spiel_bounded.training.native_selfplay import play_native_game
 from spiel_bounded.training.positions import GamePositions
 from spiel_bounded.training.selfplay import play_selfplay_game
+from tests.helpers import write_network
 
 if not native.available():
     pytest.skip(
@@ -103,3 +105,16 @@ def test_tree_labels_without_a_table_are_refused_as_before() -> None:
     chosen = DataConfig(**{**chosen.__dict__, "tree_labels": True})
     with pytest.raises(ValueError, match="tree_labels needs a bot whose search keeps a table"):
         play_selfplay_game(chosen, 0)
+
+
+def test_a_rewritten_network_is_read_afresh(tmp_path: Path) -> None:
+    """The whole native game keeps a network's twin for the process's later games: a checkpoint
+    rewritten at the same path must not be played with the old one."""
+    game = load_game("connect_four")
+    path = tmp_path / "model.npz"
+    params = {"depth": 2, "evaluator": f"net:{path}", "engine": "native"}
+    chosen = config("connect_four", "bounded_ab", params, epsilon=0.0)
+    for seed in (1, 2):
+        write_network(path, game, ModelConfig(width=16, depth=1), "next_mover", seed=seed)
+        expected = play_selfplay_game(chosen, 0, whole_game=False)
+        assert_same(expected, play_selfplay_game(chosen, 0))

@@ -9,7 +9,8 @@ the Python loop, so both play the same games (`tests/test_native_selfplay.py` co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,10 @@ import pyspiel
 
 from spiel_bounded import registry
 from spiel_bounded.bots.spec import evaluator_from, limits_from
+from spiel_bounded.evaluators import NET_PREFIX
+from spiel_bounded.evaluators.value_net.checkpoint import checkpoint_file
 from spiel_bounded.evaluators.value_net.features import CHANCE_VIEWS
-from spiel_bounded.games import check_epsilon, game_info
+from spiel_bounded.games import check_epsilon, game_info, load_game
 from spiel_bounded.native import engine_module
 from spiel_bounded.native.evaluators import reusable_twin
 from spiel_bounded.params import pick
@@ -76,7 +79,7 @@ def play_native_game(
     settings = AlphaBetaSettings(**pick(AlphaBetaSettings, params))
     if config.tree_labels and not settings.transpositions:
         return None
-    twin = reusable_twin(settings.engine, algorithm, evaluator_from(game, params), game)
+    game, twin = _evaluator_twin(game, params, settings.engine, algorithm)
     if twin is None:
         return None
     limits = limits_from(params)
@@ -98,6 +101,48 @@ def play_native_game(
         chance_view=CHANCE_VIEWS[0],
     )
     return _positions(played, index)
+
+
+def _evaluator_twin(
+    game: pyspiel.Game, params: Mapping[str, Any], engine: str, algorithm: str
+) -> tuple[pyspiel.Game, Any]:
+    """The shared C++ twin of the evaluator `params` name (`reusable_twin`), or None, and the
+    game it was made for. A twin named by a string is kept for the process's later games
+    (`_kept_twin`); an evaluator object gets its own."""
+    spec = params["evaluator"]
+    if not isinstance(spec, str):
+        return game, reusable_twin(engine, algorithm, evaluator_from(game, params), game)
+    try:
+        stamp = _file_stamp(spec)
+    except ValueError:  # a missing checkpoint: the Python loop raises the error
+        return game, None
+    return _kept_twin(str(game), spec, params["rollouts"], engine, algorithm, stamp)
+
+
+def _file_stamp(spec: str) -> tuple[int, int] | None:
+    """(modification time, size) of the checkpoint a "net:PATH" evaluator reads; None for the
+    other evaluators."""
+    if not spec.startswith(NET_PREFIX):
+        return None
+    found = checkpoint_file(spec[len(NET_PREFIX) :]).stat()
+    return found.st_mtime_ns, found.st_size
+
+
+@functools.lru_cache(maxsize=4)
+def _kept_twin(
+    game_text: str,
+    spec: str,
+    rollouts: int,
+    engine: str,
+    algorithm: str,
+    stamp: tuple[int, int] | None,
+) -> tuple[pyspiel.Game, Any]:
+    """A game and the shared twin of evaluator `spec` on it, made once per process for all
+    its games (loading a network and copying it into C++ cost about a tenth of a connect_four
+    game); `stamp` (`_file_stamp`) makes a rewritten checkpoint load afresh."""
+    game = load_game(game_text)
+    evaluator = evaluator_from(game, {"evaluator": spec, "rollouts": rollouts, "seed": 0})
+    return game, reusable_twin(engine, algorithm, evaluator, game)
 
 
 def _below(config: DataConfig) -> str:
