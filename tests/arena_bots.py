@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Mapping
@@ -27,6 +28,8 @@ from spiel_bounded.arena import (
     run_tournament,
 )
 from spiel_bounded.registry import load_bot
+
+ROOT = Path(__file__).resolve().parents[1]
 
 BLOCK_ENV = "SPIEL_BOUNDED_TEST_BLOCK"
 BLOCKED_DIR_ENV = "SPIEL_BOUNDED_TEST_BLOCKED_DIR"
@@ -174,3 +177,34 @@ def drive(config_path: str, executor: str) -> None:
     except KeyboardInterrupt as error:
         sys.stderr.write(f"stopped: {error!r}\n")
         sys.exit(128 + (error.signum if isinstance(error, Terminated) else signal.SIGINT))
+
+
+DEADLINE = 120.0
+
+
+def write_config(path: Path, output: Path, games_per_pairing: int, bots: list[str]) -> Path:
+    text = (
+        f'[tournament]\ngames = ["tic_tac_toe"]\ngames_per_pairing = {games_per_pairing}\n'
+        f'[run]\noutput = "{output}"\n'
+    )
+    for index, bot in enumerate(bots):
+        text += f'[[bots]]\nlabel = "b{index}"\nbot = "{bot}"\n'
+    path.write_text(text)
+    return path
+
+
+def start(
+    config: Path, executor: str, *, block: bool, env: Mapping[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    env = {key: value for key, value in {**os.environ, **(env or {})}.items() if key != BLOCK_ENV}
+    if block:
+        env[BLOCK_ENV] = "1"
+    code = f"from tests.arena_bots import drive; drive({str(config)!r}, {executor!r})"
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )

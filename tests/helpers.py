@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
+import textwrap
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 from hypothesis import strategies as st
 
 if TYPE_CHECKING:
+    from spiel_bounded.arena.records import GameRecord
     from spiel_bounded.evaluators.value_net import ModelConfig
 
 
@@ -155,3 +158,73 @@ def write_network(
         chance_view=chance_view,
     )
     return save_checkpoint(path, checkpoint)
+
+
+def sweep_config(directory: Path, executor: str = "process") -> Path:
+    path = directory / "sweep.toml"
+    path.write_text(
+        textwrap.dedent(
+            f"""
+            [sweep]
+            epsilon_fractions = [0.0, 0.2]
+            positions_directory = "{directory / "positions"}"
+            [run]
+            output = "{directory / "out"}"
+            workers = 2
+            executor = "{executor}"
+            [[sets]]
+            name = "tree_b3_d4"
+            game = "bounded_random_tree(branching=3,depth=4)"
+            seed = 1
+            count = 2
+            [[runs]]
+            label = "bounded_ab"
+            algorithm = "bounded_ab"
+            sets = ["tree_b3_d4"]
+            params = {{ depth = 4 }}
+            """
+        )
+    )
+    return path
+
+
+def selfplay_config(directory: Path, games: int = 4) -> Path:
+    path = directory / "train.toml"
+    path.write_text(
+        textwrap.dedent(
+            f"""
+            [data]
+            game = "tic_tac_toe"
+            games = {games}
+            bot = "bounded_ab"
+            bot_params = {{ depth = 1 }}
+            [output]
+            directory = "{directory / "model"}"
+            data_directory = "{directory / "data"}"
+            """
+        )
+    )
+    return path
+
+
+def game_record(round_: int, seats: tuple[str, str], returns: tuple[float, float]) -> GameRecord:
+    """A two-player game record of round `round_` with only what the paired statistics read."""
+    from spiel_bounded.arena.records import GameRecord
+
+    return GameRecord(
+        game_id=f"g|{','.join(seats)}|{round_}",
+        game="g",
+        round=round_,
+        seats=seats,
+        bots=("random", "random"),
+        params_hashes=("h", "h"),
+        seed=round_,
+        returns=returns,
+        moves=1,
+        seat_moves=(1, 0),
+        seconds_per_move=(0.0, math.nan),
+        max_seconds=(0.0, math.nan),
+        nodes_per_move=(None, None),
+        actions=(0,),
+        duration=0.0,
+    )

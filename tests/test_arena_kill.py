@@ -11,9 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Mapping
 from contextlib import suppress
 from pathlib import Path
 
@@ -21,39 +19,8 @@ import pytest
 
 from spiel_bounded.arena import GameStore, make_schedule, parse_config
 from spiel_bounded.arena.records import header_line
-from tests.arena_bots import BLOCK_ENV, BLOCKED_DIR_ENV, EXTRA_BOTS
+from tests.arena_bots import BLOCKED_DIR_ENV, DEADLINE, EXTRA_BOTS, start, write_config
 from tests.stoppable import assert_group_ends
-
-ROOT = Path(__file__).resolve().parents[1]
-DEADLINE = 120.0
-
-
-def write_config(path: Path, output: Path, games_per_pairing: int, bots: list[str]) -> Path:
-    text = (
-        f'[tournament]\ngames = ["tic_tac_toe"]\ngames_per_pairing = {games_per_pairing}\n'
-        f'[run]\noutput = "{output}"\n'
-    )
-    for index, bot in enumerate(bots):
-        text += f'[[bots]]\nlabel = "b{index}"\nbot = "{bot}"\n'
-    path.write_text(text)
-    return path
-
-
-def start(
-    config: Path, executor: str, *, block: bool, env: Mapping[str, str] | None = None
-) -> subprocess.Popen[bytes]:
-    env = {key: value for key, value in {**os.environ, **(env or {})}.items() if key != BLOCK_ENV}
-    if block:
-        env[BLOCK_ENV] = "1"
-    code = f"from tests.arena_bots import drive; drive({str(config)!r}, {executor!r})"
-    return subprocess.Popen(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
 
 
 def rows(path: Path) -> int:

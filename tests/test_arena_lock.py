@@ -17,8 +17,7 @@ from spiel_bounded.arena import (
     run_tournament,
 )
 from spiel_bounded.runs.lock import LOCK_FILE, locked, read_holder
-from tests.arena_bots import BLOCK_ENV, EXTRA_BOTS
-from tests.test_arena_kill import DEADLINE, start, write_config
+from tests.arena_bots import BLOCK_ENV, DEADLINE, EXTRA_BOTS, start, write_config
 
 
 def test_a_second_lock_on_a_locked_directory_is_refused_naming_the_first(tmp_path: Path) -> None:

@@ -20,31 +20,15 @@ from spiel_bounded.arena.plackett_luce import finishing_order, plackett_luce_tab
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.sprt import H0, H1, SPRTSettings, llr, replay, status
 from spiel_bounded.stats import wilson
-
-
-def game(round_: int, seats: tuple[str, str], returns: tuple[float, float]) -> GameRecord:
-    return GameRecord(
-        game_id=f"g|{','.join(seats)}|{round_}",
-        game="g",
-        round=round_,
-        seats=seats,
-        bots=("random", "random"),
-        params_hashes=("h", "h"),
-        seed=round_,
-        returns=returns,
-        moves=1,
-        seat_moves=(1, 0),
-        seconds_per_move=(0.0, math.nan),
-        max_seconds=(0.0, math.nan),
-        nodes_per_move=(None, None),
-        actions=(0,),
-        duration=0.0,
-    )
+from tests.helpers import game_record
 
 
 def pair(round_: int, first: float, second: float) -> list[GameRecord]:
     """Round `round_`: a's result as player 0, then as player 1 (1 win, 0 draw, -1 loss)."""
-    return [game(round_, ("a", "b"), (first, -first)), game(round_, ("b", "a"), (-second, second))]
+    return [
+        game_record(round_, ("a", "b"), (first, -first)),
+        game_record(round_, ("b", "a"), (-second, second)),
+    ]
 
 
 def test_pentanomial_counts_and_figures_by_hand() -> None:
@@ -54,7 +38,7 @@ def test_pentanomial_counts_and_figures_by_hand() -> None:
         *pair(2, 0, 0),  # 1, two draws
         *pair(3, 1, 0),  # 1.5, one draw
         *pair(4, -1, -1),  # 0
-        game(5, ("a", "b"), (1.0, -1.0)),  # its partner is missing: unpaired
+        game_record(5, ("a", "b"), (1.0, -1.0)),  # its partner is missing: unpaired
     ]
     pairs = pairs_of(records, ["a", "b"])["g", "a", "b"]
     result, unpaired = pairs.pentanomial(), pairs.unpaired
@@ -220,7 +204,7 @@ def test_the_sprt_accepts_each_hypothesis_at_about_the_stated_error_rates() -> N
 
 
 def table(number: int, seats: tuple[str, ...], returns: tuple[float, ...]) -> GameRecord:
-    base = game(0, ("a", "b"), (0.0, 0.0))
+    base = game_record(0, ("a", "b"), (0.0, 0.0))
     return GameRecord(
         **{
             **base.__dict__,

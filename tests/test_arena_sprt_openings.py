@@ -104,7 +104,7 @@ def test_the_stopper_waits_for_every_earlier_round() -> None:
     config = sprt_config(Path("unused"), games=40, sprt="{ elo0 = 0, elo1 = 400 }")
     schedule = make_schedule(config.tournament)
     stopper = SPRTStopper(config.tournament.sprt, ["ab", "rand"], schedule, [])
-    from tests.test_arena_paired import game as record_of
+    from tests.helpers import game_record as record_of
 
     won = {
         match.game_id: record_of(match.round, match.labels, (1.0, -1.0))

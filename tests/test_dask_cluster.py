@@ -35,6 +35,7 @@ from spiel_bounded.training.game_files import finished_games
 from spiel_bounded.training.generate import generate
 from spiel_bounded.training.pipeline import read_run_config
 from tests.dask_cluster import Cluster
+from tests.helpers import selfplay_config, sweep_config
 from tests.stoppable import (
     DEADLINE,
     assert_group_ends,
@@ -43,7 +44,6 @@ from tests.stoppable import (
     start_cli,
     wait_until,
 )
-from tests.test_stop_cli import selfplay_config, sweep_config
 
 pytestmark = pytest.mark.dask_cluster
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ import pytest
 from spiel_bounded.experiments.config import load_sweep_config
 from spiel_bounded.experiments.runner import read_records
 from spiel_bounded.training.game_files import finished_games
+from tests.helpers import selfplay_config, sweep_config
 from tests.stoppable import DEADLINE, assert_group_ends, blocked, kill_group, start_cli, wait_until
 
 SIGNALS = pytest.mark.parametrize(
@@ -31,53 +31,6 @@ SIGNALS = pytest.mark.parametrize(
     ],
     ids=["sigterm", "ctrl-c"],
 )
-
-
-def sweep_config(directory: Path, executor: str = "process") -> Path:
-    path = directory / "sweep.toml"
-    path.write_text(
-        textwrap.dedent(
-            f"""
-            [sweep]
-            epsilon_fractions = [0.0, 0.2]
-            positions_directory = "{directory / "positions"}"
-            [run]
-            output = "{directory / "out"}"
-            workers = 2
-            executor = "{executor}"
-            [[sets]]
-            name = "tree_b3_d4"
-            game = "bounded_random_tree(branching=3,depth=4)"
-            seed = 1
-            count = 2
-            [[runs]]
-            label = "bounded_ab"
-            algorithm = "bounded_ab"
-            sets = ["tree_b3_d4"]
-            params = {{ depth = 4 }}
-            """
-        )
-    )
-    return path
-
-
-def selfplay_config(directory: Path, games: int = 4) -> Path:
-    path = directory / "train.toml"
-    path.write_text(
-        textwrap.dedent(
-            f"""
-            [data]
-            game = "tic_tac_toe"
-            games = {games}
-            bot = "bounded_ab"
-            bot_params = {{ depth = 1 }}
-            [output]
-            directory = "{directory / "model"}"
-            data_directory = "{directory / "data"}"
-            """
-        )
-    )
-    return path
 
 
 def stop(process: object, signum: int, group: bool) -> tuple[int, str]:

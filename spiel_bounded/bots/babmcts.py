@@ -237,18 +237,17 @@ def _checked_informed_action(state: pyspiel.State, player_id: int, action: int) 
 def _build(
     game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
 ) -> pyspiel.Bot:
-    """A `BABMCTSBot` from checked parameters (without a count, the bot thinks for the time or
-    nodes it is given; with no limit at all it runs `DEFAULT_SIMULATIONS` per move)."""
-    settings = BABMCTSSettings(**pick(BABMCTSSettings, params))
-    nodes, seconds = params["nodes"], params["seconds"]
+    """A `BABMCTSBot` from checked parameters, read as its search's spec reads them (`SEARCH`:
+    the limits, and what "auto" evaluates with). Without a count the bot thinks for the time or
+    nodes it is given; with no limit at all it runs `DEFAULT_SIMULATIONS` per move."""
     evaluator = params["evaluator"]
     return BABMCTSBot(
         game,
         player_id,
-        evaluator="rollout" if evaluator == "auto" else evaluator,
+        evaluator=SEARCH.auto_evaluator if evaluator == "auto" else evaluator,
         rollouts=params["rollouts"],
-        settings=settings,
-        limits=Limits(nodes=nodes, seconds=seconds),
+        settings=BABMCTSSettings(**pick(BABMCTSSettings, params)),
+        limits=SEARCH.limits_of(params),
         reuse_tree=params["reuse_tree"],
         policy=params["policy"],
         seed=params["seed"],
