@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 from absl import flags
@@ -25,11 +26,12 @@ _NETWORK = flags.DEFINE_string(
 )
 
 
-def _play(
-    evaluator: str, engine: str, games: int, whole_game: bool, repeats: int
-) -> tuple[float, list]:
-    """The median process seconds of `repeats` timed runs of `games` games, and their rows."""
-    config = DataConfig(
+WAYS: Final = (("python", False), ("native", False), ("native", True))
+"""(engine, whole_game) of the three columns: Python, per move, whole game."""
+
+
+def _config(evaluator: str, engine: str, games: int) -> DataConfig:
+    return DataConfig(
         game="connect_four",
         games=games,
         bot="bounded_ab",
@@ -38,23 +40,37 @@ def _play(
         epsilon=0.1,
         seed=13,
     )
-    # Untimed: loads the evaluator, compiles what it compiles.
-    play_selfplay_game(config, games, whole_game=whole_game)
-    times = []
-    for _ in range(repeats):
-        start = time.process_time()
-        played = [
-            play_selfplay_game(config, index, whole_game=whole_game) for index in range(games)
-        ]
-        times.append(time.process_time() - start)
-    return float(np.median(times)), [
+
+
+def _timed(config: DataConfig, whole_game: bool) -> tuple[float, list[np.ndarray]]:
+    """Process seconds of the config's games, and their rows."""
+    start = time.process_time()
+    played = [
+        play_selfplay_game(config, index, whole_game=whole_game) for index in range(config.games)
+    ]
+    seconds = time.process_time() - start
+    return seconds, [
         np.concatenate([game.features.ravel(), game.search.ravel()]) for game in played
     ]
 
 
+def _rounds(evaluator: str, games: int, repeats: int) -> tuple[np.ndarray, list[list]]:
+    """`[repeats, ways]` seconds, the ways timed in turn in every round (so that a drift of the
+    machine's speed hits them alike), and each way's rows."""
+    configs = [_config(evaluator, engine, games) for engine, _ in WAYS]
+    for config, (_, whole_game) in zip(configs, WAYS, strict=True):
+        # Untimed: loads the evaluator, compiles what it compiles.
+        play_selfplay_game(config, games, whole_game=whole_game)
+    seconds = np.zeros((repeats, len(WAYS)))
+    rows: list[list] = [[] for _ in WAYS]
+    for repeat in range(repeats):
+        for way, (config, (_, whole_game)) in enumerate(zip(configs, WAYS, strict=True)):
+            seconds[repeat, way], rows[way] = _timed(config, whole_game)
+    return seconds, rows
+
+
 def run(repeats: int) -> list[str]:
-    """Runs the suite (the median of `repeats` timed runs per cell); returns its Markdown
-    section."""
+    """Runs the suite (`repeats` rounds); returns its Markdown section."""
     games = _GAMES.value
     lines = [
         "## Self-play for value-network data: Python against native",
@@ -62,7 +78,9 @@ def run(repeats: int) -> list[str]:
         f"connect_four, bounded_ab depth 6 in both seats, {games} games per row (the same games in "
         "every column: positions and search values checked equal); process CPU time. Per move: "
         "the Python loop with each search native; whole game: the native engine plays the game "
-        "(`training.native_selfplay`). The speed-up is the whole game's against Python.",
+        "(`training.native_selfplay`). Each round times the three in turn; the speed-up is the "
+        "median of the rounds' Python / whole game ratios [their min, max], the seconds the "
+        "medians of each column.",
         "",
         "| evaluator | Python s | per move s | whole game s | Python games/s | whole game games/s "
         "| speed-up |",
@@ -72,9 +90,9 @@ def run(repeats: int) -> list[str]:
     if Path(_NETWORK.value, "model.npz").exists():
         evaluators.append(f"net:{_NETWORK.value}")
     for evaluator in evaluators:
-        python_seconds, python_games = _play(evaluator, "python", games, False, repeats)
-        move_seconds, move_games = _play(evaluator, "native", games, False, repeats)
-        whole_seconds, whole_games = _play(evaluator, "native", games, True, repeats)
+        seconds, (python_games, move_games, whole_games) = _rounds(evaluator, games, repeats)
+        python_seconds, move_seconds, whole_seconds = np.median(seconds, axis=0)
+        speed_up = float(np.median(seconds[:, 0] / seconds[:, 2]))
         same = all(
             a.shape == b.shape and np.allclose(a, b, atol=1e-5, equal_nan=True)
             for a, b in zip(python_games, whole_games, strict=True)
@@ -88,6 +106,7 @@ def run(repeats: int) -> list[str]:
         lines.append(
             f"| {evaluator}{note} | {python_seconds:.2f} | {move_seconds:.2f} | "
             f"{whole_seconds:.2f} | {games / python_seconds:.2f} | {games / whole_seconds:.2f} | "
-            f"{python_seconds / whole_seconds:.1f}x |"
+            f"{speed_up:.1f}x [{np.min(seconds[:, 0] / seconds[:, 2]):.1f}, "
+            f"{np.max(seconds[:, 0] / seconds[:, 2]):.1f}] |"
         )
     return [*lines, ""]

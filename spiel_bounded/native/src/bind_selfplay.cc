@@ -32,9 +32,8 @@ MovePolicy ParsePolicy(const std::string& policy) {
   if (policy == "pessimistic") return MovePolicy::kPessimistic;
   if (policy == "optimistic") return MovePolicy::kOptimistic;
   if (policy == "average") return MovePolicy::kAverage;
-  if (policy == "search") return MovePolicy::kSearch;
   throw std::invalid_argument("unknown policy '" + policy +
-                              "'; accepted: pessimistic, optimistic, average, search");
+                              "'; accepted: pessimistic, optimistic, average");
 }
 
 BelowLabels ParseBelow(const std::string& below) {

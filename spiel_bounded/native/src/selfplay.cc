@@ -145,12 +145,12 @@ std::pair<double, double> Rank(const RootChild& child, MovePolicy policy) {
   }
 }
 
-// The move the bot plays (`bots.base.choose_action`): the search's own without a policy or
-// without root children, else the best ranked, ties drawn by `choices.tie`.
+// The move the bot plays (`bots.base.choose_action`): the search's own without root children,
+// else the best ranked, ties drawn by `choices.tie`.
 Action Choose(const AlphaBetaOutcome& outcome, const SelfPlayRules& rules, int player,
               const SelfPlayChoices& choices) {
   if (!outcome.completed) return outcome.fallback;
-  if (rules.policy == MovePolicy::kSearch || outcome.children.empty()) return outcome.order[0];
+  if (outcome.children.empty()) return outcome.order[0];
   std::pair<double, double> best = Rank(outcome.children[0], rules.policy);
   for (const RootChild& child : outcome.children) best = std::max(best, Rank(child, rules.policy));
   std::vector<Action> tied;

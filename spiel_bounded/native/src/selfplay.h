@@ -19,7 +19,7 @@
 namespace spiel_bounded {
 
 // How the bot picks its move from the root children's bounds (`bots.base.choose_action`).
-enum class MovePolicy { kPessimistic, kOptimistic, kAverage, kSearch };
+enum class MovePolicy { kPessimistic, kOptimistic, kAverage };
 
 // Which positions below the searched ones a game keeps, with their bounds.
 enum class BelowLabels { kNone, kRootChildren, kTable };
