@@ -6,6 +6,7 @@ import json
 import math
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,7 @@ from spiel_bounded.arena.report_files import report_from_directory
 from spiel_bounded.arena.store import Manifest
 from spiel_bounded.arena.time_targets import TimeTarget, time_targets
 from spiel_bounded.stats import wilson
+from tests.helpers import game_record
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACE = json.dumps("Traceback (most recent call last):\n  ...\nRuntimeError: boom, again")
@@ -153,23 +155,10 @@ def synthetic_records(order: list[str], games: int, wins: int) -> list[GameRecor
                 won = number < wins
                 winner = strong if won else weak
                 returns = tuple(1.0 if label == winner else -1.0 for label in seats)
+                record = game_record(number // 2, seats, returns)
                 records.append(
-                    GameRecord(
-                        game_id=f"{strong}-{weak}-{number}",
-                        game="synthetic",
-                        round=number // 2,
-                        seats=seats,
-                        bots=("random", "random"),
-                        params_hashes=("h", "h"),
-                        seed=number,
-                        returns=returns,
-                        moves=1,
-                        seat_moves=(1, 0),
-                        seconds_per_move=(0.0, math.nan),
-                        max_seconds=(0.0, math.nan),
-                        nodes_per_move=(None, None),
-                        actions=(0,),
-                        duration=0.0,
+                    replace(
+                        record, game_id=f"{strong}-{weak}-{number}", game="synthetic", seed=number
                     )
                 )
     return records
