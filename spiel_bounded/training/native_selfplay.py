@@ -138,8 +138,8 @@ def _kept_twin(
     stamp: tuple[int, int] | None,
 ) -> tuple[pyspiel.Game, Any]:
     """A game and the shared twin of evaluator `spec` on it, made once per process for all
-    its games (loading a network and copying it into C++ cost about a tenth of a connect_four
-    game); `stamp` (`_file_stamp`) makes a rewritten checkpoint load afresh."""
+    its games (loading a network and copying it into C++ cost about 5% of a connect_four game at
+    depth 6); `stamp` (`_file_stamp`) makes a rewritten checkpoint load afresh."""
     game = load_game(game_text)
     evaluator = evaluator_from(game, {"evaluator": spec, "rollouts": rollouts, "seed": 0})
     return game, reusable_twin(engine, algorithm, evaluator, game)
