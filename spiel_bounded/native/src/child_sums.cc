@@ -1,8 +1,24 @@
 #include "child_sums.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace spiel_bounded {
+namespace {
+
+uint64_t Mix(uint64_t x) {  // SplitMix64's finalizer
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+void Toggle(Key& key, const Key& entry) {
+  key.high ^= entry.high;
+  key.low ^= entry.low;
+}
+
+}  // namespace
 
 ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first,
                      open_spiel::Observation& observation, const float* observed)
@@ -14,11 +30,18 @@ ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first,
       exact_(first.ExactSums()),
       bases_(game.NumPlayers()),
       placement_(Placement::Of(game, observation, observed)),
+      keyed_(placement_.has_value() && exact_),
       rows_(2 * size_ + 1),
       xs_(2 * size_ + 1) {
   for (Base& base : bases_) {
     base.observation.resize(size_);
     base.sum.resize(first.outputs());
+  }
+  if (keyed_) {
+    // The key of a 1 in the first layer's input entry `row`: a set of them keys as the XOR.
+    for (uint64_t row = 0; row < static_cast<uint64_t>(first.inputs()); ++row) {
+      entry_keys_.push_back(Key{Mix(row ^ 0x5851f42d4c957f2dULL), Mix(row)});
+    }
   }
   if (placement_.has_value()) {
     observation_.SetFrom(*game.NewInitialState(), 0);
@@ -63,12 +86,18 @@ void ChildSums::Begin(const open_spiel::State& parent) {
     observation_.SetFrom(parent, mover_);
     Update(base);
   }
+  if (keyed_) {
+    base.key = Key{};
+    for (int i = 0; i < size_; ++i) {
+      if (base.observation[i] != 0.0f) Toggle(base.key, entry_keys_[i]);
+    }
+  }
   if (from_history_) played_ = parent.FullHistory();
   base.ready = base.held = true;
   placement_->Begin(base.observation.data(), mover_);
 }
 
-const open_spiel::State* ChildSums::Child(open_spiel::Action move, double* sum) {
+const open_spiel::State* ChildSums::Prepare(open_spiel::Action move) {
   const int mover_bit = size_ + 1 - mover_;  // the next player's bit
   if (placement_.has_value()) {
     const std::optional<Placement::Change> change = placement_->Child(move);
@@ -78,10 +107,18 @@ const open_spiel::State* ChildSums::Child(open_spiel::Action move, double* sum) 
     }
     // In the order of the entries, as `Changes` gives them.
     const bool ascending = change->emptied < change->filled;
-    const int rows[3] = {ascending ? change->emptied : change->filled,
-                         ascending ? change->filled : change->emptied, mover_bit};
-    const float xs[3] = {ascending ? -1.0f : 1.0f, ascending ? 1.0f : -1.0f, 1.0f};
-    first_.Add(bases_[0].sum.data(), sum, rows, xs, 3);
+    placement_rows_[0] = ascending ? change->emptied : change->filled;
+    placement_rows_[1] = ascending ? change->filled : change->emptied;
+    placement_rows_[2] = mover_bit;
+    placement_xs_[0] = ascending ? -1.0f : 1.0f;
+    placement_xs_[1] = ascending ? 1.0f : -1.0f;
+    placement_xs_[2] = 1.0f;
+    prepared_base_ = &bases_[0];
+    count_ = -1;
+    if (keyed_) {
+      child_key_ = bases_[0].key;
+      for (const int row : placement_rows_) Toggle(child_key_, entry_keys_[row]);
+    }
     return nullptr;
   }
   child_ = parent_->Child(move);
@@ -89,11 +126,18 @@ const open_spiel::State* ChildSums::Child(open_spiel::Action move, double* sum) 
   if (child_->IsTerminal() || mover < 0 || mover >= static_cast<int>(bases_.size())) {
     return child_.get();
   }
-  const Base& base = Observed(mover);
+  prepared_base_ = &Observed(mover);
   observation_.SetFrom(*child_, mover);
-  const int count = Changes(base.observation.data(), mover);
-  first_.Add(base.sum.data(), sum, rows_.data(), xs_.data(), count);
+  count_ = Changes(prepared_base_->observation.data(), mover);
   return nullptr;
+}
+
+void ChildSums::Sum(double* sum) const {
+  if (count_ < 0) {
+    first_.Add(prepared_base_->sum.data(), sum, placement_rows_, placement_xs_, 3);
+  } else {
+    first_.Add(prepared_base_->sum.data(), sum, rows_.data(), xs_.data(), count_);
+  }
 }
 
 ChildSums::Base& ChildSums::Observed(int observer) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "keys.h"
 #include "net_layers.h"
 #include "open_spiel/observer.h"
 #include "open_spiel/spiel.h"
@@ -28,10 +29,18 @@ class ChildSums {
   // The children of `parent`, a decision node, come next; it stays alive and unchanged until
   // the last `Child`.
   void Begin(const open_spiel::State& parent);
-  // The first layer's sum of the child of `move` into `sum` (`first.outputs()` entries) and
-  // nullptr; or the child itself when it is terminal or not a decision node (kept until the next
-  // call), which the caller values.
-  const open_spiel::State* Child(open_spiel::Action move, double* sum);
+  // The child of `move`: nullptr when its first layer's sum comes next (`Sum`); or the child
+  // itself when it is terminal or not a decision node (kept until the next call), which the
+  // caller values.
+  const open_spiel::State* Prepare(open_spiel::Action move);
+  // The first layer's sum of the prepared child into `sum` (`first.outputs()` entries).
+  void Sum(double* sum) const;
+  // Whether the children have keys (placement games with exact sums).
+  bool keyed() const { return keyed_; }
+  // The prepared child's key where `keyed()`: a 128-bit hash of the first layer's input (the
+  // entries that are 1; placement observations are 0 or 1), so that equal keys mean equal sums
+  // but for hash collisions (about n^2 / 2^129 for n keys).
+  const Key& key() const { return child_key_; }
 
  private:
   // The parent observed by one observer, and the first layer's sum over it without the mover
@@ -41,6 +50,7 @@ class ChildSums {
     bool held = false;   // observes some parent
     std::vector<float> observation;
     std::vector<double> sum;
+    Key key;  // where `keyed_`: of the observation, without the mover bits (made afresh)
   };
   Base& Observed(int observer);
   void Update(Base& base);
@@ -55,6 +65,8 @@ class ChildSums {
   bool exact_;               // `first.ExactSums()`: sums brought up to date equal those made afresh
   std::vector<Base> bases_;  // by observer (one for placement games: the same for all)
   std::optional<Placement> placement_;
+  bool keyed_;                      // placement games with exact sums: children have keys
+  std::vector<Key> entry_keys_;     // where `keyed_`: of a 1 in each first layer's input entry
   std::vector<float> empty_board_;  // placement games: the initial observation
   bool from_history_ = false;       // placement games: boards follow the histories
   std::vector<open_spiel::State::PlayerAction> played_;  // the history `bases_[0]` observes
@@ -63,6 +75,13 @@ class ChildSums {
   std::unique_ptr<open_spiel::State> child_;
   std::vector<int> rows_;  // terms: rows of the first layer's kernel and their factors
   std::vector<float> xs_;
+  // The prepared child's terms over the sum of `prepared_base_`: three of their own in placement
+  // games, else `count_` of `rows_` and `xs_`.
+  const Base* prepared_base_ = nullptr;
+  int placement_rows_[3] = {0, 0, 0};
+  float placement_xs_[3] = {0.0f, 0.0f, 0.0f};
+  int count_ = 0;
+  Key child_key_;
 };
 
 }  // namespace spiel_bounded

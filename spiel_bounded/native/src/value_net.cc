@@ -2,18 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include "child_sums.h"
 #include "features.h"
 #include "heuristics_games.h"
+#include "leaf_memo.h"
 #include "net_layers.h"
 
 namespace spiel_bounded {
 namespace {
 
-constexpr int kKernel = 3;  // layout.KERNEL_SIZE: 'SAME' 3x3 convolutions
+constexpr int kKernel = 3;          // layout.KERNEL_SIZE: 'SAME' 3x3 convolutions
+constexpr int kMemoSlotsLog2 = 13;  // `LeafMemo`: 8,192 children, 320 kB with two players (in L2)
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
   std::string text = "[";
@@ -141,6 +144,7 @@ class ValueNetEvaluator final : public Evaluator {
         type.chance_mode == open_spiel::GameType::ChanceMode::kDeterministic) {
       children_ = std::make_unique<ChildSums>(game, layers_[0], features_.observation(),
                                               features_.observed());
+      if (children_->keyed()) memo_.emplace(players_, kMemoSlotsLog2);
     }
   }
 
@@ -167,11 +171,16 @@ class ValueNetEvaluator final : public Evaluator {
   }
 
   LeafValue ChildValue(open_spiel::Action move) override {
-    if (const open_spiel::State* child = children_->Child(move, sum_.data())) {
+    if (const open_spiel::State* child = children_->Prepare(move)) {
       if (child->IsTerminal()) return {child->PlayerReturn(player_), true};
       return {Value(*child, player_), false};
     }
+    if (memo_.has_value()) {
+      if (const double* values = memo_->Find(children_->key())) return {values[player_], false};
+    }
+    children_->Sum(sum_.data());
     form_.Values(Outputs(), values_);
+    if (memo_.has_value()) memo_->Store(children_->key(), values_);
     return {values_[player_], false};
   }
 
@@ -258,6 +267,7 @@ class ValueNetEvaluator final : public Evaluator {
   std::vector<double> sum_;  // the first layer's sum
   std::vector<double> values_;
   std::unique_ptr<ChildSums> children_;  // where `BeginChildren` can
+  std::optional<LeafMemo> memo_;         // where the children have keys
   int player_ = 0;                       // whose values `ChildValue` gives
 };
 
