@@ -25,6 +25,7 @@ from spiel_bounded.arena import (
 from spiel_bounded.arena.ratings import pairwise_outcomes, rate
 from spiel_bounded.arena.records import header_line
 from spiel_bounded.arena.report_files import report_from_directory
+from spiel_bounded.arena.settings import TournamentSettings
 from spiel_bounded.arena.store import Manifest
 from spiel_bounded.arena.time_targets import TimeTarget, time_targets
 from spiel_bounded.stats import wilson
@@ -273,6 +274,7 @@ def test_heatmap_cells_labels_and_colour_bar_are_all_percentages() -> None:
 
 TOURNAMENT = {
     "games": ["tic_tac_toe", "connect_four"],
+    "games_per_pairing": 2,
     "seconds_per_move": 0.1,
     "bots": [
         {
@@ -295,7 +297,7 @@ TOURNAMENT = {
 
 
 def test_time_targets_are_time_limits_or_calibrations_to_the_time_per_move() -> None:
-    targets = time_targets(TOURNAMENT)
+    targets = time_targets(TournamentSettings.from_canonical(TOURNAMENT))
     assert targets["tic_tac_toe", "A"] == TimeTarget(
         seconds=0.1, calibrated=True, budget="simulations 10"
     )
@@ -305,9 +307,8 @@ def test_time_targets_are_time_limits_or_calibrations_to_the_time_per_move() -> 
     assert targets["tic_tac_toe", "D"] == TimeTarget(seconds=0.1, calibrated=True, budget="depth 3")
     assert ("tic_tac_toe", "C") not in targets and ("tic_tac_toe", "E") not in targets
     # Without a time per move, only the bots' own limits remain.
-    assert time_targets({**TOURNAMENT, "seconds_per_move": None}) == {
-        ("connect_four", "B"): TimeTarget(seconds=0.5)
-    }
+    stored = TournamentSettings.from_canonical({**TOURNAMENT, "seconds_per_move": None})
+    assert time_targets(stored) == {("connect_four", "B"): TimeTarget(seconds=0.5)}
 
 
 def test_a_calibrated_bot_misses_its_target_by_more_than_half_either_way_a_limit_only_above() -> (
@@ -328,10 +329,11 @@ def test_a_calibrated_bot_misses_its_target_by_more_than_half_either_way_a_limit
 def test_a_depth_that_reaches_the_end_of_the_game_is_no_under_use() -> None:
     tournament = {
         "games": ["tic_tac_toe", "connect_four"],
+        "games_per_pairing": 2,
         "seconds_per_move": 0.1,
         "bots": [{"label": "ab", "bot": "openspiel_ab", "params": {"depth": 9}}],
     }
-    targets = time_targets(tournament)
+    targets = time_targets(TournamentSettings.from_canonical(tournament))
     assert targets["tic_tac_toe", "ab"].whole_game  # 9 plies at most
     assert not targets["connect_four", "ab"].whole_game  # 42
 
@@ -340,6 +342,7 @@ def test_the_summary_names_the_bots_that_missed_their_time_target(tmp_path: Path
     write_games(tmp_path)
     tournament = {
         "games": ["tic_tac_toe"],
+        "games_per_pairing": 2,
         "seconds_per_move": 0.1,
         "bots": [
             {"label": "A", "bot": "openspiel_ab", "params": {"depth": 3}, "per_game": {}},

@@ -12,8 +12,7 @@ from spiel_bounded.arena import plots
 from spiel_bounded.arena.plackett_luce import PLACKETT_LUCE_START
 from spiel_bounded.arena.report import build_report
 from spiel_bounded.arena.report_data import Report
-from spiel_bounded.arena.settings import ReportSettings
-from spiel_bounded.arena.sprt import SPRTSettings
+from spiel_bounded.arena.settings import ReportSettings, TournamentSettings
 from spiel_bounded.arena.store import GameStore, Manifest
 from spiel_bounded.arena.summary import slug
 from spiel_bounded.arena.time_targets import time_targets
@@ -99,22 +98,20 @@ def report_from_directory(
     if settings is None:
         stored = manifest.report if manifest is not None else {}
         settings = ReportSettings(**pick(ReportSettings, stored))
-    title = "Round-robin tournament"
-    if manifest is not None:
-        title += f" ({manifest.config_source})"
+    if manifest is None:
+        return build_report(records, settings, title="Round-robin tournament", command=command)
+    tournament = TournamentSettings.from_canonical(manifest.tournament)
     return build_report(
         records,
         settings,
-        order=manifest.labels if manifest is not None else None,
-        scheduled=manifest.scheduled if manifest is not None else None,
-        title=title,
+        order=manifest.labels,
+        scheduled=manifest.scheduled,
+        title=f"Round-robin tournament ({manifest.config_source})",
         command=command,
-        targets=time_targets(manifest.tournament) if manifest is not None else None,
-        games=manifest.tournament.get("games") if manifest is not None else None,
-        tables=manifest.tournament.get("tables") if manifest is not None else None,
-        sprt=SPRTSettings(**manifest.tournament["sprt"])
-        if manifest is not None and manifest.tournament.get("sprt")
-        else None,
+        targets=time_targets(tournament),
+        games=tournament.games,
+        tables=tournament.tables,
+        sprt=tournament.sprt,
     )
 
 

@@ -24,6 +24,7 @@ from spiel_bounded.params import (
     SEED,
     OneOf,
     anything,
+    pick,
     required_setting,
     setting,
 )
@@ -170,6 +171,21 @@ class TournamentSettings:
         ):
             params["seconds"] = self.seconds_per_move
         return params
+
+    @classmethod
+    def from_canonical(cls, data: Mapping[str, Any]) -> TournamentSettings:
+        """The settings a run stored (run.json's `canonical()`), but the opening suites' lines,
+        which it keeps by their digest only (`opening_lines` stays empty); keys a run of an
+        older version did not store take their defaults."""
+        typed = ("games", "bots", "focus", "tables", "openings", "sprt")
+        return cls(
+            **pick(cls, {key: value for key, value in data.items() if key not in typed}),
+            games=tuple(data["games"]),
+            bots=tuple(BotEntry(**pick(BotEntry, entry)) for entry in data.get("bots", ())),
+            focus=tuple(data.get("focus", ())),
+            tables=tuple(tuple(table) for table in data.get("tables", ())),
+            sprt=SPRTSettings(**data["sprt"]) if data.get("sprt") else None,
+        )
 
     def canonical(self) -> dict[str, Any]:
         """The settings as plain JSON data (what the fingerprint hashes; `tables`, `openings`

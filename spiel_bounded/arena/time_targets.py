@@ -4,12 +4,11 @@ time limit, the tournament's `seconds_per_move`, or a budget calibrated to that 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from spiel_bounded import registry
-from spiel_bounded.arena.settings import takes_seconds_per_move
+from spiel_bounded.arena.settings import TournamentSettings
 from spiel_bounded.games import load_game
 
 BUDGET_PARAMS: Final = ("depth", "simulations", "nodes")
@@ -50,40 +49,36 @@ class TimeTarget:
         return ratio > 1 + TIME_TOLERANCE or under
 
 
-def time_targets(tournament: Mapping[str, Any]) -> dict[tuple[str, str], TimeTarget]:
-    """The time target of each (game, bot label) of a tournament, from its settings as stored
-    in run.json (`TournamentSettings.canonical()`).
+def time_targets(tournament: TournamentSettings) -> dict[tuple[str, str], TimeTarget]:
+    """The time target of each (game, bot label) of a tournament.
 
-    A bot that sets `seconds` is held to it; one that takes `seconds` and sets none got the
-    tournament's `seconds_per_move`; one without a `seconds` parameter whose `depth`,
-    `simulations` or `nodes` is set was calibrated to `seconds_per_move` (`python_mcts`,
-    `openspiel_ab`). Other bots (`random`, bots outside the registry) have no target.
+    A bot that plays with `seconds` (its own, or the tournament's `seconds_per_move`:
+    `TournamentSettings.params_for`) is held to it; one without a `seconds` parameter whose
+    `depth`, `simulations` or `nodes` is set was calibrated to `seconds_per_move`
+    (`python_mcts`, `openspiel_ab`). Other bots (`random`, bots outside the registry) have no
+    target.
     """
-    per_move = tournament.get("seconds_per_move")
+    per_move = tournament.seconds_per_move
     registered = {spec.name for spec in registry.list_bots()}
     targets = {}
-    for entry in tournament.get("bots", []):
-        if entry["bot"] not in registered:
+    for entry in tournament.bots:
+        if entry.bot not in registered:
             continue  # a bot outside the registry
-        for game in tournament.get("games", []):
-            params = {**entry.get("params", {}), **entry.get("per_game", {}).get(game, {})}
-            key = (game, entry["label"])
+        for game in tournament.games:
+            params = tournament.params_for(entry, game, {})
+            key = (game, entry.label)
             if params.get("seconds") is not None:
                 targets[key] = TimeTarget(seconds=float(params["seconds"]))
-            elif per_move is None:
                 continue
-            elif takes_seconds_per_move(entry["bot"], params):
-                targets[key] = TimeTarget(seconds=float(per_move))
-            else:
-                budget = [f"{name} {params[name]}" for name in BUDGET_PARAMS if name in params]
-                if budget:
-                    depth = params.get("depth")
-                    targets[key] = TimeTarget(
-                        seconds=float(per_move),
-                        calibrated=True,
-                        budget=", ".join(budget),
-                        whole_game=depth is not None and depth >= _longest(game),
-                    )
+            budget = [f"{name} {params[name]}" for name in BUDGET_PARAMS if name in params]
+            if per_move is not None and budget:
+                depth = params.get("depth")
+                targets[key] = TimeTarget(
+                    seconds=float(per_move),
+                    calibrated=True,
+                    budget=", ".join(budget),
+                    whole_game=depth is not None and depth >= _longest(game),
+                )
     return targets
 
 
