@@ -156,6 +156,18 @@ class Text:
         return value
 
 
+@dataclass(frozen=True)
+class Table:
+    """Accepts a table (a mapping with string keys, e.g. a bot's parameters): a plain dict of it."""
+
+    accepted: str = "a table"
+
+    def __call__(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+            raise ValueError(f"must be {self.accepted}; got {value!r}")
+        return dict(value)
+
+
 NAME: Final = Text(r"[A-Za-z0-9_.-]+", "a name of letters, digits, '_', '-' and '.'")
 """A label or set name, which names files and table rows."""
 NON_NEGATIVE: Final = Number(minimum=0)
@@ -166,6 +178,7 @@ OPTIONAL_POSITIVE_INT: Final = Number(minimum=1, integer=True, optional=True)
 NON_NEGATIVE_INT: Final = Number(minimum=0, integer=True)
 SEED: Final = NON_NEGATIVE_INT
 FLAG: Final = Flag()
+TABLE: Final = Table()
 
 
 def anything(value: Any) -> Any:
@@ -262,6 +275,20 @@ def read_table(
         except ValueError as error:
             raise fail(name, str(error)) from None
     return values
+
+
+def settings_from_table(settings_type: type, table: Any, section: str) -> Any:
+    """`settings_type` made from a config file's table `[section]` (`read_table`).
+
+    Raises:
+        ValueError: `[section] key: ...` for the first problem (an unknown key lists the accepted
+            ones; a refused value says what is accepted).
+    """
+
+    def fail(key: str, message: str) -> ValueError:
+        return ValueError(f"[{section}] {key}: {message}" if key else f"[{section}] {message}")
+
+    return settings_type(**read_table(table, settings_type, fail))
 
 
 def pick(settings_type: type, values: Mapping[str, Any]) -> dict[str, Any]:

@@ -180,8 +180,8 @@ def test_generations_resume_and_grow(tmp_path: Path, monkeypatch: pytest.MonkeyP
     [
         ("gate_games = 3", r"\[generations\] gate_games must be even"),
         ('gate_params = { evaluator = "heuristic" }', r"gate_params .* without evaluator"),
-        ("gate_score = 1.5", r"\[generations\] gate_score must be"),
-        ("rounds = 2", r"unknown key\(s\) 'rounds' in \[generations\]"),
+        ("gate_score = 1.5", r"\[generations\] gate_score: must be"),
+        ("rounds = 2", r"\[generations\] rounds: unknown key; accepted: count, start, "),
     ],
 )
 def test_a_bad_generations_section_is_refused(tmp_path: Path, section: str, message: str) -> None:

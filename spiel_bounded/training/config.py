@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from spiel_bounded.evaluators.heuristics import has_heuristic
@@ -14,6 +14,7 @@ from spiel_bounded.params import (
     POSITIVE,
     POSITIVE_INT,
     SEED,
+    TABLE,
     Number,
     OneOf,
     anything,
@@ -63,8 +64,7 @@ class DataConfig:
     game: str = setting("connect_four", "OpenSpiel game string", anything)
     games: int = setting(100, "self-play games", POSITIVE_INT)
     bot: str = setting("bounded_ab", "registered bot playing every seat", anything)
-    bot_params: Mapping[str, Any] = field(default_factory=dict)
-    # The bot's parameters.
+    bot_params: Mapping[str, Any] = setting({}, "the bot's parameters", TABLE)
     opening_moves: int = setting(2, "random plies at the start", NON_NEGATIVE_INT)
     epsilon: float = setting(0.05, "probability of a random move", PROBABILITY)
     # After the opening; the bot still searches, so the position keeps its search value.
@@ -93,8 +93,6 @@ class DataConfig:
             raise ValueError(f"[data] game must be a game string, got {self.game!r}")
         if not isinstance(self.bot, str) or not self.bot:
             raise ValueError(f"[data] bot must be a registered bot name, got {self.bot!r}")
-        if not isinstance(self.bot_params, Mapping):
-            raise ValueError(f"[data] bot_params must be a table, got {self.bot_params!r}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,8 +114,10 @@ class GenerationSettings:
     gate_score: float = setting(
         0.55, "score a new network needs against the best", Number(minimum=0.0, maximum=1.0)
     )
-    gate_params: Mapping[str, Any] = field(default_factory=dict)
-    # The match bot's parameters (the [data] bot, each side with its own network as evaluator).
+    gate_params: Mapping[str, Any] = setting(
+        {}, "the gate match bot's parameters (the [data] bot), without evaluator", TABLE
+    )
+    # Each side plays with its own network as evaluator.
     hours: float = setting(
         0.0,
         "start no generation once the run's generations took this long (0: count only)",
@@ -137,7 +137,7 @@ class GenerationSettings:
             raise ValueError(
                 f"[generations] gate_games must be even (seats swapped), got {self.gate_games}"
             )
-        if not isinstance(self.gate_params, Mapping) or "evaluator" in self.gate_params:
+        if "evaluator" in self.gate_params:
             raise ValueError(
                 "[generations] gate_params must be a table of the bot's parameters without "
                 f"evaluator (each side plays with its own network), got {self.gate_params!r}"
@@ -157,17 +157,18 @@ class CurveSettings:
     )
     # In games without chance nodes the openings are a suite drawn once, none of whose positions
     # a training game reached (`training.openings`); with chance nodes, random plies per game.
-    params: Mapping[str, Any] = field(default_factory=dict)
-    # The parameters of the [data] bot in these matches, besides its evaluator (the network or
-    # the reference's); not [data]'s own, which set self-play's depth: by default the bot's
-    # defaults and the time a move.
+    params: Mapping[str, Any] = setting(
+        {}, "the [data] bot's parameters in these matches, without evaluator", TABLE
+    )
+    # Its evaluator is the network or the reference's; not [data]'s own parameters, which set
+    # self-play's depth: by default the bot's defaults and the time a move.
     references: tuple[str, ...] = setting((), "what each network plays (empty: derived)", anything)
 
     def __post_init__(self) -> None:
         check_fields(self)
         if self.games % 2:
             raise ValueError(f"[curve] games must be even (seats swapped), got {self.games}")
-        if not isinstance(self.params, Mapping) or "evaluator" in self.params:
+        if "evaluator" in self.params:
             raise ValueError(
                 "[curve] params must be a table of the bot's parameters without evaluator (the "
                 f"network is the evaluator), got {self.params!r}"

@@ -23,10 +23,11 @@ from spiel_bounded.evaluators.value_net.checkpoint import (
     Checkpoint,
     save_checkpoint,
 )
-from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping, from_mapping
+from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping
 from spiel_bounded.evaluators.value_net.layout import layout_for
 from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import load_game
+from spiel_bounded.params import settings_from_table
 from spiel_bounded.runs.journal import write_atomic
 from spiel_bounded.training.config import (
     CurveSettings,
@@ -99,17 +100,19 @@ def run_config_from(raw: Mapping[str, Any], source: str) -> RunConfig:
         )
     try:
         config = RunConfig(
-            data=from_mapping(DataConfig, raw.get("data", {}), "data"),
-            model=from_mapping(ModelConfig, raw.get("model", {}), "model"),
-            train=from_mapping(TrainConfig, raw.get("train", {}), "train"),
+            data=settings_from_table(DataConfig, raw.get("data", {}), "data"),
+            model=settings_from_table(ModelConfig, raw.get("model", {}), "model"),
+            train=settings_from_table(TrainConfig, raw.get("train", {}), "train"),
             directory=Path(output["directory"]),
             data_directory=Path(output["data_directory"]),
             generations=(
-                from_mapping(GenerationSettings, raw["generations"], "generations")
+                settings_from_table(GenerationSettings, raw["generations"], "generations")
                 if "generations" in raw
                 else None
             ),
-            curve=from_mapping(CurveSettings, raw["curve"], "curve") if "curve" in raw else None,
+            curve=settings_from_table(CurveSettings, raw["curve"], "curve")
+            if "curve" in raw
+            else None,
         )
         if config.train.mirror:
             check_mirror(load_game(config.data.game))

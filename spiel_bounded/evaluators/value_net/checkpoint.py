@@ -25,10 +25,11 @@ from typing import Any, Final
 import numpy as np
 import pyspiel
 
-from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping, from_mapping
+from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping
 from spiel_bounded.evaluators.value_net.features import CHANCE_VIEWS
 from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, write_npz
 from spiel_bounded.games import game_description
+from spiel_bounded.params import settings_from_table
 
 FORMAT: Final = "spiel_bounded.value_net/1"
 CHECKPOINT_FILE: Final = "model.npz"
@@ -191,7 +192,7 @@ def _read_checkpoint(source: Path, resolved: Path, stamp: tuple[int, int, int]) 
     checkpoint = Checkpoint(
         game=meta["game"],
         observation_shape=tuple(meta["observation_shape"]),
-        model=from_mapping(ModelConfig, meta["model"], "model"),
+        model=settings_from_table(ModelConfig, meta["model"], "model"),
         params=arrays,
         record=meta["record"],
         version=meta["version"],

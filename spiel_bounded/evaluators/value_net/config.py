@@ -1,4 +1,4 @@
-"""Settings of the value network's shape, and settings as plain mappings (checkpoints, configs)."""
+"""Settings of the value network's shape, and settings as plain mappings (checkpoints, records)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from spiel_bounded.params import (
     POSITIVE_INT,
     OneOf,
     check_fields,
-    declared,
     setting,
 )
 
@@ -32,27 +31,6 @@ class ModelConfig:
 
     def __post_init__(self) -> None:
         check_fields(self)
-
-
-def from_mapping(settings_type: type, values: Mapping[str, Any], section: str) -> Any:
-    """`settings_type(**values)` for the TOML table `[section]`: an unknown key is refused with
-    the list of accepted ones, a refused value as `[section] key must be ...; got ...` (the
-    table and key the user wrote, not the class and field)."""
-    names = [item.name for item in fields(settings_type)]
-    unknown = sorted(set(values) - set(names))
-    if unknown:
-        raise ValueError(
-            f"unknown key(s) {', '.join(map(repr, unknown))} in [{section}]; "
-            f"accepted: {', '.join(names)}"
-        )
-    params = declared(settings_type)
-    for name, value in values.items():
-        if name in params:
-            try:
-                params[name].check(value)
-            except ValueError as error:
-                raise ValueError(f"[{section}] {name} {error}") from None
-    return settings_type(**values)
 
 
 def as_mapping(settings: Any) -> dict[str, Any]:
