@@ -157,6 +157,21 @@ class Text:
 
 
 @dataclass(frozen=True)
+class OrNone:
+    """Accepts None (kept: a setting not given, e.g. one that falls back on another section's) or
+    what `check` accepts."""
+
+    check: Checker
+
+    @property
+    def accepted(self) -> str:
+        return f"{getattr(self.check, 'accepted', 'a value')} (or left out)"
+
+    def __call__(self, value: Any) -> Any:
+        return None if value is None else self.check(value)
+
+
+@dataclass(frozen=True)
 class Table:
     """Accepts a table (a mapping with string keys, e.g. a bot's parameters): a plain dict of it."""
 

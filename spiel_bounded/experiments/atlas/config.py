@@ -1,23 +1,18 @@
 """The atlas config: a TOML file (`configs/atlas.toml`), validated before anything runs.
 
-    [atlas]                        # `AtlasSettings`: every key declared there, with its default
+    [atlas]                        # `AtlasSettings`
     q1_nodes = 20000
 
     [run]                          # how it runs: `runs.settings.RunSettings`, as every job's
     output = "results/atlas/run"
 
-    [[games]]                      # one row of the atlas
-    game = "hex"                   # an OpenSpiel game string
-    label = "hex"                  # optional: the row's name (default: the game string)
-    note = ""                      # optional: e.g. why a smaller variant than the default
-    evaluator = "heuristic"        # optional: default heuristic where there is one, else
-                                   #   seeded_rollout (deterministic per state)
-    rollouts = 8                   # optional, seeded_rollout only: playouts averaged per leaf
-    plies = [4, 16]                # optional overrides of [atlas] keys for this game:
-    max_depth = 8                  #   plies, positions, max_depth, q1_nodes, pruning_depth
-    solve = [{ game = "hex(board_size=3)", plies = [0, 3], positions = 4 }]
+    [[games]]                      # one row of the atlas: `GameRow`
+    game = "hex"
+    max_depth = 8
+    solve = [{ game = "hex(board_size=3)", plies = [0, 3], positions = 4 }]  # `SolveSet`
 
-Every error names the file, the key and what is accepted.
+Each key is declared once, with its default, meaning and check (`params.setting`); the manual's
+config reference lists them. Every error names the file, the key and what is accepted.
 """
 
 from __future__ import annotations
@@ -35,10 +30,32 @@ from spiel_bounded.evaluators import EVALUATOR_NAMES, has_heuristic
 from spiel_bounded.experiments.atlas.measures import random_position_list
 from spiel_bounded.experiments.config import EpsilonFractions
 from spiel_bounded.games import game_info, load_game
-from spiel_bounded.params import POSITIVE, SEED, Number, read_table, setting
+from spiel_bounded.params import (
+    POSITIVE,
+    SEED,
+    Number,
+    OneOf,
+    OrNone,
+    Text,
+    read_table,
+    required_setting,
+    setting,
+)
 from spiel_bounded.runs.settings import RunSettings, read_run_section
 
 _NAME = re.compile(r"^[A-Za-z0-9_.=(),-]+$")
+_LABEL: Final = Text(_NAME.pattern, "letters, digits and _ . = ( ) , - only")
+_GAME: Final = Text(what="an OpenSpiel game string")
+_DETERMINISTIC: Final = OneOf(
+    tuple(name for name in EVALUATOR_NAMES if name != "rollout"),
+    removed=(
+        (
+            "rollout",
+            "random playouts are not deterministic, and the atlas compares searches value for "
+            "value",
+        ),
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -81,6 +98,26 @@ class _ArenaConfigs:
         for path in value:
             if not Path(path).is_file():
                 raise ValueError(f"no such arena config: {path!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class _String:
+    accepted: str = "a string"
+
+    def __call__(self, value: Any) -> str:
+        if not isinstance(value, str):
+            raise ValueError(f"must be {self.accepted}; got {value!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class _Tables:
+    accepted: str = "a list of tables {game, plies, positions}"
+
+    def __call__(self, value: Any) -> list[Mapping[str, Any]]:
+        if not isinstance(value, list) or not all(isinstance(item, Mapping) for item in value):
+            raise ValueError(f"must be {self.accepted}; got {value!r}")
         return value
 
 
@@ -128,8 +165,7 @@ class AtlasSettings:
 
 
 GAME_OVERRIDES: Final = ("plies", "positions", "max_depth", "q1_nodes", "pruning_depth")
-GAME_KEYS: Final = ("game", "label", "note", "evaluator", "rollouts", "solve", *GAME_OVERRIDES)
-SOLVE_KEYS: Final = ("game", "plies", "positions")
+"""The `[atlas]` keys a row may set for its game."""
 
 
 class AtlasConfigError(ValueError):
@@ -139,17 +175,43 @@ class AtlasConfigError(ValueError):
 
 @dataclass(frozen=True, kw_only=True)
 class SolveSet:
-    """Positions of a small variant that the solvers run to the end.
+    """A `solve` entry of a row: positions of a small variant that the solvers run to the end."""
 
-    Attributes:
-        game: The variant's game string.
-        plies: Random decision plies before each position (inclusive range; (0, 0): the start).
-        positions: How many positions.
-    """
+    game: str = required_setting("the variant's game string (two players, no chance)", _GAME)
+    plies: tuple[int, int] = setting(
+        (0, 0),
+        "random decision plies before each position, [low, high] ([0, 0]: the start)",
+        _PLIES,
+    )
+    positions: int = setting(4, "how many positions", _COUNT)
 
-    game: str
-    plies: tuple[int, int] = (0, 0)
-    positions: int = 4
+
+@dataclass(frozen=True, kw_only=True)
+class GameRow:
+    """A `[[games]]` table as written: one row of the atlas (`GameEntry` is the row with its
+    defaults filled in)."""
+
+    game: str = required_setting(
+        "an OpenSpiel game string: turn-based, perfect information, terminal rewards", _GAME
+    )
+    label: str | None = setting(None, "the row's name (default: the game string)", OrNone(_LABEL))
+    note: str = setting(
+        "", "said beside the row, e.g. why a smaller variant than the default", _String()
+    )
+    evaluator: str | None = setting(
+        None,
+        "the leaf evaluator (default: heuristic where the game has one, else seeded_rollout)",
+        OrNone(_DETERMINISTIC),
+    )
+    rollouts: int = setting(1, "playouts averaged per leaf (seeded_rollout only)", _COUNT)
+    plies: tuple[int, int] | None = setting(None, "[atlas] plies for this game", OrNone(_PLIES))
+    positions: int | None = setting(None, "[atlas] positions for this game", OrNone(_COUNT))
+    max_depth: int | None = setting(None, "[atlas] max_depth for this game", OrNone(_COUNT))
+    q1_nodes: int | None = setting(None, "[atlas] q1_nodes for this game", OrNone(_COUNT))
+    pruning_depth: int | None = setting(None, "[atlas] pruning_depth for this game", OrNone(_COUNT))
+    solve: list[Mapping[str, Any]] = setting(
+        [], "small variants the solvers run to the end: tables {game, plies, positions}", _Tables()
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -289,26 +351,21 @@ def _game_entry(
     table: Any, number: int, settings: Mapping[str, Any], earlier: list[GameEntry], fail: Any
 ) -> GameEntry:
     where = f"[[games]] #{number}"
-    if not isinstance(table, dict):
-        raise fail(where, "must be a table")
-    _no_unknown(table, GAME_KEYS, where, fail)
-    game_string = table.get("game")
-    if not isinstance(game_string, str) or not game_string:
-        raise fail(f"{where} game", "must be an OpenSpiel game string")
-    if "label" not in table and not _NAME.match(game_string):
+    row = GameRow(
+        **read_table(table, GameRow, lambda key, message: fail(f"{where} {key}".strip(), message))
+    )
+    if row.label is None and not _NAME.match(row.game):
         raise fail(
             f"{where} game",
-            f"{game_string!r} cannot name its row: add a label (letters, digits and "
+            f"{row.game!r} cannot name its row: add a label (letters, digits and "
             "_ . = ( ) , - only)",
         )
-    label = table.get("label", game_string)
+    label = row.label or row.game
     where = f"[[games]] {label}"
-    if not isinstance(label, str) or not _NAME.match(label):
-        raise fail(f"{where} label", "use letters, digits and _ . = ( ) , - only")
     if label in {entry.label for entry in earlier}:
         raise fail(f"{where} label", "appears twice; give one of them another label")
     try:
-        game = load_game(game_string)
+        game = load_game(row.game)
     except ValueError as error:
         raise fail(f"{where} game", str(error)) from None
     info = game_info(game)
@@ -326,31 +383,16 @@ def _game_entry(
         kind = "two_player"
     if kind != "n_player" and not info.zero_sum:
         raise fail(f"{where} game", f"two-player games must be zero-sum; {info.description} is not")
-    default_evaluator = "heuristic" if has_heuristic(game) else "seeded_rollout"
-    evaluator = table.get("evaluator", default_evaluator)
-    if evaluator not in EVALUATOR_NAMES or evaluator == "rollout":
-        accepted = [name for name in EVALUATOR_NAMES if name != "rollout"]
-        raise fail(
-            f"{where} evaluator",
-            f"must be one of {', '.join(accepted)} (deterministic, so that searches can be "
-            f"compared value for value); got {evaluator!r}",
-        )
+    evaluator = row.evaluator or ("heuristic" if has_heuristic(game) else "seeded_rollout")
     if evaluator == "heuristic" and not has_heuristic(game):
         raise fail(f"{where} evaluator", f"{info.description} has no heuristic; use seeded_rollout")
-    rollouts = table.get("rollouts", 1)
-    _integer(rollouts, 1, f"{where} rollouts", fail)
-    if rollouts != 1 and evaluator != "seeded_rollout":
+    if row.rollouts != 1 and evaluator != "seeded_rollout":
         raise fail(f"{where} rollouts", "playouts are set for the seeded_rollout evaluator only")
-    values = {key: table.get(key, settings[key]) for key in GAME_OVERRIDES}
-    for key in ("positions", "max_depth", "q1_nodes", "pruning_depth"):
-        _integer(values[key], 1, f"{where} {key}", fail)
-    note = table.get("note", "")
-    if not isinstance(note, str):
-        raise fail(f"{where} note", "must be a string")
-    solve = table.get("solve", [])
-    if not isinstance(solve, list):
-        raise fail(f"{where} solve", "must be a list of tables {game, plies, positions}")
-    if solve and kind != "two_player":
+    values = {
+        key: settings[key] if getattr(row, key) is None else getattr(row, key)
+        for key in GAME_OVERRIDES
+    }
+    if row.solve and kind != "two_player":
         raise fail(
             f"{where} solve",
             "the solvers (pns, bounded_pns, bounded_ab) take two-player deterministic games; "
@@ -358,7 +400,7 @@ def _game_entry(
         )
     solve_sets = tuple(
         _solve_set(item, number, f"{where} solve", settings["seed"], fail)
-        for number, item in enumerate(solve)
+        for number, item in enumerate(row.solve)
     )
     solved_in = {known.game: entry.label for entry in earlier for known in entry.solve}
     for solve_set in solve_sets:
@@ -369,34 +411,26 @@ def _game_entry(
                 "report has one row per variant, so list each variant once",
             )
         solved_in[solve_set.game] = label
-    plies = _plies(values["plies"], f"{where} plies", fail)
     seed = position_seed(settings["seed"], label)
-    _reachable(game_string, values["positions"], plies, seed, f"{where} plies", fail)
+    _reachable(row.game, values["positions"], values["plies"], seed, f"{where} plies", fail)
     return GameEntry(
         label=label,
-        game=game_string,
+        game=row.game,
         kind=kind,
-        note=note,
+        note=row.note,
         evaluator=evaluator,
-        plies=plies,
-        positions=values["positions"],
-        max_depth=values["max_depth"],
-        q1_nodes=values["q1_nodes"],
-        pruning_depth=values["pruning_depth"],
         solve=solve_sets,
-        rollouts=rollouts,
+        rollouts=row.rollouts,
+        **values,
     )
 
 
 def _solve_set(item: Any, number: int, where: str, seed: int, fail: Any) -> SolveSet:
-    if not isinstance(item, dict):
-        raise fail(where, "every entry must be a table {game, plies, positions}")
-    _no_unknown(item, SOLVE_KEYS, where, fail)
-    game_string = item.get("game")
-    if not isinstance(game_string, str):
-        raise fail(f"{where} game", "must be an OpenSpiel game string")
+    solve_set = SolveSet(
+        **read_table(item, SolveSet, lambda key, message: fail(f"{where} {key}".strip(), message))
+    )
     try:
-        info = game_info(load_game(game_string))
+        info = game_info(load_game(solve_set.game))
     except ValueError as error:
         raise fail(f"{where} game", str(error)) from None
     if info.has_chance or info.num_players != 2:
@@ -405,12 +439,11 @@ def _solve_set(item: Any, number: int, where: str, seed: int, fail: Any) -> Solv
             f"the solvers (pns, bounded_pns, bounded_ab) take two-player deterministic games; "
             f"not {info.description}",
         )
-    positions = item.get("positions", 4)
-    _integer(positions, 1, f"{where} positions", fail)
-    plies = _plies(item.get("plies", [0, 0]), f"{where} plies", fail)
-    set_seed = position_seed(seed, game_string, number)
-    _reachable(game_string, positions, plies, set_seed, f"{where} plies", fail)
-    return SolveSet(game=game_string, plies=plies, positions=positions)
+    set_seed = position_seed(seed, solve_set.game, number)
+    _reachable(
+        solve_set.game, solve_set.positions, solve_set.plies, set_seed, f"{where} plies", fail
+    )
+    return solve_set
 
 
 def position_seed(seed: int, name: str, number: int = 0) -> int:
@@ -426,23 +459,5 @@ def _reachable(
     the run will search is drawn here once."""
     try:
         random_position_list(game_string, count, plies, seed)
-    except ValueError as error:
-        raise fail(where, str(error)) from None
-
-
-def _no_unknown(table: Mapping[str, Any], accepted: tuple[str, ...], where: str, fail: Any) -> None:
-    extra = sorted(set(table) - set(accepted))
-    if extra:
-        raise fail(f"{where} {extra[0]}", f"unknown key; accepted: {', '.join(accepted)}")
-
-
-def _integer(value: Any, minimum: int, where: str, fail: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise fail(where, f"must be an integer >= {minimum}; got {value!r}")
-
-
-def _plies(value: Any, where: str, fail: Any) -> tuple[int, int]:
-    try:
-        return _PLIES(value)
     except ValueError as error:
         raise fail(where, str(error)) from None
