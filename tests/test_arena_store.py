@@ -54,8 +54,8 @@ def test_records_round_trip_through_one_csv_line() -> None:
 def test_store_appends_reads_and_ignores_then_repairs_a_torn_tail(tmp_path: Path) -> None:
     store = GameStore(tmp_path / "out")
     with store.appending() as appender:
-        appender.append(RECORD)
-        appender.append(replace(RECORD, game_id="second"))
+        appender.append(RECORD.to_line())
+        appender.append(replace(RECORD, game_id="second").to_line())
     path = store.games_path
     assert path.read_text().startswith(header_line())
     whole = path.read_bytes()
@@ -63,7 +63,7 @@ def test_store_appends_reads_and_ignores_then_repairs_a_torn_tail(tmp_path: Path
     path.write_bytes(whole + replace(RECORD, game_id="third").to_line().encode()[:40])
     assert [record.game_id for record in store.read_records()] == [RECORD.game_id, "second"]
     with store.appending() as appender:  # opening for appending cuts the torn tail first
-        appender.append(replace(RECORD, game_id="fourth"))
+        appender.append(replace(RECORD, game_id="fourth").to_line())
     assert [record.game_id for record in store.read_records()] == [
         RECORD.game_id,
         "second",

@@ -312,7 +312,7 @@ def test_scores_count_the_seats_a_network_finished_ahead_of(tmp_path: Path) -> N
             game(("network", "h", "m"), (1.0, 0.0, 0.0)),
             game(("network", "h"), (1.0, -1.0), error="boom"),
         ):
-            store.append(record)
+            store.append(record.to_line())
     scores = scores_of(tmp_path, "network")
     assert set(scores) == {"h"} and scores["h"].games == 4
     assert scores["h"].score == pytest.approx((1.0 + 0.5 + 0.75 + 0.0) / 4)

@@ -31,6 +31,7 @@ from spiel_bounded.runs.control import Progress, sigterm_stops_the_run
 from spiel_bounded.runs.executors import Executor, make_executor
 from spiel_bounded.runs.journal import ConfigChangedError, utc_now
 from spiel_bounded.runs.lock import LockHolder, locked
+from spiel_bounded.runs.records import RecordKeeper
 
 REPORT_PATTERNS = ("summary.md", "*.csv", "*.png")
 """Files of a results directory that `--force_new` archives along with games.csv and run.json."""
@@ -249,28 +250,16 @@ def _run(
     if command and pending and command not in manifest.commands:
         manifest = replace(manifest, commands=(*manifest.commands, command))
     store.write_manifest(manifest)
-    started = clock()
-    counts = {"done": 0, "errors": 0}
 
     with store.appending() as appender:
+        keeper: RecordKeeper[GameRecord] = RecordKeeper(
+            appender, total=len(pending), resumed=resumed, on_progress=on_progress, clock=clock
+        )
 
         def done(record: GameRecord) -> None:
-            appender.append(record)
+            keeper.done(record)
             if stopper is not None:
                 stopper.add(record)
-            counts["done"] += 1
-            counts["errors"] += 0 if record.ok else 1
-            if on_progress is not None:
-                on_progress(
-                    record,
-                    Progress(
-                        done=counts["done"],
-                        total=len(pending),
-                        resumed=resumed,
-                        errors=counts["errors"],
-                        elapsed=clock() - started,
-                    ),
-                )
 
         if pending:
             run = config.run
@@ -285,10 +274,10 @@ def _run(
         damaged_manifest=damaged,
         scheduled=len(schedule),
         resumed=resumed,
-        played=counts["done"],
-        errors=counts["errors"],
-        seconds=clock() - started,
+        played=keeper.count,
+        errors=keeper.errors,
+        seconds=clock() - keeper.started,
         archived=archived,
         decided=dict(stopper.decided) if stopper is not None else {},
-        skipped=len(schedule) - resumed - counts["done"],
+        skipped=len(schedule) - resumed - keeper.count,
     )

@@ -18,14 +18,13 @@ from typing import Any, Final
 from spiel_bounded.arena.records import GameRecord, header_line, parse_lines
 from spiel_bounded.runs.journal import (
     Appender,
-    ConfigChangedError,
     Journal,
     StoreError,
     archive,
-    differences,
     set_aside,
     write_atomic,
 )
+from spiel_bounded.runs.records import StoredConfig, check_same_config
 
 GAMES_CSV: Final = "games.csv"
 MANIFEST: Final = "run.json"
@@ -106,16 +105,6 @@ class Manifest:
         )
 
 
-class RecordAppender:
-    """Appends `GameRecord`s to games.csv, each on disk before `append` returns."""
-
-    def __init__(self, appender: Appender) -> None:
-        self._appender = appender
-
-    def append(self, record: GameRecord) -> None:
-        self._appender.append(record.to_line())
-
-
 class GameStore:
     """The results directory of one tournament."""
 
@@ -153,12 +142,13 @@ class GameStore:
         return self.journal.repair()
 
     @contextmanager
-    def appending(self) -> Iterator[RecordAppender]:
-        """Opens games.csv for appending (header written first when new; torn tail cut)."""
+    def appending(self) -> Iterator[Appender]:
+        """Opens games.csv for appending `GameRecord.to_line()`s, each on disk before `append`
+        returns (header written first when new; torn tail cut)."""
         self.directory.mkdir(parents=True, exist_ok=True)
         self.read_records()  # refuses a foreign or corrupt file before appending to it
         with self.journal.appending() as appender:
-            yield RecordAppender(appender)
+            yield appender
 
     def read_manifest(self) -> Manifest | None:
         """run.json, or None when there is none.
@@ -193,23 +183,22 @@ class GameStore:
     def check_same_tournament(self, manifest: Manifest) -> None:
         """Raises `ConfigChangedError` when stored games belong to another tournament config."""
         stored = self.read_manifest()
-        if stored is None:
-            if self.has_games():
-                raise ConfigChangedError(
-                    f"{self.games_path} holds games but {self.manifest_path.name} is missing, "
-                    "so they cannot be matched to this config; use another output directory or "
-                    "--force_new (which archives the old results)"
-                )
-            return
-        if stored.fingerprint == manifest.fingerprint or not self.has_games():
-            return
-        changed = differences(stored.tournament, manifest.tournament)
-        raise ConfigChangedError(
-            f"{self.directory} holds games of a different tournament config (from "
-            f"{stored.config_source}, started {stored.created}); changed: "
-            f"{', '.join(changed) or 'the fingerprint'}. Resume with the old config, use "
-            "another output directory, or pass --force_new to archive the old results under "
-            f"{self.directory / 'previous'}/ and start over"
+        check_same_config(
+            self.manifest_path,
+            None
+            if stored is None
+            else StoredConfig(
+                fingerprint=stored.fingerprint,
+                canonical=stored.tournament,
+                source=stored.config_source,
+                created=stored.created,
+            ),
+            fingerprint=manifest.fingerprint,
+            canonical=manifest.tournament,
+            has_records=self.has_games(),
+            what="tournament",
+            remedy="use another output directory, or pass --force_new to archive the old "
+            f"results under {self.directory / 'previous'}/ and start over",
         )
 
     def archive(self, patterns: tuple[str, ...] = ()) -> Path | None:

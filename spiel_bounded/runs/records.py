@@ -2,7 +2,9 @@
 the executors run, the manifest that ties an output directory to its config, and the keeper that
 journals each record as it finishes and reports progress.
 
-The tournament is a job of the same engine with records of its own (`arena.runner`).
+The tournament keeps its games with the same keeper (`arena.runner`); its job (`arena.job`: a
+game's watch names the seat that crashed it) and its directory (`arena.store`: games.csv and the
+typed run.json that reports are rebuilt from) are its own.
 """
 
 from __future__ import annotations
@@ -99,20 +101,67 @@ def resumable_manifest(
             kind of job in the message), or records without a manifest.
     """
     manifest = read_json_object(path)
-    if has_records and manifest is not None and manifest.get("fingerprint") != config.fingerprint():
-        changed = differences(manifest.get("config", {}), config.canonical())
-        raise ConfigChangedError(
-            f"{path.parent} holds the records of another {what} config (from "
-            f"{manifest.get('source')}, started {manifest.get('created')}); changed: "
-            f"{', '.join(changed) or 'the fingerprint'}. Resume with that config, or use "
-            "another output directory"
-        )
-    if manifest is None and has_records:
+    check_same_config(
+        path,
+        None
+        if manifest is None
+        else StoredConfig(
+            fingerprint=manifest.get("fingerprint"),
+            canonical=manifest.get("config", {}),
+            source=manifest.get("source"),
+            created=manifest.get("created"),
+        ),
+        fingerprint=config.fingerprint(),
+        canonical=config.canonical(),
+        has_records=has_records,
+        what=what,
+        remedy="use another output directory",
+    )
+    return manifest
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredConfig:
+    """What a job's manifest says of the config whose records are in its directory."""
+
+    fingerprint: Any
+    canonical: Mapping[str, Any]
+    source: Any
+    created: Any
+
+
+def check_same_config(
+    path: Path,
+    stored: StoredConfig | None,
+    *,
+    fingerprint: str,
+    canonical: Mapping[str, Any],
+    has_records: bool,
+    what: str,
+    remedy: str,
+) -> None:
+    """Refuses to add records of a config (`fingerprint`, `canonical`) to a directory whose
+    records another config made (its manifest at `path` says `stored`), or whose manifest is
+    missing (`stored` None) while it holds records; `what` names the kind of job, `remedy` what
+    else to do (besides resuming with the stored config).
+
+    Raises:
+        ConfigChangedError: Naming the stored config and the keys that changed.
+    """
+    if not has_records:
+        return
+    if stored is None:
         raise ConfigChangedError(
             f"{path.parent} holds records but {path.name} is missing, so they cannot be "
-            "matched to this config; use another output directory"
+            f"matched to this config; {remedy}"
         )
-    return manifest
+    if stored.fingerprint != fingerprint:
+        changed = differences(stored.canonical, canonical)
+        raise ConfigChangedError(
+            f"{path.parent} holds the records of another {what} config (from "
+            f"{stored.source}, started {stored.created}); changed: "
+            f"{', '.join(changed) or 'the fingerprint'}. Resume with that config, or {remedy}"
+        )
 
 
 def write_manifest(
