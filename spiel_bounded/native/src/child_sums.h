@@ -27,7 +27,7 @@ class ChildSums {
   // A search from `root` starts (the parents' sums of the last one are dropped).
   void StartSearch(const open_spiel::State& root);
   // The children of `parent`, a decision node, come next; it stays alive and unchanged until
-  // the last `Child`.
+  // the last `Prepare`.
   void Begin(const open_spiel::State& parent);
   // The child of `move`: nullptr when its first layer's sum comes next (`Sum`); or the child
   // itself when it is terminal or not a decision node (kept until the next call), which the
@@ -75,8 +75,8 @@ class ChildSums {
   std::unique_ptr<open_spiel::State> child_;
   std::vector<int> rows_;  // terms: rows of the first layer's kernel and their factors
   std::vector<float> xs_;
-  // The prepared child's terms over the sum of `prepared_base_`: three of their own in placement
-  // games, else `count_` of `rows_` and `xs_`.
+  // The prepared child's terms over the sum of `prepared_base_`: in placement games the three
+  // of their own (`count_` -1), else `count_` of `rows_` and `xs_`.
   const Base* prepared_base_ = nullptr;
   int placement_rows_[3] = {0, 0, 0};
   float placement_xs_[3] = {0.0f, 0.0f, 0.0f};
