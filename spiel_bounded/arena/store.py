@@ -183,6 +183,8 @@ class GameStore:
     def check_same_tournament(self, manifest: Manifest) -> None:
         """Raises `ConfigChangedError` when stored games belong to another tournament config."""
         stored = self.read_manifest()
+        if stored is not None and stored.fingerprint == manifest.fingerprint:
+            return  # the same tournament: games.csv need not be read
         check_same_config(
             self.manifest_path,
             None

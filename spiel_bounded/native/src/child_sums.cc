@@ -6,13 +6,6 @@
 namespace spiel_bounded {
 namespace {
 
-uint64_t Mix(uint64_t x) {  // SplitMix64's finalizer
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 void Toggle(Key& key, const Key& entry) {
   key.high ^= entry.high;
   key.low ^= entry.low;
@@ -39,8 +32,8 @@ ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first,
   }
   if (keyed_) {
     // The key of a 1 in the first layer's input entry `row`: a set of them keys as the XOR.
-    for (uint64_t row = 0; row < static_cast<uint64_t>(first.inputs()); ++row) {
-      entry_keys_.push_back(Key{Mix(row ^ 0x5851f42d4c957f2dULL), Mix(row)});
+    for (int64_t row = 0; row < first.inputs(); ++row) {
+      entry_keys_.push_back(Hash128(reinterpret_cast<const char*>(&row), sizeof row));
     }
   }
   if (placement_.has_value()) {
