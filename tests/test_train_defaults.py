@@ -52,6 +52,8 @@ def test_the_game_decides_the_config_and_it_plays(
     assert config.generations.gate_games == 0  # the continuous loop
     assert config.model.kind == "mlp" and config.train.mirror == mirror
     assert config.train.labelling == ("interval" if tree else "mix")
+    # An n-player game's draw is a move cap: its heuristic says who got further.
+    assert config.data.drawn_outcome == ("returns" if tree else "heuristic")
     assert config.curve is not None
     check_data_config(config.data)  # the bot loads with these parameters, labels and all
 

@@ -650,3 +650,57 @@ def test_a_position_keeps_the_narrowest_interval_and_its_owner_keeps_a_tie(
     assert dataset.lower is not None and dataset.upper is not None
     assert dataset.lower[root].tolist() == [-0.25, -0.25]
     assert dataset.upper[root].tolist() == [0.25, 0.25]
+
+
+@pytest.mark.parametrize(
+    ("game", "bot"),
+    [("chinese_checkers(players=3,max_moves=10)", "maxn"), ("tic_tac_toe", "bounded_ab")],
+)
+def test_a_drawn_game_teaches_the_heuristic_values_of_its_last_position(
+    monkeypatch: pytest.MonkeyPatch, game: str, bot: str
+) -> None:
+    """`drawn_outcome = "heuristic"`: a game that ends with every return equal (chinese_checkers
+    at its move cap ends 0 for all; a tic_tac_toe draw) is labelled with the heuristic's values
+    of the position before the end; a won game keeps its returns, and the play is the same."""
+    from spiel_bounded.evaluators.heuristics import HeuristicEvaluator
+    from spiel_bounded.evaluators.value_net.features import Features
+    from spiel_bounded.training import selfplay
+
+    valued: list[pyspiel.State] = []
+
+    class Recording(HeuristicEvaluator):
+        def evaluate(self, state: pyspiel.State) -> Any:
+            valued.append(state.clone())
+            return super().evaluate(state)
+
+    monkeypatch.setattr(selfplay, "HeuristicEvaluator", Recording)
+    settings = dict(game=game, games=6, bot=bot, bot_params={"depth": 1}, epsilon=0.5, seed=3)
+    loaded = pyspiel.load_game(game)
+    features = Features(loaded)
+    drawn = told_apart = 0
+    for index in range(6):
+        returns = selfplay.play_selfplay_game(DataConfig(**settings), index)
+        valued.clear()
+        taught = selfplay.play_selfplay_game(
+            DataConfig(**settings, drawn_outcome="heuristic"), index
+        )
+        assert np.array_equal(returns.features, taught.features)
+        assert np.array_equal(returns.search, taught.search, equal_nan=True)
+        if np.ptp(returns.outcome[0]) > 0:
+            assert not valued and np.array_equal(returns.outcome, taught.outcome)
+            continue
+        drawn += 1
+        (last,) = valued
+        assert not last.is_terminal()
+        assert np.array_equal(features.of(last), taught.features[-1])
+        expected = HeuristicEvaluator(loaded).evaluate(last)
+        assert np.allclose(taught.outcome, np.tile(expected, (len(taught.outcome), 1)))
+        told_apart += bool(np.ptp(taught.outcome[0]) > 0)
+    assert drawn > 0 and told_apart > 0  # a draw that the heuristic tells the players apart
+
+
+def test_drawn_outcome_heuristic_needs_a_game_with_one() -> None:
+    with pytest.raises(ValueError, match=r"drawn_outcome = 'heuristic' needs .*othello"):
+        DataConfig(game="othello", drawn_outcome="heuristic")
+    with pytest.raises(ValueError, match=r"drawn_outcome.*returns, heuristic"):
+        DataConfig(game="tic_tac_toe", drawn_outcome="score")

@@ -23,6 +23,8 @@ from spiel_bounded.params import (
 )
 
 LABELLINGS: Final = ("outcome", "search", "mix", "interval")
+DRAWN_OUTCOMES: Final = ("returns", "heuristic")
+"""What a self-play game that ends with every player's return equal teaches (`DataConfig`)."""
 REFERENCES: Final = ("heuristic", "rollout", "mcts", "previous")
 """What `training.curve` can score a network against (its module docstring)."""
 FRACTION: Final = Number(minimum=0.0, maximum=1.0)
@@ -86,6 +88,16 @@ class DataConfig:
     label_depth: int = setting(
         1, "with tree_labels: plies left at least for a table entry to be kept", POSITIVE_INT
     )
+    drawn_outcome: str = setting(
+        "returns",
+        "a game ending with equal returns teaches them (returns) or the heuristic's values",
+        OneOf(DRAWN_OUTCOMES),
+    )
+    # "heuristic": such a game's outcome is the hand-written heuristic's values of its last
+    # position before the end. A game cut off by a move cap (chinese_checkers: `max_moves`) ends
+    # 0 for every player, which teaches that making no progress is a draw; the heuristic's
+    # values say how far each player got (Descent's reinforcement heuristic, for the cap). Games
+    # with such a value are played by the Python loop, which sees that position.
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -93,6 +105,13 @@ class DataConfig:
             raise ValueError(f"[data] game must be a game string, got {self.game!r}")
         if not isinstance(self.bot, str) or not self.bot:
             raise ValueError(f"[data] bot must be a registered bot name, got {self.bot!r}")
+        if self.drawn_outcome == "heuristic":
+            game = load_game(self.game)
+            if not has_heuristic(game):
+                raise ValueError(
+                    "[data] drawn_outcome = 'heuristic' needs a game with a hand-written "
+                    f"heuristic, and {game_description(game)} has none; use 'returns'"
+                )
 
 
 @dataclass(frozen=True, kw_only=True)

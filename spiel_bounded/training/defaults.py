@@ -20,10 +20,14 @@ What the game decides, measured or read from it, never guessed per name:
   of 32 channels); mirror images where the package knows the game's mirror symmetry;
 - labels: for the alpha-beta family the top two plies of each search's tree (`tree_labels`,
   intervals, `label_depth` two below the search depth; one ply, the root's children, in wide
-  games: `tree_labelling`), else the search value; mixed with the
-  game's outcome at weight 0.5. On connect_four, 20 minutes of loop each: top-of-tree labels
-  (13 generations of 937 games) scored 54.0% [48.1, 59.9] against the heuristic and 53% against
-  root labels (22 generations), which scored 47.5% [39.5, 55.5] (100 games a pairing, 0.1 s);
+  games: `tree_labelling`), else the search value; mixed with the game's outcome at weight 0.5.
+  On connect_four, 20 minutes of loop each: top-of-tree labels (13 generations of 937 games)
+  scored 54.0% [48.1, 59.9] against the heuristic and 53% against root labels (22
+  generations), which scored 47.5% [39.5, 55.5] (100 games a pairing, 0.1 s);
+- the outcome of a game that ends with every return equal, in n-player games with a heuristic:
+  the heuristic's values of its last position (`drawn_outcome`). Such a game was cut off by a
+  move cap (chinese_checkers ends 0 for all at `max_moves`), and its returns would teach that
+  making no progress is a draw;
 - the loop: generations without a gate (Descent's continuous loop), a replay window of four,
   three epochs a generation, warm starts, and the learning curve of every fifth network.
 
@@ -172,6 +176,7 @@ def default_config(game_string: str, directory: str) -> dict[str, dict[str, Any]
             "tree_labels": tree,
             "label_depth": labelling.label_depth if labelling else 1,
             "root_children": False,
+            "drawn_outcome": "returns" if tree or evaluator != "heuristic" else "heuristic",
         },
         "model": {"kind": "mlp", "width": 128, "depth": 2},
         "train": {

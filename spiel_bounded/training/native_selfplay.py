@@ -59,10 +59,11 @@ def play_native_game(
 ) -> GamePositions | None:
     """Game `index` of `config` played whole on the native engine, or None when the Python loop
     must play it: another bot than bounded_ab / bounded_star1 / bounded_star2, a game or
-    parameters it refuses (the Python loop raises the error), the Python engine, or an
-    evaluator without a shared C++ twin."""
+    parameters it refuses (the Python loop raises the error), the Python engine, an evaluator
+    without a shared C++ twin, or `drawn_outcome = "heuristic"` (which values the position
+    before the end, which only the Python loop keeps)."""
     algorithm = config.bot
-    if algorithm not in PROBES:
+    if algorithm not in PROBES or config.drawn_outcome != "returns":
         return None
     spec = registry.get_spec(algorithm)
     info = game_info(game)

@@ -19,6 +19,7 @@ import pyspiel
 
 from spiel_bounded import registry
 from spiel_bounded.bots.base import SearchBot
+from spiel_bounded.evaluators.heuristics import HeuristicEvaluator
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.games import load_game
 from spiel_bounded.result import SearchResult, TableLabels
@@ -158,6 +159,18 @@ def _table_bounds(labels: TableLabels | None, mover: int, game: pyspiel.Game) ->
     )
 
 
+def game_outcome(
+    config: DataConfig, game: pyspiel.Game, end: pyspiel.State, last: pyspiel.State | None
+) -> np.ndarray:
+    """What game `end` (terminal) teaches as every player's outcome: its returns, or with
+    `drawn_outcome = "heuristic"` and every return equal, the heuristic's values of `last`, the
+    position before the end (`DataConfig.drawn_outcome`)."""
+    returns = np.asarray(end.returns(), dtype=np.float32)
+    if config.drawn_outcome != "heuristic" or last is None or np.ptp(returns) > 0:
+        return returns
+    return np.asarray(HeuristicEvaluator(game).evaluate(last), dtype=np.float32)
+
+
 def play_selfplay_game(config: DataConfig, index: int, *, whole_game: bool = True) -> GamePositions:
     """Plays game `index` of a run: `config.bot` in every seat, the first `opening_moves` plies
     and an `epsilon` share of later moves uniformly at random (the bot still searches those, so
@@ -193,6 +206,7 @@ def play_selfplay_game(config: DataConfig, index: int, *, whole_game: bool = Tru
     keys: list[str] = []
     children: list[ChildBounds | None] = []
     state = game.new_initial_state()
+    last: pyspiel.State | None = None
     plies = 0
     while not state.is_terminal():
         mover = state.current_player()
@@ -237,8 +251,10 @@ def play_selfplay_game(config: DataConfig, index: int, *, whole_game: bool = Tru
                 if player != mover:
                     bot.inform_action(state, mover, action)
             plies += 1
+        if config.drawn_outcome == "heuristic":
+            last = state.clone()
         state.apply_action(action)
-    returns = np.asarray(state.returns(), dtype=np.float32)
+    returns = game_outcome(config, game, state, last)
     count = len(rows)
     players = game.num_players()
     child_bounds = ChildBounds.join(
