@@ -434,6 +434,12 @@ def test_training_script_runs_and_resumes(tmp_path: Path) -> None:
     )
     script = Path(__file__).resolve().parents[1] / "scripts" / "train_value_net.py"
     command = [sys.executable, str(script), f"--config={config}", "--executor=inline", "--quiet"]
+    early = subprocess.run([*command, "--stage=train"], capture_output=True, text=True)
+    assert early.returncode == 2, early.stderr  # training before any self-play: one line
+    assert early.stderr.strip().splitlines() == [
+        f"error: no self-play data in {str(tmp_path / 'data')!r} (no data.json): generate it "
+        "first (--stage=generate, or no --stage for both)"
+    ]
     subprocess.run([*command, "--stage=generate", "--games=5"], check=True, capture_output=True)
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     assert "played 3 games" in done.stdout

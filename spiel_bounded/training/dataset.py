@@ -240,6 +240,11 @@ def assemble(
     metas: list[dict[str, Any]] = []
     total = 0
     for number, root in enumerate(roots):
+        if not (root / CONFIG_FILE).is_file():
+            raise ValueError(
+                f"no self-play data in {str(root)!r} (no {CONFIG_FILE}): generate it first "
+                "(--stage=generate, or no --stage for both)"
+            )
         recorded = json.loads((root / CONFIG_FILE).read_text())
         config = DataConfig(**recorded["data"])
         indices = [index for index in finished_games(root) if games is None or index < games]
