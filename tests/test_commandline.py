@@ -78,3 +78,23 @@ def test_every_script_follows_the_exit_statuses(script: str) -> None:
         timeout=120,
     )
     assert bad.returncode == 2, bad.stderr
+
+
+@pytest.mark.parametrize("script", ["scripts/round_robin.py", *SCRIPTS])
+def test_a_command_starts_without_the_plotting_and_compiling_libraries(script: str) -> None:
+    """matplotlib and numba cost about a second of every start: a command imports them when it
+    draws or compiles, not before parsing its flags."""
+    probe = (
+        "import runpy, sys\n"
+        f"sys.argv = [{script!r}, '--help']\n"
+        "try:\n"
+        f"    runpy.run_path({script!r}, run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(name for name in ('matplotlib', 'numba') if name in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "[]"

@@ -21,12 +21,7 @@ from collections.abc import Callable
 import numpy as np
 import pyspiel
 
-from spiel_bounded.evaluators.value_net.compiled import (
-    MOVER_WINS,
-    NOT_TERMINAL,
-    breakthrough_child,
-    placement_child,
-)
+from spiel_bounded.evaluators.value_net.compiled import MOVER_WINS, NOT_TERMINAL, kernels
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.outputs import OutputForm
 
@@ -42,11 +37,13 @@ def child_kernel(game: pyspiel.Game) -> tuple[Kernel, np.ndarray] | None:
     name, params = game.get_type().short_name, game.get_parameters()
     if name == "connect_four" and not params.get("egocentric_obs_tensor", False):
         rows, columns, in_row = params["rows"], params["columns"], params["x_in_row"]
-        return placement_child, np.asarray([rows, columns, in_row, 1, 2, 0, 1], np.int64)
+        shape = [rows, columns, in_row, 1, 2, 0, 1]
+        return kernels().placement_child, np.asarray(shape, np.int64)
     if name == "tic_tac_toe":
-        return placement_child, np.asarray([3, 3, 3, 0, 0, 2, 1], np.int64)
+        return kernels().placement_child, np.asarray([3, 3, 3, 0, 0, 2, 1], np.int64)
     if name == "breakthrough":
-        return breakthrough_child, np.asarray([params["rows"], params["columns"]], np.int64)
+        shape = [params["rows"], params["columns"]]
+        return kernels().breakthrough_child, np.asarray(shape, np.int64)
     return None
 
 

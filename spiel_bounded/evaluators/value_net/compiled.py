@@ -13,20 +13,15 @@ without numba): the tests hold the two to 1e-6.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import importlib.util
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from spiel_bounded.evaluators.value_net.layout import KERNEL_SIZE, Layout
 from spiel_bounded.evaluators.value_net.numpy_net import patch_indices
-
-numba: Any
-try:
-    import numba
-except ImportError:  # pragma: no cover - only without the `fast` extra
-    numba = None
 
 # The header of `Packed.dims`: sizes, then the offsets of each parameter block in `weights`.
 (
@@ -175,11 +170,6 @@ def forward(
     _dense(boards[layers % 2][: cells * channels], extra_row, weights, dims, work)
 
 
-if numba is not None:
-    _dense = numba.njit(cache=True, nogil=True)(_dense)
-    forward = numba.njit(cache=True, nogil=True)(forward)
-
-
 # -- child kernels (children.py): a position's children valued from its observation ---------
 
 NOT_TERMINAL, MOVER_WINS, DRAW = 0, 1, 2
@@ -235,11 +225,6 @@ def placement_child(
     return NOT_TERMINAL
 
 
-if numba is not None:
-    # Cached: `forward`, which they call, lives in this file, so a change of it is seen.
-    placement_child = numba.njit(cache=True, nogil=True)(placement_child)
-
-
 def breakthrough_child(
     observation: np.ndarray,
     mover: int,
@@ -289,13 +274,40 @@ def breakthrough_child(
     return NOT_TERMINAL
 
 
-if numba is not None:
-    breakthrough_child = numba.njit(cache=True, nogil=True)(breakthrough_child)
-
-
 def numba_available() -> bool:
-    """True when numba is installed (the `fast` extra)."""
-    return numba is not None
+    """True when numba is installed (the `fast` extra); it is imported only by `kernels`."""
+    return importlib.util.find_spec("numba") is not None
+
+
+@dataclass(frozen=True)
+class Kernels:
+    """The compiled functions: `forward` and the child kernels of `children.py`."""
+
+    forward: Callable[..., None]
+    placement_child: Callable[..., int]
+    breakthrough_child: Callable[..., int]
+
+
+@functools.cache
+def kernels() -> Kernels:
+    """The functions above compiled with numba (cached on disk: `forward`, which the kernels
+    call, lives in this file, so a change of it is seen). numba is imported here, on the first
+    compiled network, not with the package: it costs about 0.3 s, paid by every process.
+
+    The module's names are rebound to the compiled functions, because a compiled function
+    calls another through its module's globals (`forward` calls `_dense`, the kernels call
+    `forward`).
+
+    Raises:
+        ImportError: without numba (the `fast` extra).
+    """
+    import numba
+
+    global _dense, forward, placement_child, breakthrough_child
+    jit = numba.njit(cache=True, nogil=True)
+    _dense, forward = jit(_dense), jit(forward)
+    placement_child, breakthrough_child = jit(placement_child), jit(breakthrough_child)
+    return Kernels(forward, placement_child, breakthrough_child)
 
 
 @dataclass(frozen=True)

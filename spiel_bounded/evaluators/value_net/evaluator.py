@@ -17,7 +17,7 @@ from spiel_bounded.evaluators.value_net.checkpoint import (
     load_checkpoint,
 )
 from spiel_bounded.evaluators.value_net.children import child_kernel, kernel_children
-from spiel_bounded.evaluators.value_net.compiled import forward, numba_available, pack
+from spiel_bounded.evaluators.value_net.compiled import kernels, numba_available, pack
 from spiel_bounded.evaluators.value_net.extra import jax_available
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.layout import Layout, layout_for
@@ -94,6 +94,7 @@ class ValueNetEvaluator:
             packed = pack(self.layout, self.checkpoint.params)
             weights, dims, work, result = packed.weights, packed.dims, packed.work, packed.result
             observe, observation = self._features.observe, self._features.observation
+            forward = kernels().forward
 
             def compiled_raw(state: pyspiel.State) -> np.ndarray:
                 forward(observation, observe(state), weights, dims, work)
