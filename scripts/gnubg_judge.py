@@ -32,10 +32,7 @@ _OUTPUT = flags.DEFINE_string("output", None, "Write the table here instead of p
 
 
 def main(argv: Sequence[str]) -> None:
-    if len(argv) > 1:
-        raise app.UsageError(
-            f"unexpected arguments: {' '.join(argv[1:])}", exitcode=commandline.USAGE_ERROR
-        )
+    commandline.refuse_arguments(argv)
     if _TOURNAMENT.value is None:
         raise app.UsageError("--tournament is required", exitcode=commandline.USAGE_ERROR)
     if _PLIES.value not in PLIES:

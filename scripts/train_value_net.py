@@ -173,10 +173,7 @@ def _quiet_backend_probe() -> None:
 
 
 def main(argv: Sequence[str]) -> None:
-    if len(argv) > 1:
-        raise app.UsageError(
-            f"unexpected arguments: {' '.join(argv[1:])}", exitcode=commandline.USAGE_ERROR
-        )
+    commandline.refuse_arguments(argv)
     if _CONFIG.value is None and _GAME.value is None:
         raise app.UsageError(
             "--config or --game is required (e.g. --game=connect_four, or "

@@ -68,6 +68,13 @@ def run(main: Callable[[list[str]], Any], *, usage: str = "", program: str = "")
     app.run(guarded, flags_parser=lambda argv: parse_flags(argv, usage=usage, program=program))
 
 
+def refuse_arguments(argv: Sequence[str]) -> None:
+    """`app.UsageError` (exit status 2) when `argv` holds arguments after the program name: the
+    commands take flags only."""
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}", exitcode=USAGE_ERROR)
+
+
 @contextmanager
 def reader_gone_ends_quietly() -> Iterator[None]:
     """A program whose standard output is closed early (`... | head`) exits with status 0 and

@@ -48,6 +48,8 @@ def test_games_without_exact_values_and_bad_draws_are_refused() -> None:
         solved_positions(PositionDraw("pig"))
     with pytest.raises(ValueError, match="plies"):
         PositionDraw("tic_tac_toe", plies=(5, 2))
+    with pytest.raises(ValueError, match="positions and solve_nodes must be positive"):
+        PositionDraw("tic_tac_toe", positions=0)
     with pytest.raises(ValueError, match="depth"):
         measure([], make_evaluator("zero", load_game("tic_tac_toe")), depth=-1)
 
@@ -68,3 +70,24 @@ def test_the_script_prints_a_table_and_refuses_an_unknown_evaluator() -> None:
         [*command, "--evaluators=bogus"], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert bad.returncode == 2 and "unknown evaluator 'bogus'" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ([], "--game is required"),
+        (["--game=tic_tac_toe", "extra"], "unexpected arguments: extra"),
+        (["--game=tic_tac_toe", "--plies=3"], "--plies must be two numbers, the fewest and the"),
+        (["--game=tic_tac_toe", "--depths=0,x"], "--depths must be integers separated by commas"),
+        (["--game=pig"], "error: exact values need a two-player zero-sum game"),
+    ],
+)
+def test_the_script_refuses_bad_flags_naming_them(flags: list[str], message: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "scripts/evaluator_accuracy.py", *flags],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and message in done.stderr, done.stderr

@@ -105,7 +105,7 @@ def solved_positions(draw: PositionDraw, *, attempts: int = 20) -> list[SolvedPo
         if state.is_terminal():
             continue
         result = bounded_ab(state, evaluator=zero, limits=Limits(nodes=draw.solve_nodes))
-        if result.lower == result.upper and result.stats.stopped_by == "solved":
+        if result.stats.stopped_by == "solved":  # exact: epsilon is 0
             found.append(SolvedPosition(state, result.lower))
     return found
 
