@@ -41,6 +41,23 @@ double Weighted(const open_spiel::ActionsAndProbs& outcomes, const std::vector<d
   return total;
 }
 
+// `moves` by decreasing `score`, ties in their order: std::stable_sort, but by insertion (no
+// buffer to allocate) for the few moves most games have.
+void StableSortByScore(std::vector<Action>& moves, const std::vector<int64_t>& score) {
+  constexpr size_t kFew = 32;
+  if (moves.size() > kFew) {
+    std::stable_sort(moves.begin(), moves.end(),
+                     [&score](Action a, Action b) { return score[a] > score[b]; });
+    return;
+  }
+  for (size_t i = 1; i < moves.size(); ++i) {
+    const Action move = moves[i];
+    size_t j = i;
+    for (; j > 0 && score[moves[j - 1]] < score[move]; --j) moves[j] = moves[j - 1];
+    moves[j] = move;
+  }
+}
+
 // Moves `move` to the front of `moves` when it is there.
 void ToFront(std::vector<Action>& moves, Action move) {
   auto at = std::find(moves.begin(), moves.end(), move);
@@ -115,9 +132,7 @@ std::vector<Action> Engine::Ordered(const State& state, int player, int ply,
                                     std::optional<Action> tt_move) const {
   std::vector<Action> moves = state.LegalActions();
   if (!config_.move_ordering || moves.size() < 2) return moves;
-  const std::vector<int64_t>& row = history_[player];
-  std::stable_sort(moves.begin(), moves.end(),
-                   [&row](Action a, Action b) { return row[a] > row[b]; });
+  StableSortByScore(moves, history_[player]);
   if (static_cast<size_t>(ply) < killers_.size()) {
     const std::vector<Action>& killers = killers_[ply];
     for (auto killer = killers.rbegin(); killer != killers.rend(); ++killer) {

@@ -71,19 +71,19 @@ void ChildSums::Begin(const open_spiel::State& parent) {
                                          rows_.data(), xs_.data(), limit_);
     if (count >= 0) {
       first_.Add(base.sum.data(), base.sum.data(), rows_.data(), xs_.data(), count);
+      // Each term flips one 0-or-1 entry: its key toggles in or out of the set's.
+      if (keyed_) {
+        for (int k = 0; k < count; ++k) Toggle(base.key, entry_keys_[rows_[k]]);
+      }
     } else {
       observation_.SetFrom(parent, mover_);
       Refresh(base);
+      RefreshKey(base);
     }
   } else {
     observation_.SetFrom(parent, mover_);
     Update(base);
-  }
-  if (keyed_) {
-    base.key = Key{};
-    for (int i = 0; i < size_; ++i) {
-      if (base.observation[i] != 0.0f) Toggle(base.key, entry_keys_[i]);
-    }
+    RefreshKey(base);
   }
   if (from_history_) played_ = parent.FullHistory();
   base.ready = base.held = true;
@@ -157,6 +157,15 @@ void ChildSums::Refresh(Base& base) {
   std::copy(observed_, observed_ + size_, base.observation.begin());
   first_.Start(base.sum.data());
   first_.AddNonZero(base.sum.data(), observed_, size_, 0);
+}
+
+// `base.key` made afresh from its observation, where `keyed_`.
+void ChildSums::RefreshKey(Base& base) const {
+  if (!keyed_) return;
+  base.key = Key{};
+  for (int i = 0; i < size_; ++i) {
+    if (base.observation[i] != 0.0f) Toggle(base.key, entry_keys_[i]);
+  }
 }
 
 // The terms that bring a sum over the observation `before` to one over `observed_`, into `rows_`

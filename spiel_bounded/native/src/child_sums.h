@@ -50,11 +50,12 @@ class ChildSums {
     bool held = false;   // observes some parent
     std::vector<float> observation;
     std::vector<double> sum;
-    Key key;  // where `keyed_`: of the observation, without the mover bits (made afresh)
+    Key key;  // where `keyed_`: of the observation, without the mover bits
   };
   Base& Observed(int observer);
   void Update(Base& base);
   void Refresh(Base& base);
+  void RefreshKey(Base& base) const;
   int Changes(const float* before, int mover);
 
   const DenseLayer& first_;

@@ -49,4 +49,19 @@ void StateText::FromHistory(const open_spiel::State& state, std::string& out) co
   }
 }
 
+bool StateText::Stones(const open_spiel::State& state, uint64_t stones[2]) const {
+  if (columns_ == 0 || rows_ * columns_ > 64) return false;
+  stones[0] = stones[1] = 0;
+  std::fill(heights_.begin(), heights_.end(), 0);
+  for (const open_spiel::State::PlayerAction& step : state.FullHistory()) {
+    const int column = static_cast<int>(step.action);
+    if (column < 0 || column >= columns_ || heights_[column] >= rows_ || step.player < 0 ||
+        step.player > 1) {
+      return false;
+    }
+    stones[step.player] |= uint64_t{1} << (heights_[column]++ * columns_ + column);
+  }
+  return true;
+}
+
 }  // namespace spiel_bounded

@@ -1,6 +1,7 @@
 // A state's string, as `str(state)` gives it, read the cheapest exact way.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ class StateText {
   void Write(const open_spiel::State& state, std::string& out) const;
 
   bool from_history() const { return columns_ > 0; }
+
+  // The board of `state` (the root or a state below it) as the cells each player's pieces
+  // fill, one bit a cell, where the text comes from the history and the board has at most 64
+  // cells; else false. Two states have the same stones exactly when they have the same text.
+  bool Stones(const open_spiel::State& state, uint64_t stones[2]) const;
 
  private:
   void FromHistory(const open_spiel::State& state, std::string& out) const;
