@@ -1,6 +1,7 @@
-"""The before/after benchmark helpers (`scripts/benchmarks/revisions.py`, `before_after.py`):
-a failing measurement says which script failed and why, bot specifications parse as the
-suite's flag help says, and an unknown bot is refused with the registered names."""
+"""The before/after benchmark helpers (`scripts/benchmarks/revisions.py`, `before_after.py`,
+the self-play suite's filing-day loop): a failing measurement says which script failed and why,
+bot specifications parse as the suite's flag help says, an unknown bot is refused with the
+registered names, and the self-play suite's script mode times the games it is given."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from benchmarks import before_after, revisions  # after the path set-up
+from benchmarks import before_after, revisions, selfplay  # after the path set-up
 
 
 def test_a_failing_measurement_names_the_script_and_its_error(tmp_path: Path) -> None:
@@ -50,3 +52,20 @@ def test_an_unknown_bot_is_refused_with_the_registered_names(tmp_path: Path) -> 
     assert done.returncode != 0
     assert "unknown bot 'nosuchbot'; registered bots: " in done.stderr
     assert not (tmp_path / "bench.md").exists()
+
+
+def test_the_selfplay_suite_times_a_python_loop_under_the_code_it_is_given() -> None:
+    script = str(revisions.ROOT / "scripts" / "benchmarks" / "selfplay.py")
+    seconds, positions = revisions.run_json(revisions.ROOT, script, ["heuristic", 2])
+    assert seconds > 0.0
+    # Two connect_four games of at least 7 plies each, every one a position.
+    assert positions >= 14
+
+
+def test_the_selfplay_suite_reads_a_network_from_anywhere_and_pairs_its_ratios() -> None:
+    assert selfplay._evaluator_path("heuristic") == "heuristic"
+    assert selfplay._evaluator_path("net:results/models/connect_four") == (
+        "net:" + str(Path("results/models/connect_four").resolve())
+    )
+    cell = selfplay._ratio_cell(np.array([4.0, 9.0, 6.0]), np.array([1.0, 1.0, 2.0]))
+    assert cell == "4.0x [3.0, 9.0]"
