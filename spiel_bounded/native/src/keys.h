@@ -24,7 +24,8 @@ enum class KeyKind { kString, kStringMove, kAmazons, kCheckers, kPig, kChanceCou
 // The kind named `name`; throws std::invalid_argument naming the accepted ones.
 KeyKind ParseKeyKind(const std::string& name);
 
-// The keys of one search: the same parts as the Python key function of `kind`, hashed.
+// The keys of one search: the same parts as the Python key function of `kind` (connect_four's
+// board text as its stones), hashed.
 class KeyFunction {
  public:
   KeyFunction(const open_spiel::State& root, KeyKind kind) : kind_(kind), text_(root) {}
