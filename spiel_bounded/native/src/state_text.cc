@@ -33,35 +33,21 @@ void StateText::Write(const open_spiel::State& state, std::string& out) const {
 }
 
 void StateText::FromHistory(const open_spiel::State& state, std::string& out) const {
-  // Pieces fall to the bottom row, which is printed last. `FullHistory` is read by reference
-  // (`History` would copy it).
+  // Pieces fall to the bottom row, which is printed last.
   out = empty_board_;
-  std::fill(heights_.begin(), heights_.end(), 0);
   const int stride = columns_ + 1;
-  for (const open_spiel::State::PlayerAction& step : state.FullHistory()) {
-    const int column = static_cast<int>(step.action);
-    if (column < 0 || column >= columns_ || heights_[column] >= rows_ || step.player < 0 ||
-        step.player > 1) {
-      out = state.ToString();  // not a connect_four history after all
-      return;
-    }
-    out[(rows_ - 1 - heights_[column]++) * stride + column] = step.player == 0 ? 'x' : 'o';
-  }
+  const bool replayed = Replay(state, [&](int player, int height, int column) {
+    out[(rows_ - 1 - height) * stride + column] = player == 0 ? 'x' : 'o';
+  });
+  if (!replayed) out = state.ToString();  // not a connect_four history after all
 }
 
 bool StateText::Stones(const open_spiel::State& state, uint64_t stones[2]) const {
   if (columns_ == 0 || rows_ * columns_ > 64) return false;
   stones[0] = stones[1] = 0;
-  std::fill(heights_.begin(), heights_.end(), 0);
-  for (const open_spiel::State::PlayerAction& step : state.FullHistory()) {
-    const int column = static_cast<int>(step.action);
-    if (column < 0 || column >= columns_ || heights_[column] >= rows_ || step.player < 0 ||
-        step.player > 1) {
-      return false;
-    }
-    stones[step.player] |= uint64_t{1} << (heights_[column]++ * columns_ + column);
-  }
-  return true;
+  return Replay(state, [&](int player, int height, int column) {
+    stones[player] |= uint64_t{1} << (height * columns_ + column);
+  });
 }
 
 }  // namespace spiel_bounded

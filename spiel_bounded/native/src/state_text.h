@@ -1,6 +1,7 @@
 // A state's string, as `str(state)` gives it, read the cheapest exact way.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +32,22 @@ class StateText {
 
  private:
   void FromHistory(const open_spiel::State& state, std::string& out) const;
+  // Drops the pieces of `state`'s history one by one, `place(player, height, column)` for each
+  // (height 0: the bottom row); false, part way, at a step that is not a connect_four move.
+  // `FullHistory` is read by reference (`History` would copy it).
+  template <typename Place>
+  bool Replay(const open_spiel::State& state, Place place) const {
+    std::fill(heights_.begin(), heights_.end(), 0);
+    for (const open_spiel::State::PlayerAction& step : state.FullHistory()) {
+      const int column = static_cast<int>(step.action);
+      if (column < 0 || column >= columns_ || heights_[column] >= rows_ || step.player < 0 ||
+          step.player > 1) {
+        return false;
+      }
+      place(step.player, heights_[column]++, column);
+    }
+    return true;
+  }
 
   int rows_ = 0;
   int columns_ = 0;  // > 0: connect_four text from the history
