@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "connect_four_board.h"
 #include "interval_table.h"
 
 namespace spiel_bounded {
@@ -483,9 +484,17 @@ AlphaBetaOutcome AlphaBetaSearch(const State& root, Evaluator& evaluator,
                                  const AlphaBetaConfig& config, Budget& budget,
                                  const LabelRequest* labels) {
   evaluator.StartSearch(root);
-  Engine engine(root, evaluator, config, budget);
   // The root is searched on a copy: with `undo`, the engine changes the states it is given.
-  const std::unique_ptr<State> state = root.Clone();
+  // connect_four's is the package's twin, which undoes moves (unless the states go to Python).
+  std::unique_ptr<State> state;
+  AlphaBetaConfig searched = config;
+  if (!evaluator.ExportsStates()) state = ConnectFourBoard::From(root);
+  if (state) {
+    searched.undo = true;
+  } else {
+    state = root.Clone();
+  }
+  Engine engine(root, evaluator, searched, budget);
   std::optional<Iteration> best;
   AlphaBetaOutcome outcome;
   try {

@@ -1,5 +1,5 @@
-// Bindings of the C++ twins that need more than a game to build: the seeded playouts and the
-// value network (its parameters come from Python as numpy arrays).
+// Bindings of the C++ twins that need more than a game to build: the seeded playouts, the
+// value network (its parameters come from Python as numpy arrays), and connect_four's board.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "connect_four_board.h"
 #include "evaluator.h"
 #include "heuristics_games.h"
 #include "open_spiel/spiel.h"
@@ -19,7 +20,60 @@ namespace py = pybind11;
 
 namespace spiel_bounded {
 
+namespace {
+
+// What a state answers, as a dict of Python values.
+py::dict Answers(const open_spiel::State& state) {
+  py::dict answers;
+  answers["player"] = state.CurrentPlayer();
+  answers["terminal"] = state.IsTerminal();
+  answers["returns"] = state.Returns();
+  answers["legal"] = state.LegalActions();
+  answers["text"] = state.ToString();
+  answers["history"] = state.History();
+  answers["move_number"] = state.MoveNumber();
+  if (!state.IsTerminal()) {
+    const int player = state.CurrentPlayer();
+    answers["information_state"] = state.InformationStateString(player);
+    answers["observation_string"] = state.ObservationString(player);
+    std::vector<float> tensor(state.GetGame()->ObservationTensorSize());
+    state.ObservationTensor(player, absl::MakeSpan(tensor));
+    answers["observation"] = tensor;
+    std::vector<std::string> names;
+    for (open_spiel::Action move : state.LegalActions()) {
+      names.push_back(state.ActionToString(player, move));
+    }
+    answers["action_strings"] = names;
+  }
+  return answers;
+}
+
+}  // namespace
+
 void BindTwins(py::module_& m) {
+  m.def(
+      "connect_four_board",
+      [](const open_spiel::State& state) -> py::object {
+        std::unique_ptr<ConnectFourBoard> board = ConnectFourBoard::From(state);
+        if (!board) return py::none();
+        py::dict answers = Answers(*board);
+        // Each child by ApplyAction, then taken back by UndoAction.
+        py::list children;
+        if (!board->IsTerminal()) {
+          const int player = board->CurrentPlayer();
+          for (open_spiel::Action move : board->LegalActions()) {
+            board->ApplyAction(move);
+            children.append(Answers(*board));
+            board->UndoAction(player, move);
+          }
+        }
+        answers["children"] = children;
+        answers["after_undo"] = Answers(*board);
+        return answers;
+      },
+      py::arg("state"),
+      "What the twin of a connect_four state (`ConnectFourBoard`) answers, with its children "
+      "(played and taken back), as dicts; None where the state has no twin.");
   m.def(
       "seeded_rollout_evaluator",
       [](int rollouts) -> std::shared_ptr<Evaluator> {

@@ -43,6 +43,9 @@ class Evaluator {
   virtual LeafValue ChildValue(open_spiel::Action move) { return {}; }
   // A short name for messages and stats ("zero", "heuristic", ...).
   virtual std::string name() const = 0;
+  // Whether the states it is given leave C++ (a Python evaluator called back): a search then
+  // gives it OpenSpiel's own states, not the package's twins (`ConnectFourBoard`).
+  virtual bool ExportsStates() const { return false; }
 };
 
 // Values every state at `values[player]`.

@@ -73,6 +73,7 @@ class CallbackEvaluator final : public Evaluator {
     return value_(state, player);
   }
   std::string name() const override { return name_; }
+  bool ExportsStates() const override { return true; }
 
  private:
   std::function<double(const open_spiel::State&, int)> value_;

@@ -10,6 +10,8 @@
 namespace spiel_bounded {
 namespace {
 
+constexpr int kMaxCells = 64;  // boards as bits (`LineMasks`)
+
 // Whether `placement`'s children of `state` are terminal where OpenSpiel's are and otherwise
 // observed as the observer observes them.
 bool Agrees(const Placement& rules, const open_spiel::State& state,
@@ -64,7 +66,11 @@ std::optional<Placement> Placement::Of(const open_spiel::Game& game,
     return std::nullopt;
   }
   const int size = 3 * rules.rows_ * rules.columns_;
-  if (game.ObservationTensorSize() != size) return std::nullopt;
+  if (game.ObservationTensorSize() != size || rules.rows_ * rules.columns_ > kMaxCells ||
+      rules.in_row_ < 1) {
+    return std::nullopt;
+  }
+  rules.lines_ = std::make_shared<const LineMasks>(rules.rows_, rules.columns_, rules.in_row_);
   // The check costs about 15 us and a network is made for each search: it runs once per game.
   static std::mutex mutex;
   static std::map<std::string, bool> checked;
@@ -137,34 +143,25 @@ int Placement::Follow(const std::vector<open_spiel::State::PlayerAction>& played
 void Placement::Begin(const float* board, int mover) {
   board_ = board;
   mover_ = mover;
-  const float* empty = board + empty_plane_ * rows_ * columns_;
+  const int cells = rows_ * columns_;
+  const float* empty = board + empty_plane_ * cells;
+  const float* pieces = board + plane_of_[mover] * cells;
   empty_cells_ = 0;
-  for (int cell = 0; cell < rows_ * columns_; ++cell) empty_cells_ += empty[cell] != 0.0f;
+  mover_stones_ = 0;
+  for (int cell = 0; cell < cells; ++cell) {
+    empty_cells_ += empty[cell] != 0.0f;
+    mover_stones_ |= uint64_t{pieces[cell] != 0.0f} << cell;
+  }
 }
 
 std::optional<Placement::Change> Placement::Child(open_spiel::Action move) const {
   const int cells = rows_ * columns_;
-  const int empty = empty_plane_ * cells;
-  const int pieces = plane_of_[mover_] * cells;
   const int cell = CellOf(board_, move, false);
   if (cell < 0) return std::nullopt;  // not a legal move: never asked
-  const int row = cell / columns_, column = cell % columns_;
-  static constexpr int kDirections[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
-  for (const auto& direction : kDirections) {
-    int count = 1;
-    for (const int sign : {1, -1}) {
-      int r = row + sign * direction[0], c = column + sign * direction[1];
-      while (0 <= r && r < rows_ && 0 <= c && c < columns_ &&
-             board_[pieces + r * columns_ + c] != 0.0f) {
-        ++count;
-        r += sign * direction[0];
-        c += sign * direction[1];
-      }
-    }
-    if (count >= in_row_) return std::nullopt;
+  if (lines_->Completes(mover_stones_ | uint64_t{1} << cell, cell) || empty_cells_ == 1) {
+    return std::nullopt;
   }
-  if (empty_cells_ == 1) return std::nullopt;
-  return Change{empty + cell, pieces + cell};
+  return Change{empty_plane_ * cells + cell, plane_of_[mover_] * cells + cell};
 }
 
 }  // namespace spiel_bounded

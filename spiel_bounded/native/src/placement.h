@@ -7,9 +7,12 @@
 // made.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "line_masks.h"
 #include "open_spiel/observer.h"
 #include "open_spiel/spiel.h"
 
@@ -18,9 +21,9 @@ namespace spiel_bounded {
 class Placement {
  public:
   // The rules of `game` (connect_four with its absolute observation, any rows, columns and
-  // x_in_row; tic_tac_toe), or nullopt for another game. They are checked against what the
-  // game's observer writes (`observation` writes `observed`) for every move of the first two
-  // plies: nullopt where they differ (another version of the game).
+  // x_in_row on at most 64 cells; tic_tac_toe), or nullopt for another game. They are checked
+  // against what the game's observer writes (`observation` writes `observed`) for every move of the
+  // first two plies: nullopt where they differ (another version of the game).
   static std::optional<Placement> Of(const open_spiel::Game& game,
                                      open_spiel::Observation& observation, const float* observed);
 
@@ -59,6 +62,8 @@ class Placement {
   const float* board_ = nullptr;
   int mover_ = 0;
   int empty_cells_ = 0;
+  uint64_t mover_stones_ = 0;  // the mover's pieces on `board_`, one bit a cell
+  std::shared_ptr<const LineMasks> lines_;
 };
 
 }  // namespace spiel_bounded

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "connect_four_board.h"
+
 namespace spiel_bounded {
 
 StateText::StateText(const open_spiel::State& root) {
@@ -44,6 +46,11 @@ void StateText::FromHistory(const open_spiel::State& state, std::string& out) co
 
 bool StateText::Stones(const open_spiel::State& state, uint64_t stones[2]) const {
   if (columns_ == 0 || rows_ * columns_ > 64) return false;
+  if (const auto* board = dynamic_cast<const ConnectFourBoard*>(&state)) {
+    stones[0] = board->stones()[0];
+    stones[1] = board->stones()[1];
+    return true;
+  }
   stones[0] = stones[1] = 0;
   return Replay(state, [&](int player, int height, int column) {
     stones[player] |= uint64_t{1} << (height * columns_ + column);
