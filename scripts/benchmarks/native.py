@@ -5,7 +5,7 @@ they visit the same nodes and return the same values (the native engine follows 
 step for step). (a) connect_four at depth 8 with the heuristic, beside OpenSpiel's
 `alpha_beta_search` and a bare Python depth-first walk (the ceiling of any Python search). (b)
 Other games and searches, each with the C++ twin of its heuristic. (c) Solving late connect_four
-positions with the zero evaluator.
+positions with the zero evaluator, by `bounded_ab` and by `pns`. (d) `rivest` on connect_four.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from absl import flags
 
 from benchmarks.alphabeta import _bare_walk, _median_seconds, _openspiel_row
 from spiel_bounded import AlphaBetaSettings, Limits, make_evaluator
-from spiel_bounded.search import alphabeta, maxn
+from spiel_bounded.search import alphabeta, maxn, pns, rivest
 from spiel_bounded.testing import random_positions
 
 _POSITIONS = flags.DEFINE_integer("native_positions", 8, "connect_four positions of (a).")
@@ -93,6 +93,11 @@ def _pair(
     )
     assert (python.nodes, python.values) == (native.nodes, native.values), name
     return name, python, native
+
+
+def _pns(state: pyspiel.State, *, evaluator: Any, limits: Limits, settings: Any) -> Any:
+    """`pns` called as the other searches are (it has no evaluator)."""
+    return pns.pns(state, limits=limits, settings=settings)
 
 
 def _pair_line(name: str, python: Measured, native: Measured) -> str:
@@ -208,24 +213,47 @@ def run(repeats: int) -> list[str]:
         "",
         "### (c) Solving late connect_four positions, zero evaluator, 2,000,000-entry tables",
         "",
-        "| position | value | nodes | Python s | native s | speed-up |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        "| position | search | value | nodes | Python s | native s | speed-up |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for moves in _SOLVE.value:
         state = c4.new_initial_state()
         for move in moves:
             state.apply_action(int(move))
-        _, python, native = _pair(
-            moves, alphabeta.bounded_ab, [state], "zero", Limits(), 1, tt_capacity=2_000_000
-        )
-        lines.append(
-            f"| `{moves}` | {native.values[0]:+.0f} | {native.nodes:,} | {python.seconds:.2f} | "
-            f"{native.seconds:.2f} | {python.seconds / native.seconds:.1f}x |"
-        )
+        for name, search, settings_class in (
+            ("bounded_ab", alphabeta.bounded_ab, AlphaBetaSettings),
+            ("pns (win)", _pns, pns.PNSSettings),
+        ):
+            _, python, native = _pair(
+                moves, search, [state], "zero", Limits(), 1, settings_class, tt_capacity=2_000_000
+            )
+            lines.append(
+                f"| `{moves}` | {name} | {native.values[0]:+.0f} | {native.nodes:,} | "
+                f"{python.seconds:.2f} | {native.seconds:.2f} | "
+                f"{python.seconds / native.seconds:.1f}x |"
+            )
+    rivest_states = random_positions(c4, 4, plies=(4, 11), seed=_SEED.value)
     lines += [
         "",
+        "### (d) rivest on connect_four",
+        "",
+        "| search | nodes | Python s | native s | Python nodes/s | native nodes/s | speed-up |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        _pair_line(
+            *_pair(
+                f"rivest (reverse), {len(rivest_states)} positions, 20,000 nodes, heuristic "
+                "(C++ twin)",
+                rivest.rivest,
+                rivest_states,
+                "heuristic",
+                Limits(nodes=20_000),
+                repeats,
+                rivest.RivestSettings,
+            )
+        ),
+        "",
         "BABMCTS against OpenSpiel's C++ MCTS: suite `mcts`; the n-player searches: suite "
-        "`nplayer`. PNS and rivest have no native engine yet (issue 38).",
+        "`nplayer`.",
         "",
     ]
     return lines

@@ -486,14 +486,9 @@ AlphaBetaOutcome AlphaBetaSearch(const State& root, Evaluator& evaluator,
   evaluator.StartSearch(root);
   // The root is searched on a copy: with `undo`, the engine changes the states it is given.
   // connect_four's is the package's twin, which undoes moves (unless the states go to Python).
-  std::unique_ptr<State> state;
+  const std::unique_ptr<State> state = SearchCopy(root, evaluator.ExportsStates());
   AlphaBetaConfig searched = config;
-  if (!evaluator.ExportsStates()) state = ConnectFourBoard::From(root);
-  if (state) {
-    searched.undo = true;
-  } else {
-    state = root.Clone();
-  }
+  if (dynamic_cast<const ConnectFourBoard*>(state.get()) != nullptr) searched.undo = true;
   Engine engine(root, evaluator, searched, budget);
   std::optional<Iteration> best;
   AlphaBetaOutcome outcome;

@@ -134,4 +134,11 @@ void ConnectFourBoard::UndoAction(open_spiel::Player player, open_spiel::Action 
   --move_number_;
 }
 
+std::unique_ptr<open_spiel::State> SearchCopy(const open_spiel::State& state, bool exported) {
+  if (!exported) {
+    if (std::unique_ptr<ConnectFourBoard> twin = ConnectFourBoard::From(state)) return twin;
+  }
+  return state.Clone();
+}
+
 }  // namespace spiel_bounded

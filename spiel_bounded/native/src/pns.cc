@@ -5,6 +5,8 @@
 #include <memory>
 #include <utility>
 
+#include "connect_four_board.h"
+
 namespace spiel_bounded {
 namespace {
 
@@ -401,7 +403,9 @@ const char* ReasonName(StopReason reason) {
 
 }  // namespace
 
-PnsOutcome PnsSearch(const State& root, const PnsConfig& config, Budget& budget) {
+PnsOutcome PnsSearch(const State& given, const PnsConfig& config, Budget& budget) {
+  const std::unique_ptr<State> copy = SearchCopy(given, false);
+  const State& root = *copy;
   Engine engine(root, config, budget);
   PnsOutcome outcome;
   double lower = config.floor, upper = config.ceiling;

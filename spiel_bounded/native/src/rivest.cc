@@ -6,6 +6,8 @@
 #include <memory>
 #include <utility>
 
+#include "connect_four_board.h"
+
 namespace spiel_bounded {
 namespace {
 
@@ -52,7 +54,7 @@ class Tree {
         player_(root.CurrentPlayer()),
         low_(config.min_utility),
         scale_((kTop - 1.0) / (config.max_utility - config.min_utility)) {
-    nodes_.push_back(Leaf(root.Clone(), 0, 0));
+    nodes_.push_back(Leaf(SearchCopy(root, evaluator.ExportsStates()), 0, 0));
   }
 
   // Expands the best tip and updates its path; false when nothing is left to expand.
