@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "connect_four_board.h"
+
 namespace spiel_bounded {
 namespace {
 constexpr int kChance = open_spiel::kChancePlayerId;
@@ -28,6 +30,9 @@ BabmctsOutcome Babmcts::Search(Evaluator& evaluator, const PriorFunction& prior,
     throw std::invalid_argument("babmcts searches from decision nodes, not chance nodes");
   }
   evaluator.StartSearch(tree_.root_state());
+  // Simulations start from connect_four's twin unless the states go to Python.
+  const std::unique_ptr<open_spiel::State> start =
+      SearchCopy(tree_.root_state(), evaluator.ExportsStates() || static_cast<bool>(prior));
   BabmctsOutcome outcome;
   const int64_t start_simulations = simulations_;
   const int64_t start_evaluations = evaluations_;
@@ -44,7 +49,7 @@ BabmctsOutcome Babmcts::Search(Evaluator& evaluator, const PriorFunction& prior,
         outcome.stopped_by = "simulations";
         break;
       }
-      Simulate(evaluator, prior, budget);
+      Simulate(*start, evaluator, prior, budget);
     }
   } catch (const SearchStopped& stop) {
     outcome.stopped_by = stop.reason == StopReason::kNodes ? "nodes" : "seconds";
@@ -60,8 +65,9 @@ BabmctsOutcome Babmcts::Search(Evaluator& evaluator, const PriorFunction& prior,
   return outcome;
 }
 
-void Babmcts::Simulate(Evaluator& evaluator, const PriorFunction& prior, Budget& budget) {
-  std::unique_ptr<open_spiel::State> state = tree_.root_state().Clone();
+void Babmcts::Simulate(const open_spiel::State& start, Evaluator& evaluator,
+                       const PriorFunction& prior, Budget& budget) {
+  std::unique_ptr<open_spiel::State> state = start.Clone();
   const int64_t index = Select(*state, prior);
   const auto [value, terminal] = ExpandLeaf(path_.back(), index, *state, evaluator, budget);
   for (const Created& made : created_) {

@@ -61,8 +61,6 @@ class Babmcts {
   // tree as before the simulation it stopped.
   BabmctsOutcome Search(Evaluator& evaluator, const PriorFunction& prior, int64_t cap,
                         Budget& budget);
-  // One simulation (throws `SearchStopped` when the budget runs out or the tree is full).
-  void Simulate(Evaluator& evaluator, const PriorFunction& prior, Budget& budget);
 
   bool Proved() const;
   const MctsTree& tree() const { return tree_; }
@@ -71,6 +69,10 @@ class Babmcts {
   int64_t fallbacks() const { return fallbacks_; }
 
  private:
+  // One simulation from `start`, a copy of the root state (connect_four's twin, or the root
+  // itself); throws `SearchStopped` when the budget runs out or the tree is full.
+  void Simulate(const open_spiel::State& start, Evaluator& evaluator, const PriorFunction& prior,
+                Budget& budget);
   struct Step {
     int64_t index;  // among the node's edges
     double alpha;
