@@ -23,11 +23,12 @@ import pyspiel
 import pytest
 from open_spiel.python.algorithms import minimax
 
-from spiel_bounded import load_bot, make_evaluator, oracles, synthetic
+from spiel_bounded import AlphaBetaSettings, load_bot, make_evaluator, oracles, synthetic
 from spiel_bounded.evaluators import Evaluator
 from spiel_bounded.limits import Limits
 from spiel_bounded.native import available
 from spiel_bounded.result import SearchResult
+from spiel_bounded.search.alphabeta import bounded_ab
 from spiel_bounded.search.babmcts import babmcts, make_tree, tree_engine
 from spiel_bounded.search.babmcts import search as babmcts_module
 from spiel_bounded.search.babmcts.common import BABMCTSSettings, BABMCTSTreeBase
@@ -243,6 +244,30 @@ def test_rollouts_prove_tic_tac_toe_against_alpha_beta(plies: int) -> None:
         mover = exact if player == 0 else -exact
         result = _prove_natively(state, 0.0, plies)
         assert result.lower == result.upper == mover
+
+
+def test_rollouts_on_connect_fours_twin_prove_late_positions_against_alpha_beta() -> None:
+    """connect_four's simulations run on the package's twin of the state (`ConnectFourBoard`):
+    the proofs still give the value the Python engine's alpha-beta solves, and a move that
+    keeps it."""
+    game = pyspiel.load_game("connect_four")
+    zero = make_evaluator("zero", game)
+    python = AlphaBetaSettings(engine="python")
+
+    def solved(state: pyspiel.State) -> float:
+        result = bounded_ab(state, evaluator=zero, settings=python)
+        assert result.stats.stopped_by == "solved" and result.lower == result.upper
+        return result.lower
+
+    for moves in ("44645510216603505", "434346133210250"):
+        state = game.new_initial_state()
+        for move in moves:
+            state.apply_action(int(move))
+        exact = solved(state)
+        result = _prove_natively(state, 0.0, len(moves))
+        assert result.lower == result.upper == exact
+        child = state.child(result.action)
+        assert child.is_terminal() or -solved(child) == exact
 
 
 def test_rollout_bounds_hold_before_the_proof_on_pig() -> None:

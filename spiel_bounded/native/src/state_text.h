@@ -28,6 +28,7 @@ class StateText {
   // The board of `state` (the root or a state below it) as the cells each player's pieces
   // fill, one bit a cell, where the text comes from the history and the board has at most 64
   // cells; else false. Two states have the same stones exactly when they have the same text.
+  // connect_four's twin (`ConnectFourBoard`) gives its own bitboards, in the same layout.
   bool Stones(const open_spiel::State& state, uint64_t stones[2]) const;
 
  private:
