@@ -7,7 +7,6 @@
 namespace spiel_bounded {
 namespace {
 
-constexpr int kMaxCells = 64;
 constexpr char kPieces[2] = {'x', 'o'};  // player 0, player 1, as OpenSpiel prints them
 constexpr int kEmptyPlane = 2;           // observation planes: x, o, empty
 
@@ -20,16 +19,28 @@ ConnectFourBoard::ConnectFourBoard(std::shared_ptr<const open_spiel::Game> game,
       columns_(columns),
       lines_(std::make_shared<const LineMasks>(rows, columns, in_row)) {}
 
+std::optional<ConnectFourShape> ConnectFourShapeOf(const open_spiel::Game& game) {
+  if (game.GetType().short_name != "connect_four") return std::nullopt;
+  const open_spiel::GameParameters params = game.GetParameters();
+  const auto egocentric = params.find("egocentric_obs_tensor");
+  if (egocentric != params.end() && egocentric->second.bool_value()) return std::nullopt;
+  const auto rows = params.find("rows"), columns = params.find("columns"),
+             in_row = params.find("x_in_row");
+  if (rows == params.end() || columns == params.end() || in_row == params.end()) {
+    return std::nullopt;
+  }
+  return ConnectFourShape{rows->second.int_value(), columns->second.int_value(),
+                          in_row->second.int_value()};
+}
+
 std::unique_ptr<ConnectFourBoard> ConnectFourBoard::From(const open_spiel::State& state) {
   const std::shared_ptr<const open_spiel::Game> game = state.GetGame();
-  if (game->GetType().short_name != "connect_four") return nullptr;
-  const open_spiel::GameParameters params = game->GetParameters();
-  const auto egocentric = params.find("egocentric_obs_tensor");
-  if (egocentric != params.end() && egocentric->second.bool_value()) return nullptr;
-  const int rows = params.at("rows").int_value();
-  const int columns = params.at("columns").int_value();
-  const int in_row = params.at("x_in_row").int_value();
-  if (rows < 1 || columns < 1 || rows * columns > kMaxCells || in_row < 1) return nullptr;
+  const std::optional<ConnectFourShape> shape = ConnectFourShapeOf(*game);
+  if (!shape) return nullptr;
+  const auto [rows, columns, in_row] = *shape;
+  if (rows < 1 || columns < 1 || rows * columns > LineMasks::kMaxCells || in_row < 1) {
+    return nullptr;
+  }
   auto board = std::make_unique<ConnectFourBoard>(game, rows, columns, in_row);
   for (const open_spiel::State::PlayerAction& step : state.FullHistory()) {
     const open_spiel::Action move = step.action;

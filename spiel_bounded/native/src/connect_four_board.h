@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,15 @@
 #include "open_spiel/spiel.h"
 
 namespace spiel_bounded {
+
+// The board of a connect_four game that writes the absolute observation (not
+// `egocentric_obs_tensor`), or nullopt for any other game.
+struct ConnectFourShape {
+  int rows;
+  int columns;
+  int in_row;
+};
+std::optional<ConnectFourShape> ConnectFourShapeOf(const open_spiel::Game& game);
 
 class ConnectFourBoard final : public open_spiel::State {
  public:

@@ -10,6 +10,8 @@ namespace spiel_bounded {
 
 class LineMasks {
  public:
+  static constexpr int kMaxCells = 64;  // one bit a cell
+
   LineMasks(int rows, int columns, int in_row);
 
   // Whether `stones` (the mover's, the new piece at `cell` included) fill a window through

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "connect_four_board.h"
+
 namespace spiel_bounded {
 namespace {
-
-constexpr int kMaxCells = 64;  // boards as bits (`LineMasks`)
 
 // Whether `placement`'s children of `state` are terminal where OpenSpiel's are and otherwise
 // observed as the observer observes them.
@@ -40,19 +40,13 @@ std::optional<Placement> Placement::Of(const open_spiel::Game& game,
                                        open_spiel::Observation& observation,
                                        const float* observed) {
   const std::string name = game.GetType().short_name;
-  const open_spiel::GameParameters params = game.GetParameters();
   Placement rules;
   if (name == "connect_four") {
-    const auto egocentric = params.find("egocentric_obs_tensor");
-    if (egocentric != params.end() && egocentric->second.bool_value()) return std::nullopt;
-    const auto rows = params.find("rows"), columns = params.find("columns"),
-               in_row = params.find("x_in_row");
-    if (rows == params.end() || columns == params.end() || in_row == params.end()) {
-      return std::nullopt;
-    }
-    rules.rows_ = rows->second.int_value();
-    rules.columns_ = columns->second.int_value();
-    rules.in_row_ = in_row->second.int_value();
+    const std::optional<ConnectFourShape> shape = ConnectFourShapeOf(game);
+    if (!shape) return std::nullopt;
+    rules.rows_ = shape->rows;
+    rules.columns_ = shape->columns;
+    rules.in_row_ = shape->in_row;
     rules.gravity_ = true;
     rules.empty_plane_ = 2;
     rules.plane_of_[0] = 0;
@@ -66,7 +60,7 @@ std::optional<Placement> Placement::Of(const open_spiel::Game& game,
     return std::nullopt;
   }
   const int size = 3 * rules.rows_ * rules.columns_;
-  if (game.ObservationTensorSize() != size || rules.rows_ * rules.columns_ > kMaxCells ||
+  if (game.ObservationTensorSize() != size || rules.rows_ * rules.columns_ > LineMasks::kMaxCells ||
       rules.in_row_ < 1) {
     return std::nullopt;
   }
