@@ -9,8 +9,8 @@
 #include <unordered_set>
 #include <utility>
 
-#include "connect_four_board.h"
 #include "interval_table.h"
+#include "twins.h"
 
 namespace spiel_bounded {
 namespace {
@@ -485,10 +485,10 @@ AlphaBetaOutcome AlphaBetaSearch(const State& root, Evaluator& evaluator,
                                  const LabelRequest* labels) {
   evaluator.StartSearch(root);
   // The root is searched on a copy: with `undo`, the engine changes the states it is given.
-  // connect_four's is the package's twin, which undoes moves (unless the states go to Python).
+  // A twin (`twins.h`) undoes moves; it searches unless the states go to Python.
   const std::unique_ptr<State> state = SearchCopy(root, evaluator.ExportsStates());
   AlphaBetaConfig searched = config;
-  if (dynamic_cast<const ConnectFourBoard*>(state.get()) != nullptr) searched.undo = true;
+  if (IsTwin(*state)) searched.undo = true;
   Engine engine(root, evaluator, searched, budget);
   std::optional<Iteration> best;
   AlphaBetaOutcome outcome;

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "connect_four_board.h"
+#include "twins.h"
 
 namespace spiel_bounded {
 namespace {
@@ -30,7 +30,7 @@ BabmctsOutcome Babmcts::Search(Evaluator& evaluator, const PriorFunction& prior,
     throw std::invalid_argument("babmcts searches from decision nodes, not chance nodes");
   }
   evaluator.StartSearch(tree_.root_state());
-  // Simulations start from connect_four's twin unless the states go to Python.
+  // Simulations start from the game's twin (`twins.h`) unless the states go to Python.
   const std::unique_ptr<open_spiel::State> start =
       SearchCopy(tree_.root_state(), evaluator.ExportsStates() || static_cast<bool>(prior));
   BabmctsOutcome outcome;

@@ -1,5 +1,6 @@
 // Bindings of the C++ twins that need more than a game to build: the seeded playouts, the
-// value network (its parameters come from Python as numpy arrays), and connect_four's board.
+// value network (its parameters come from Python as numpy arrays), and the games' own twins
+// (`twins.h`), as what they answer.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -10,10 +11,10 @@
 #include <vector>
 
 #include "bindings.h"
-#include "connect_four_board.h"
 #include "evaluator.h"
 #include "heuristics_games.h"
 #include "open_spiel/spiel.h"
+#include "twins.h"
 #include "value_net.h"
 
 namespace py = pybind11;
@@ -34,7 +35,9 @@ py::dict Answers(const open_spiel::State& state) {
   answers["move_number"] = state.MoveNumber();
   if (!state.IsTerminal()) {
     const int player = state.CurrentPlayer();
-    answers["information_state"] = state.InformationStateString(player);
+    if (state.GetGame()->GetType().provides_information_state_string) {
+      answers["information_state"] = state.InformationStateString(player);
+    }
     answers["observation_string"] = state.ObservationString(player);
     std::vector<float> tensor(state.GetGame()->ObservationTensorSize());
     state.ObservationTensor(player, absl::MakeSpan(tensor));
@@ -52,9 +55,9 @@ py::dict Answers(const open_spiel::State& state) {
 
 void BindTwins(py::module_& m) {
   m.def(
-      "connect_four_board",
+      "twin",
       [](const open_spiel::State& state) -> py::object {
-        std::unique_ptr<ConnectFourBoard> board = ConnectFourBoard::From(state);
+        std::unique_ptr<open_spiel::State> board = TwinOf(state);
         if (!board) return py::none();
         py::dict answers = Answers(*board);
         // Each child by ApplyAction, then taken back by UndoAction.
@@ -72,8 +75,8 @@ void BindTwins(py::module_& m) {
         return answers;
       },
       py::arg("state"),
-      "What the twin of a connect_four state (`ConnectFourBoard`) answers, with its children "
-      "(played and taken back), as dicts; None where the state has no twin.");
+      "What the twin of a state (`twins.h`) answers, with its children (played and taken "
+      "back), as dicts; None where the state has no twin.");
   m.def(
       "seeded_rollout_evaluator",
       [](int rollouts) -> std::shared_ptr<Evaluator> {

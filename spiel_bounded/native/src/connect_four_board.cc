@@ -4,6 +4,8 @@
 #include <memory>
 #include <utility>
 
+#include "twins.h"
+
 namespace spiel_bounded {
 namespace {
 
@@ -41,20 +43,7 @@ std::unique_ptr<ConnectFourBoard> ConnectFourBoard::From(const open_spiel::State
   if (rows < 1 || columns < 1 || rows * columns > LineMasks::kMaxCells || in_row < 1) {
     return nullptr;
   }
-  auto board = std::make_unique<ConnectFourBoard>(game, rows, columns, in_row);
-  for (const open_spiel::State::PlayerAction& step : state.FullHistory()) {
-    const open_spiel::Action move = step.action;
-    if (board->IsTerminal() || step.player != board->player_ || move < 0 || move >= columns ||
-        board->heights_[move] >= rows) {
-      return nullptr;
-    }
-    board->ApplyAction(move);
-  }
-  // A state built from a board (no history) or another version of the game: not reproduced.
-  if (board->ToString() != state.ToString() || board->IsTerminal() != state.IsTerminal()) {
-    return nullptr;
-  }
-  return board;
+  return Replayed(std::make_unique<ConnectFourBoard>(game, rows, columns, in_row), state);
 }
 
 bool ConnectFourBoard::Filled(int player, int height, int column) const {
@@ -143,13 +132,6 @@ void ConnectFourBoard::UndoAction(open_spiel::Player player, open_spiel::Action 
   outcome_ = kUnknown;
   history_.pop_back();
   --move_number_;
-}
-
-std::unique_ptr<open_spiel::State> SearchCopy(const open_spiel::State& state, bool exported) {
-  if (!exported) {
-    if (std::unique_ptr<ConnectFourBoard> twin = ConnectFourBoard::From(state)) return twin;
-  }
-  return state.Clone();
 }
 
 }  // namespace spiel_bounded

@@ -69,9 +69,4 @@ class ConnectFourBoard final : public open_spiel::State {
   int outcome_ = kUnknown;
 };
 
-// A copy of `state` for a search to step through: its twin where it has one (connect_four),
-// else OpenSpiel's own clone. `exported`: the states go to Python (a callback evaluator), which
-// then gets OpenSpiel's own.
-std::unique_ptr<open_spiel::State> SearchCopy(const open_spiel::State& state, bool exported);
-
 }  // namespace spiel_bounded

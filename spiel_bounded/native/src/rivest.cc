@@ -6,7 +6,7 @@
 #include <memory>
 #include <utility>
 
-#include "connect_four_board.h"
+#include "twins.h"
 
 namespace spiel_bounded {
 namespace {

@@ -1,6 +1,7 @@
-"""connect_four's native twin (`ConnectFourBoard`, which the alpha-beta engine searches in place of
-OpenSpiel's state) answers every question as OpenSpiel's state does, over random games of several
-board sizes, for each position, each child it plays and each move it takes back."""
+"""The native twins of OpenSpiel's states (`twins.h`: connect_four, othello, breakthrough, clobber;
+the native searches step through them in place of OpenSpiel's states) answer every question as
+OpenSpiel's state does, over random games of several board sizes, for each position, each child
+they play and each move they take back."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ if not native.available():
         allow_module_level=True,
     )
 
-ENGINE = native.engine_module("test_native_connect_four_board")
+ENGINE = native.engine_module("test_native_twins")
 
 
 def answers(state: pyspiel.State) -> dict[str, Any]:
@@ -34,7 +35,8 @@ def answers(state: pyspiel.State) -> dict[str, Any]:
     }
     if not state.is_terminal():
         player = state.current_player()
-        found["information_state"] = state.information_state_string(player)
+        if state.get_game().get_type().provides_information_state_string:
+            found["information_state"] = state.information_state_string(player)
         found["observation_string"] = state.observation_string(player)
         found["observation"] = list(np.asarray(state.observation_tensor(player), np.float32))
         found["action_strings"] = [state.action_to_string(player, a) for a in state.legal_actions()]
@@ -48,6 +50,13 @@ def answers(state: pyspiel.State) -> dict[str, Any]:
         ("connect_four(rows=4,columns=5,x_in_row=4)", 60, 3),  # full boards: draws
         ("connect_four(rows=8,columns=8,x_in_row=5)", 10, 2),  # 64 cells: every bit
         ("connect_four(rows=3,columns=3,x_in_row=1)", 10, 1),  # the first piece wins
+        ("othello", 12, 2),
+        ("breakthrough", 12, 2),
+        ("breakthrough(rows=5,columns=4)", 40, 2),  # one home row; some end with no piece left
+        ("breakthrough(rows=8,columns=8)", 4, 2),
+        ("clobber", 30, 2),
+        ("clobber(rows=4,columns=3)", 60, 2),
+        ("clobber(rows=16,columns=4)", 6, 2),  # 64 cells; row labels of two digits
     ],
 )
 def test_the_twin_answers_as_openspiel(game_string: str, games: int, endings: int) -> None:
@@ -57,7 +66,7 @@ def test_the_twin_answers_as_openspiel(game_string: str, games: int, endings: in
     for _ in range(games):
         state = game.new_initial_state()
         while True:
-            twin = ENGINE.connect_four_board(state)
+            twin = ENGINE.twin(state)
             assert twin is not None
             expected = answers(state)
             children = twin.pop("children")
@@ -79,13 +88,15 @@ def test_the_twin_answers_as_openspiel(game_string: str, games: int, endings: in
     [
         "connect_four(egocentric_obs_tensor=true)",  # another observation
         "connect_four(rows=9,columns=8)",  # more than 64 cells
+        "breakthrough(rows=9,columns=8)",
+        "clobber(rows=13,columns=5)",
         "tic_tac_toe",
     ],
 )
 def test_states_without_a_twin(game_string: str) -> None:
     state = pyspiel.load_game(game_string).new_initial_state()
     state.apply_action(state.legal_actions()[0])
-    assert ENGINE.connect_four_board(state) is None
+    assert ENGINE.twin(state) is None
 
 
 def test_a_state_built_from_a_board_has_no_twin() -> None:
@@ -97,5 +108,5 @@ def test_a_state_built_from_a_board_has_no_twin() -> None:
         played.apply_action(action)
     from_board = game.new_initial_state(played.to_struct().to_json())
     assert str(from_board) == str(played) and not from_board.history()
-    assert ENGINE.connect_four_board(from_board) is None
-    assert ENGINE.connect_four_board(played) is not None
+    assert ENGINE.twin(from_board) is None
+    assert ENGINE.twin(played) is not None

@@ -1,0 +1,33 @@
+#include "twins.h"
+
+#include "breakthrough_board.h"
+#include "clobber_board.h"
+#include "connect_four_board.h"
+#include "othello_board.h"
+
+namespace spiel_bounded {
+
+std::unique_ptr<open_spiel::State> TwinOf(const open_spiel::State& state) {
+  const std::string& game = state.GetGame()->GetType().short_name;
+  if (game == "connect_four") return ConnectFourBoard::From(state);
+  if (game == "othello") return OthelloBoard::From(state);
+  if (game == "breakthrough") return BreakthroughBoard::From(state);
+  if (game == "clobber") return ClobberBoard::From(state);
+  return nullptr;
+}
+
+std::unique_ptr<open_spiel::State> SearchCopy(const open_spiel::State& state, bool exported) {
+  if (!exported) {
+    if (std::unique_ptr<open_spiel::State> twin = TwinOf(state)) return twin;
+  }
+  return state.Clone();
+}
+
+bool IsTwin(const open_spiel::State& state) {
+  return dynamic_cast<const ConnectFourBoard*>(&state) != nullptr ||
+         dynamic_cast<const OthelloBoard*>(&state) != nullptr ||
+         dynamic_cast<const BreakthroughBoard*>(&state) != nullptr ||
+         dynamic_cast<const ClobberBoard*>(&state) != nullptr;
+}
+
+}  // namespace spiel_bounded
