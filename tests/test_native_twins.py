@@ -1,4 +1,4 @@
-"""The native twins of OpenSpiel's states (`twins.h`: connect_four, othello, breakthrough, clobber;
+"""The native twins of OpenSpiel's states (`twins.h`: connect_four, othello, breakthrough, clobber, hex;
 the native searches step through them in place of OpenSpiel's states) answer every question as
 OpenSpiel's state does, over random games of several board sizes, for each position, each child
 they play and each move they take back."""
@@ -57,6 +57,10 @@ def answers(state: pyspiel.State) -> dict[str, Any]:
         ("clobber", 30, 2),
         ("clobber(rows=4,columns=3)", 60, 2),
         ("clobber(rows=16,columns=4)", 6, 2),  # 64 cells; row labels of two digits
+        ("hex(board_size=7)", 30, 2),
+        ("hex(board_size=5,swap=true,string_rep=explicit)", 40, 2),  # the pie rule
+        ("hex(board_size=8,plain_obs_tensor=true)", 16, 2),  # 64 cells
+        ("hex(board_size=2)", 20, 2),
     ],
 )
 def test_the_twin_answers_as_openspiel(game_string: str, games: int, endings: int) -> None:
@@ -90,6 +94,8 @@ def test_the_twin_answers_as_openspiel(game_string: str, games: int, endings: in
         "connect_four(rows=9,columns=8)",  # more than 64 cells
         "breakthrough(rows=9,columns=8)",
         "clobber(rows=13,columns=5)",
+        "hex",  # 11 x 11
+        "hex(num_cols=5,num_rows=4)",
         "tic_tac_toe",
     ],
 )
@@ -110,3 +116,21 @@ def test_a_state_built_from_a_board_has_no_twin() -> None:
     assert str(from_board) == str(played) and not from_board.history()
     assert ENGINE.twin(from_board) is None
     assert ENGINE.twin(played) is not None
+
+
+def test_the_pie_rule_on_every_first_stone() -> None:
+    """hex with `swap`: after each first stone, the second player's swap (the stone mirrored and
+    made its own) answers as in OpenSpiel, and so does every reply to it."""
+    game = pyspiel.load_game("hex(board_size=4,swap=true,string_rep=explicit)")
+    swap = 16
+    for first in range(16):
+        state = game.new_initial_state()
+        state.apply_action(first)
+        assert swap in state.legal_actions()
+        state.apply_action(swap)
+        twin = ENGINE.twin(state)
+        assert twin is not None
+        children = twin.pop("children")
+        twin.pop("after_undo")
+        assert twin == answers(state)
+        assert children == [answers(state.child(a)) for a in state.legal_actions()]

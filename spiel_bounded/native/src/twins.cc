@@ -3,6 +3,7 @@
 #include "breakthrough_board.h"
 #include "clobber_board.h"
 #include "connect_four_board.h"
+#include "hex_board.h"
 #include "othello_board.h"
 
 namespace spiel_bounded {
@@ -13,6 +14,7 @@ std::unique_ptr<open_spiel::State> TwinOf(const open_spiel::State& state) {
   if (game == "othello") return OthelloBoard::From(state);
   if (game == "breakthrough") return BreakthroughBoard::From(state);
   if (game == "clobber") return ClobberBoard::From(state);
+  if (game == "hex") return HexBoard::From(state);
   return nullptr;
 }
 
@@ -27,7 +29,8 @@ bool IsTwin(const open_spiel::State& state) {
   return dynamic_cast<const ConnectFourBoard*>(&state) != nullptr ||
          dynamic_cast<const OthelloBoard*>(&state) != nullptr ||
          dynamic_cast<const BreakthroughBoard*>(&state) != nullptr ||
-         dynamic_cast<const ClobberBoard*>(&state) != nullptr;
+         dynamic_cast<const ClobberBoard*>(&state) != nullptr ||
+         dynamic_cast<const HexBoard*>(&state) != nullptr;
 }
 
 }  // namespace spiel_bounded

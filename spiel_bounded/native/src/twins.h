@@ -13,8 +13,8 @@
 
 namespace spiel_bounded {
 
-// The twin of `state` (connect_four, othello, breakthrough, clobber), or nullptr: another game,
-// a board larger than the twin's bits, or a state its history does not reproduce (one built
+// The twin of `state` (connect_four, othello, breakthrough, clobber, hex), or nullptr: another
+// game, a board larger than the twin's bits, or a state its history does not reproduce (one built
 // from a board).
 std::unique_ptr<open_spiel::State> TwinOf(const open_spiel::State& state);
 
