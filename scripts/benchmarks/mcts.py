@@ -50,6 +50,7 @@ RATE_GAMES = (
     ("breakthrough", 6, 0.5),
     ("othello", 6, 0.25),
     ("clobber", 4, 1.0),
+    ("hex(board_size=7)", 4, 1.0),
     ("pig", 6, 0.5),
     ("backgammon", 4, 0.05),
 )
@@ -365,8 +366,8 @@ def run(repeats: int) -> list[str]:
         "",
         f"{_POSITIONS.value} random openings per game; BABMCTS runs {_SIMULATIONS.value:,} "
         "simulations per position with each engine (`engine=native`: the whole search in C++, "
-        "playouts included, on the package's twins of connect_four, breakthrough, othello and "
-        "clobber; `engine=python`: the reference tree; both build the same tree) "
+        "playouts included, on the package's twins of connect_four, breakthrough, othello, "
+        "clobber and hex; `engine=python`: the reference tree; both build the same tree) "
         "(scaled by 0.5 for breakthrough and pig, 0.25 for othello, 0.05 for backgammon), C++ "
         "MCTS four times as "
         "many and Python MCTS a quarter, so that each runs long enough to time. The engines "
