@@ -4,8 +4,6 @@
 #include <array>
 #include <utility>
 
-#include "twins.h"
-
 namespace spiel_bounded {
 namespace {
 
@@ -19,7 +17,7 @@ constexpr int kMaxCells = 64;
 
 BreakthroughBoard::BreakthroughBoard(std::shared_ptr<const open_spiel::Game> game, int rows,
                                      int columns)
-    : State(std::move(game)), rows_(rows), columns_(columns) {
+    : Twin(std::move(game)), rows_(rows), columns_(columns) {
   const int home_rows = rows >= kFullRowsFrom ? 2 : 1;
   for (int row = 0; row < rows; ++row) {
     first_column_ |= uint64_t{1} << (row * columns);

@@ -9,10 +9,11 @@
 #include <vector>
 
 #include "open_spiel/spiel.h"
+#include "twins.h"
 
 namespace spiel_bounded {
 
-class BreakthroughBoard final : public open_spiel::State {
+class BreakthroughBoard final : public Twin {
  public:
   // The initial position of `game`, a breakthrough game of `rows` x `columns` <= 64 cells.
   BreakthroughBoard(std::shared_ptr<const open_spiel::Game> game, int rows, int columns);

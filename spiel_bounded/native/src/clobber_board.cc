@@ -4,8 +4,6 @@
 #include <array>
 #include <utility>
 
-#include "twins.h"
-
 namespace spiel_bounded {
 namespace {
 
@@ -18,7 +16,7 @@ constexpr char kPieces[2] = {'o', 'x'};  // player 0 (white), player 1 (black)
 }  // namespace
 
 ClobberBoard::ClobberBoard(std::shared_ptr<const open_spiel::Game> game, int rows, int columns)
-    : State(std::move(game)), rows_(rows), columns_(columns) {
+    : Twin(std::move(game)), rows_(rows), columns_(columns) {
   // A checkerboard, player 0's piece in the bottom-left corner.
   for (int row = 0; row < rows; ++row) {
     first_column_ |= uint64_t{1} << (row * columns);

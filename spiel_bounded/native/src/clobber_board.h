@@ -9,10 +9,11 @@
 #include <vector>
 
 #include "open_spiel/spiel.h"
+#include "twins.h"
 
 namespace spiel_bounded {
 
-class ClobberBoard final : public open_spiel::State {
+class ClobberBoard final : public Twin {
  public:
   // The initial position of `game`, a clobber game of `rows` x `columns` <= 64 cells.
   ClobberBoard(std::shared_ptr<const open_spiel::Game> game, int rows, int columns);

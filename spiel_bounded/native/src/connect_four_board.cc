@@ -4,8 +4,6 @@
 #include <memory>
 #include <utility>
 
-#include "twins.h"
-
 namespace spiel_bounded {
 namespace {
 
@@ -16,7 +14,7 @@ constexpr int kEmptyPlane = 2;           // observation planes: x, o, empty
 
 ConnectFourBoard::ConnectFourBoard(std::shared_ptr<const open_spiel::Game> game, int rows,
                                    int columns, int in_row)
-    : State(std::move(game)),
+    : Twin(std::move(game)),
       rows_(rows),
       columns_(columns),
       lines_(std::make_shared<const LineMasks>(rows, columns, in_row)) {}

@@ -15,6 +15,7 @@
 
 #include "line_masks.h"
 #include "open_spiel/spiel.h"
+#include "twins.h"
 
 namespace spiel_bounded {
 
@@ -27,7 +28,7 @@ struct ConnectFourShape {
 };
 std::optional<ConnectFourShape> ConnectFourShapeOf(const open_spiel::Game& game);
 
-class ConnectFourBoard final : public open_spiel::State {
+class ConnectFourBoard final : public Twin {
  public:
   // The empty board of `game`, a connect_four game of `rows` x `columns` <= 64 cells.
   ConnectFourBoard(std::shared_ptr<const open_spiel::Game> game, int rows, int columns, int in_row);

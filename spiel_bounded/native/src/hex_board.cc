@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "twins.h"
-
 namespace spiel_bounded {
 namespace {
 
@@ -16,7 +14,7 @@ constexpr int kEmptyPlane = 4;  // the plane of `CellState::kEmpty` (0)
 
 HexBoard::HexBoard(std::shared_ptr<const open_spiel::Game> game, int size, bool swap,
                    bool explicit_text, bool plain_observation)
-    : State(std::move(game)),
+    : Twin(std::move(game)),
       size_(size),
       cells_(size * size),
       swap_(swap),

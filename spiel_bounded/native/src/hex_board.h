@@ -10,10 +10,11 @@
 #include <vector>
 
 #include "open_spiel/spiel.h"
+#include "twins.h"
 
 namespace spiel_bounded {
 
-class HexBoard final : public open_spiel::State {
+class HexBoard final : public Twin {
  public:
   // The initial position of `game`, a hex game of `size` x `size` <= 64 cells; `swap`: the
   // second player may take the first stone as its own (the pie rule); `explicit_text`: the

@@ -4,8 +4,6 @@
 #include <array>
 #include <utility>
 
-#include "twins.h"
-
 namespace spiel_bounded {
 namespace {
 
@@ -68,7 +66,7 @@ constexpr char kColumnLabels[] = "  a b c d e f g h  ";
 
 }  // namespace
 
-OthelloBoard::OthelloBoard(std::shared_ptr<const open_spiel::Game> game) : State(std::move(game)) {
+OthelloBoard::OthelloBoard(std::shared_ptr<const open_spiel::Game> game) : Twin(std::move(game)) {
   // Black (x, player 0) on d5 and e4, white on d4 and e5 (row 1 is the top row).
   discs_[0] = (uint64_t{1} << (3 * kSide + 4)) | (uint64_t{1} << (4 * kSide + 3));
   discs_[1] = (uint64_t{1} << (3 * kSide + 3)) | (uint64_t{1} << (4 * kSide + 4));

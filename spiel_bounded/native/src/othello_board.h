@@ -9,10 +9,11 @@
 #include <vector>
 
 #include "open_spiel/spiel.h"
+#include "twins.h"
 
 namespace spiel_bounded {
 
-class OthelloBoard final : public open_spiel::State {
+class OthelloBoard final : public Twin {
  public:
   static constexpr open_spiel::Action kPass = 64;
 

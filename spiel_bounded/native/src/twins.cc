@@ -25,12 +25,6 @@ std::unique_ptr<open_spiel::State> SearchCopy(const open_spiel::State& state, bo
   return state.Clone();
 }
 
-bool IsTwin(const open_spiel::State& state) {
-  return dynamic_cast<const ConnectFourBoard*>(&state) != nullptr ||
-         dynamic_cast<const OthelloBoard*>(&state) != nullptr ||
-         dynamic_cast<const BreakthroughBoard*>(&state) != nullptr ||
-         dynamic_cast<const ClobberBoard*>(&state) != nullptr ||
-         dynamic_cast<const HexBoard*>(&state) != nullptr;
-}
+bool IsTwin(const open_spiel::State& state) { return dynamic_cast<const Twin*>(&state) != nullptr; }
 
 }  // namespace spiel_bounded

@@ -13,6 +13,12 @@
 
 namespace spiel_bounded {
 
+// What the twins share: they are OpenSpiel states that take moves back.
+class Twin : public open_spiel::State {
+ public:
+  using open_spiel::State::State;
+};
+
 // The twin of `state` (connect_four, othello, breakthrough, clobber, hex), or nullptr: another
 // game, a board larger than the twin's bits, or a state its history does not reproduce (one built
 // from a board).
@@ -23,7 +29,7 @@ std::unique_ptr<open_spiel::State> TwinOf(const open_spiel::State& state);
 // own.
 std::unique_ptr<open_spiel::State> SearchCopy(const open_spiel::State& state, bool exported);
 
-// Whether `state` is one of the twins (which all take moves back by `UndoAction`).
+// Whether `state` is one of the twins (which take moves back by `UndoAction`).
 bool IsTwin(const open_spiel::State& state);
 
 // `board`, a twin's initial position, after `state`'s history, or nullptr when a move of the
