@@ -1,7 +1,7 @@
-"""The native twins of OpenSpiel's states (`twins.h`: connect_four, othello, breakthrough, clobber, hex;
-the native searches step through them in place of OpenSpiel's states) answer every question as
-OpenSpiel's state does, over random games of several board sizes, for each position, each child
-they play and each move they take back."""
+"""The native twins of OpenSpiel's states (`twins.h`: connect_four, othello, breakthrough, clobber,
+hex; the native searches step through them in place of OpenSpiel's states) answer every question
+as OpenSpiel's state does, over random games of several board sizes, for each position, each
+child they play and each move they take back."""
 
 from __future__ import annotations
 
