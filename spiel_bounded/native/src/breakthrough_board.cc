@@ -48,7 +48,7 @@ BreakthroughBoard::Move BreakthroughBoard::Unrank(open_spiel::Action move) const
   const int direction = static_cast<int>(move / 2 % kDirections);
   const int from = static_cast<int>(move / 2 / kDirections);
   const int to = from + kRowSteps[direction] * columns_ + kColumnSteps[direction];
-  return {from, to, direction, capture};
+  return {from, to, capture};
 }
 
 open_spiel::Action BreakthroughBoard::Rank(int from, int direction, bool capture) const {

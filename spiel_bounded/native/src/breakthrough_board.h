@@ -36,15 +36,15 @@ class BreakthroughBoard final : public Twin {
   void DoApplyAction(open_spiel::Action move) override;
 
  private:
-  // A move as OpenSpiel ranks it: from (row, column) in direction `direction` (0-2 forward for
-  // player 0, 3-5 for player 1: left, straight, right), `capture` or not.
+  // A move as OpenSpiel ranks it (from, direction, capture): the cells it leaves and reaches.
   struct Move {
     int from;
     int to;
-    int direction;
     bool capture;
   };
   Move Unrank(open_spiel::Action move) const;
+  // OpenSpiel's rank of a move: from cell `from` in `direction` (0-2 forward for player 0, 3-5
+  // for player 1: left, straight, right), capturing or not.
   open_spiel::Action Rank(int from, int direction, bool capture) const;
   int Winner() const;  // 0 or 1, or -1 while the game goes on
 

@@ -7,7 +7,6 @@ namespace spiel_bounded {
 namespace {
 
 constexpr int kMaxCells = 64;
-constexpr int kCellStates = 9;  // OpenSpiel's `CellState`, from -4 (white wins) to 4
 constexpr int kEmptyPlane = 4;  // the plane of `CellState::kEmpty` (0)
 
 }  // namespace
