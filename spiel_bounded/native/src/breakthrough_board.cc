@@ -11,7 +11,6 @@ constexpr int kDirections = 6;  // per player 3, in the order OpenSpiel ranks th
 constexpr std::array<int, kDirections> kRowSteps = {1, 1, 1, -1, -1, -1};
 constexpr std::array<int, kDirections> kColumnSteps = {-1, 0, 1, -1, 0, 1};
 constexpr int kFullRowsFrom = 6;  // boards of 6 rows or more start with two rows a side
-constexpr int kMaxCells = 64;
 
 }  // namespace
 
@@ -23,7 +22,7 @@ BreakthroughBoard::BreakthroughBoard(std::shared_ptr<const open_spiel::Game> gam
     first_column_ |= uint64_t{1} << (row * columns);
     last_column_ |= uint64_t{1} << (row * columns + columns - 1);
   }
-  board_ = rows * columns == kMaxCells ? ~uint64_t{0} : (uint64_t{1} << (rows * columns)) - 1;
+  board_ = AllCells(rows * columns);
   for (int row = 0; row < home_rows; ++row) {
     for (int column = 0; column < columns; ++column) {
       pieces_[0] |= uint64_t{1} << (row * columns + column);
@@ -35,12 +34,11 @@ BreakthroughBoard::BreakthroughBoard(std::shared_ptr<const open_spiel::Game> gam
 std::unique_ptr<BreakthroughBoard> BreakthroughBoard::From(const open_spiel::State& state) {
   const std::shared_ptr<const open_spiel::Game> game = state.GetGame();
   if (game->GetType().short_name != "breakthrough") return nullptr;
-  const open_spiel::GameParameters params = game->GetParameters();
-  const auto rows = params.find("rows"), columns = params.find("columns");
-  if (rows == params.end() || columns == params.end()) return nullptr;
-  const int r = rows->second.int_value(), c = columns->second.int_value();
-  if (r < 2 || c < 2 || r * c > kMaxCells) return nullptr;
-  return Replayed(std::make_unique<BreakthroughBoard>(game, r, c), state);
+  const std::optional<int> rows = IntParameter(*game, "rows"),
+                           columns = IntParameter(*game, "columns");
+  if (!rows || !columns || *rows < 2 || *columns < 2 || *rows * *columns > kMaxCells)
+    return nullptr;
+  return Replayed(std::make_unique<BreakthroughBoard>(game, *rows, *columns), state);
 }
 
 BreakthroughBoard::Move BreakthroughBoard::Unrank(open_spiel::Action move) const {
@@ -131,16 +129,7 @@ std::string BreakthroughBoard::ToString() const {
   return text;
 }
 
-std::vector<double> BreakthroughBoard::Returns() const {
-  const int winner = Winner();
-  if (winner == 0) return {1.0, -1.0};
-  if (winner == 1) return {-1.0, 1.0};
-  return {0.0, 0.0};
-}
-
-std::string BreakthroughBoard::ObservationString(open_spiel::Player player) const {
-  return ToString();
-}
+std::vector<double> BreakthroughBoard::Returns() const { return WinnerReturns(Winner()); }
 
 void BreakthroughBoard::ObservationTensor(open_spiel::Player player,
                                           absl::Span<float> values) const {
@@ -174,8 +163,7 @@ void BreakthroughBoard::UndoAction(open_spiel::Player player, open_spiel::Action
   if (m.capture) pieces_[1 - player] |= to;
   player_ = player;
   reached_ = -1;
-  history_.pop_back();
-  --move_number_;
+  ForgetLastMove();
 }
 
 }  // namespace spiel_bounded

@@ -27,7 +27,6 @@ class BreakthroughBoard final : public Twin {
   std::string ToString() const override;
   bool IsTerminal() const override;
   std::vector<double> Returns() const override;
-  std::string ObservationString(open_spiel::Player player) const override;
   void ObservationTensor(open_spiel::Player player, absl::Span<float> values) const override;
   std::unique_ptr<open_spiel::State> Clone() const override;
   void UndoAction(open_spiel::Player player, open_spiel::Action move) override;

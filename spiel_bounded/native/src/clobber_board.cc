@@ -10,7 +10,6 @@ namespace {
 constexpr int kDirections = 4;  // up, right, down, left: the order OpenSpiel ranks them
 constexpr std::array<int, kDirections> kRowSteps = {-1, 0, 1, 0};
 constexpr std::array<int, kDirections> kColumnSteps = {0, 1, 0, -1};
-constexpr int kMaxCells = 64;
 constexpr char kPieces[2] = {'o', 'x'};  // player 0 (white), player 1 (black)
 
 }  // namespace
@@ -31,12 +30,11 @@ ClobberBoard::ClobberBoard(std::shared_ptr<const open_spiel::Game> game, int row
 std::unique_ptr<ClobberBoard> ClobberBoard::From(const open_spiel::State& state) {
   const std::shared_ptr<const open_spiel::Game> game = state.GetGame();
   if (game->GetType().short_name != "clobber") return nullptr;
-  const open_spiel::GameParameters params = game->GetParameters();
-  const auto rows = params.find("rows"), columns = params.find("columns");
-  if (rows == params.end() || columns == params.end()) return nullptr;
-  const int r = rows->second.int_value(), c = columns->second.int_value();
-  if (r < 1 || c < 1 || r * c > kMaxCells) return nullptr;
-  return Replayed(std::make_unique<ClobberBoard>(game, r, c), state);
+  const std::optional<int> rows = IntParameter(*game, "rows"),
+                           columns = IntParameter(*game, "columns");
+  if (!rows || !columns || *rows < 1 || *columns < 1 || *rows * *columns > kMaxCells)
+    return nullptr;
+  return Replayed(std::make_unique<ClobberBoard>(game, *rows, *columns), state);
 }
 
 int ClobberBoard::Target(open_spiel::Action move) const {
@@ -110,17 +108,11 @@ std::string ClobberBoard::ToString() const {
   return text;
 }
 
-std::vector<double> ClobberBoard::Returns() const {
-  if (winner_ == 0) return {1.0, -1.0};
-  if (winner_ == 1) return {-1.0, 1.0};
-  return {0.0, 0.0};
-}
+std::vector<double> ClobberBoard::Returns() const { return WinnerReturns(winner_); }
 
 std::string ClobberBoard::InformationStateString(open_spiel::Player player) const {
   return HistoryString();
 }
-
-std::string ClobberBoard::ObservationString(open_spiel::Player player) const { return ToString(); }
 
 void ClobberBoard::ObservationTensor(open_spiel::Player player, absl::Span<float> values) const {
   // Planes: the player's pieces, the opponent's, empty; a cell each.
@@ -150,8 +142,7 @@ void ClobberBoard::UndoAction(open_spiel::Player player, open_spiel::Action move
   pieces_[1 - player] |= to;
   player_ = player;
   winner_ = -1;
-  history_.pop_back();
-  --move_number_;
+  ForgetLastMove();
 }
 
 }  // namespace spiel_bounded

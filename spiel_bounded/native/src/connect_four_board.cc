@@ -24,13 +24,11 @@ std::optional<ConnectFourShape> ConnectFourShapeOf(const open_spiel::Game& game)
   const open_spiel::GameParameters params = game.GetParameters();
   const auto egocentric = params.find("egocentric_obs_tensor");
   if (egocentric != params.end() && egocentric->second.bool_value()) return std::nullopt;
-  const auto rows = params.find("rows"), columns = params.find("columns"),
-             in_row = params.find("x_in_row");
-  if (rows == params.end() || columns == params.end() || in_row == params.end()) {
-    return std::nullopt;
-  }
-  return ConnectFourShape{rows->second.int_value(), columns->second.int_value(),
-                          in_row->second.int_value()};
+  const std::optional<int> rows = IntParameter(game, "rows"),
+                           columns = IntParameter(game, "columns"),
+                           in_row = IntParameter(game, "x_in_row");
+  if (!rows || !columns || !in_row) return std::nullopt;
+  return ConnectFourShape{*rows, *columns, *in_row};
 }
 
 std::unique_ptr<ConnectFourBoard> ConnectFourBoard::From(const open_spiel::State& state) {
@@ -80,18 +78,10 @@ std::string ConnectFourBoard::ToString() const {
   return text;
 }
 
-std::vector<double> ConnectFourBoard::Returns() const {
-  if (outcome_ == 0) return {1.0, -1.0};
-  if (outcome_ == 1) return {-1.0, 1.0};
-  return {0.0, 0.0};
-}
+std::vector<double> ConnectFourBoard::Returns() const { return WinnerReturns(outcome_); }
 
 std::string ConnectFourBoard::InformationStateString(open_spiel::Player player) const {
   return HistoryString();
-}
-
-std::string ConnectFourBoard::ObservationString(open_spiel::Player player) const {
-  return ToString();
 }
 
 void ConnectFourBoard::ObservationTensor(open_spiel::Player player,
@@ -128,8 +118,7 @@ void ConnectFourBoard::UndoAction(open_spiel::Player player, open_spiel::Action 
   --pieces_;
   player_ = player;
   outcome_ = kUnknown;
-  history_.pop_back();
-  --move_number_;
+  ForgetLastMove();
 }
 
 }  // namespace spiel_bounded

@@ -43,7 +43,6 @@ class ConnectFourBoard final : public Twin {
   bool IsTerminal() const override { return outcome_ != kUnknown; }
   std::vector<double> Returns() const override;
   std::string InformationStateString(open_spiel::Player player) const override;
-  std::string ObservationString(open_spiel::Player player) const override;
   void ObservationTensor(open_spiel::Player player, absl::Span<float> values) const override;
   std::unique_ptr<open_spiel::State> Clone() const override;
   void UndoAction(open_spiel::Player player, open_spiel::Action move) override;

@@ -6,7 +6,6 @@
 namespace spiel_bounded {
 namespace {
 
-constexpr int kMaxCells = 64;
 constexpr int kEmptyPlane = 4;  // the plane of `CellState::kEmpty` (0)
 
 }  // namespace
@@ -19,7 +18,7 @@ HexBoard::HexBoard(std::shared_ptr<const open_spiel::Game> game, int size, bool 
       swap_(swap),
       explicit_text_(explicit_text),
       plain_observation_(plain_observation) {
-  board_ = cells_ == kMaxCells ? ~uint64_t{0} : (uint64_t{1} << cells_) - 1;
+  board_ = AllCells(cells_);
   for (int k = 0; k < size; ++k) {
     first_row_ |= uint64_t{1} << k;
     last_row_ |= uint64_t{1} << ((size - 1) * size + k);
@@ -154,8 +153,6 @@ std::string HexBoard::InformationStateString(open_spiel::Player player) const {
   return HistoryString();
 }
 
-std::string HexBoard::ObservationString(open_spiel::Player player) const { return ToString(); }
-
 int HexBoard::PlainPlane(int cell) const {
   if ((now_.stones[0] >> cell) & 1) return 0;
   if ((now_.stones[1] >> cell) & 1) return 1;
@@ -217,8 +214,7 @@ void HexBoard::DoApplyAction(open_spiel::Action move) {
 void HexBoard::UndoAction(open_spiel::Player player, open_spiel::Action move) {
   now_ = before_.back();
   before_.pop_back();
-  history_.pop_back();
-  --move_number_;
+  ForgetLastMove();
 }
 
 }  // namespace spiel_bounded

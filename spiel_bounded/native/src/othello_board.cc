@@ -121,17 +121,11 @@ std::string OthelloBoard::ToString() const {
   return text;
 }
 
-std::vector<double> OthelloBoard::Returns() const {
-  if (outcome_ == 0) return {1.0, -1.0};
-  if (outcome_ == 1) return {-1.0, 1.0};
-  return {0.0, 0.0};
-}
+std::vector<double> OthelloBoard::Returns() const { return WinnerReturns(outcome_); }
 
 std::string OthelloBoard::InformationStateString(open_spiel::Player player) const {
   return HistoryString();
 }
-
-std::string OthelloBoard::ObservationString(open_spiel::Player player) const { return ToString(); }
 
 void OthelloBoard::ObservationTensor(open_spiel::Player player, absl::Span<float> values) const {
   // Planes: empty, the player's discs, the opponent's; a cell each.
@@ -175,8 +169,7 @@ void OthelloBoard::UndoAction(open_spiel::Player player, open_spiel::Action move
   }
   player_ = player;
   outcome_ = kUnknown;
-  history_.pop_back();
-  --move_number_;
+  ForgetLastMove();
 }
 
 }  // namespace spiel_bounded

@@ -25,6 +25,13 @@ std::unique_ptr<open_spiel::State> SearchCopy(const open_spiel::State& state, bo
   return state.Clone();
 }
 
+std::optional<int> IntParameter(const open_spiel::Game& game, const std::string& name) {
+  const open_spiel::GameParameters params = game.GetParameters();
+  const auto found = params.find(name);
+  if (found == params.end()) return std::nullopt;
+  return found->second.int_value();
+}
+
 bool IsTwin(const open_spiel::State& state) { return dynamic_cast<const Twin*>(&state) != nullptr; }
 
 }  // namespace spiel_bounded

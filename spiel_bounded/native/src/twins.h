@@ -6,18 +6,47 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "open_spiel/spiel.h"
 
 namespace spiel_bounded {
 
-// What the twins share: they are OpenSpiel states that take moves back.
+// What the twins share: they are OpenSpiel states on at most `kMaxCells` cells (a bit each) that
+// take moves back, whose observation string is their text (as in each of OpenSpiel's games they
+// twin).
 class Twin : public open_spiel::State {
  public:
+  static constexpr int kMaxCells = 64;
+
   using open_spiel::State::State;
+
+  std::string ObservationString(open_spiel::Player player) const override { return ToString(); }
+
+ protected:
+  // Every bit of a board of `cells` <= 64 cells.
+  static uint64_t AllCells(int cells) {
+    return cells == kMaxCells ? ~uint64_t{0} : (uint64_t{1} << cells) - 1;
+  }
+  // The returns of a two-player game that `winner` (0 or 1) won; else a draw, or not over.
+  static std::vector<double> WinnerReturns(int winner) {
+    if (winner == 0) return {1.0, -1.0};
+    if (winner == 1) return {-1.0, 1.0};
+    return {0.0, 0.0};
+  }
+  // What OpenSpiel's `ApplyAction` recorded of the move an `UndoAction` takes back.
+  void ForgetLastMove() {
+    history_.pop_back();
+    --move_number_;
+  }
 };
+
+// The integer parameter `name` of `game` (its default included), or nullopt where it has none.
+std::optional<int> IntParameter(const open_spiel::Game& game, const std::string& name);
 
 // The twin of `state` (connect_four, othello, breakthrough, clobber, hex), or nullptr: another
 // game, a board larger than the twin's bits, or a state its history does not reproduce (one built
