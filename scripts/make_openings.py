@@ -10,6 +10,9 @@ value range), most balanced first. A value near a draw does not make an opening 
 play: with `--play_depth=D` each opening is also played out between two `bounded_ab` at depth D
 and the suite takes the drawn ones, then equally many won by each seat. The file starts with
 comments naming the command, and each line's comment gives its searched value (and result).
+With `--unseen=DIR,...` the suite takes no opening whose position a network's training reached:
+each DIR is a self-play directory (holding `games/`) or a training loop's directory (`runs/GAME`,
+whose `gen_*/` hold them), and a position played or kept as a label there is left out.
 Exit status: 0 done; 2 a bad flag or game; 1 too few balanced openings.
 """
 
@@ -25,8 +28,10 @@ import pyspiel
 from absl import flags
 
 from spiel_bounded import AlphaBetaSettings, Limits, bounded_ab, commandline, make_evaluator
-from spiel_bounded.arena.openings import balanced_openings
+from spiel_bounded.arena.openings import balanced_openings, random_openings
 from spiel_bounded.games import load_game
+from spiel_bounded.training.game_files import GAMES_DIR, finished_games
+from spiel_bounded.training.openings import unseen_among
 
 _GAME = flags.DEFINE_string("game", None, "OpenSpiel game string (deterministic, two players).")
 _PLIES = flags.DEFINE_integer("plies", 4, "Random moves per opening.")
@@ -43,7 +48,30 @@ _PLAY_DEPTH = flags.DEFINE_integer(
     "equally many won by each seat (0: select by search value only).",
 )
 
+_UNSEEN = flags.DEFINE_list(
+    "unseen",
+    [],
+    "Self-play or training-loop directories whose positions (played or labels) no opening may be.",
+)
+
 PROGRAM = "python scripts/make_openings.py"
+
+
+def self_play_directories(paths: Sequence[str]) -> list[Path]:
+    """Each of `paths` if it holds games, else its `gen_*/` that do; `ValueError` naming a path
+    with none."""
+    found: list[Path] = []
+    for text in paths:
+        path = Path(text)
+        inside = [path] if (path / GAMES_DIR).is_dir() else sorted(path.glob("gen_*/"))
+        inside = [directory for directory in inside if finished_games(directory)]
+        if not inside:
+            raise ValueError(
+                f"--unseen: {path} holds no self-play games; accepted: a directory with "
+                f"{GAMES_DIR}/ or a training loop's directory whose gen_*/ have them"
+            )
+        found += inside
+    return found
 
 
 def main(argv: Sequence[str]) -> None:
@@ -62,6 +90,11 @@ def main(argv: Sequence[str]) -> None:
             "bounded_ab plays\n"
         )
         sys.exit(2)
+    try:
+        training = self_play_directories(_UNSEEN.value)
+    except ValueError as error:
+        sys.stderr.write(f"error: {error}\n")
+        sys.exit(2)
     evaluator = make_evaluator("heuristic", game)
     limits = Limits(depth=_DEPTH.value)
     settings = AlphaBetaSettings(epsilon=0.0)
@@ -79,14 +112,20 @@ def main(argv: Sequence[str]) -> None:
             state.apply_action(move)
         return float(state.returns()[0])
 
-    suite = balanced_openings(
+    drawn = random_openings(
         game,
         plies=_PLIES.value,
+        candidates=_CANDIDATES.value,
+        rng=np.random.default_rng(_SEED.value),
+    )
+    if training:
+        drawn = unseen_among(_GAME.value, drawn, training)
+    suite = balanced_openings(
+        game,
+        drawn,
         count=_COUNT.value,
         value_of=value_for_player_0,
         margin=_MARGIN.value,
-        rng=np.random.default_rng(_SEED.value),
-        candidates=_CANDIDATES.value,
         outcome_of=outcome_for_player_0 if _PLAY_DEPTH.value > 0 else None,
     )
     command = f"{PROGRAM} {shlex.join(sys.argv[1:])}"
@@ -99,6 +138,11 @@ def main(argv: Sequence[str]) -> None:
         lines.append(
             f"# Played out by two bounded_ab at depth {_PLAY_DEPTH.value}: the drawn openings, "
             "then equally many won by each seat (comment: value, then player 0's return)."
+        )
+    if training:
+        lines.append(
+            f"# None of them a position of the {len(training)} self-play directories under "
+            f"{', '.join(_UNSEEN.value)}."
         )
     lines += [
         f"{' '.join(map(str, item.opening))}  # {item.value:+.3f}"

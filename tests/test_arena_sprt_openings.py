@@ -25,6 +25,7 @@ from spiel_bounded.arena.openings import (
     balanced_openings,
     parse_openings,
     play_opening,
+    random_openings,
 )
 from spiel_bounded.arena.report_files import write_report
 from spiel_bounded.arena.sprt import SPRTSettings, replay
@@ -303,12 +304,10 @@ def test_balanced_openings_are_distinct_near_even_and_playable() -> None:
     heuristic = make_evaluator("heuristic", game)
     suite = balanced_openings(
         game,
-        plies=4,
+        random_openings(game, plies=4, candidates=300, rng=np.random.default_rng(3)),
         count=10,
         value_of=lambda state: heuristic.evaluate(state)[0],
         margin=0.1,
-        rng=np.random.default_rng(3),
-        candidates=300,
     )
     assert len(suite) == 10
     assert len({item.opening for item in suite}) == 10
@@ -318,6 +317,18 @@ def test_balanced_openings_are_distinct_near_even_and_playable() -> None:
         state, problem = play_opening(game, item.opening)
         assert problem is None and len(item.opening) == 4
         assert heuristic.evaluate(state)[0] == pytest.approx(item.value)
+
+
+def test_random_openings_are_distinct_playable_and_in_the_order_drawn() -> None:
+    game = pyspiel.load_game("tic_tac_toe")
+    drawn = random_openings(game, plies=5, candidates=500, rng=np.random.default_rng(2))
+    assert len(set(drawn)) == len(drawn) > 100
+    assert all(len(opening) == 5 and play_opening(game, opening)[1] is None for opening in drawn)
+    again = random_openings(game, plies=5, candidates=50, rng=np.random.default_rng(2))
+    assert again == drawn[: len(again)]
+    # Five plies of tic_tac_toe never end it; seven can: those draws are dropped.
+    longer = random_openings(game, plies=7, candidates=300, rng=np.random.default_rng(2))
+    assert longer and all(play_opening(game, opening)[1] is None for opening in longer)
 
 
 def test_the_sprt_settings_bounds() -> None:
@@ -354,12 +365,10 @@ def test_played_out_openings_give_draws_then_as_many_wins_to_each_seat() -> None
 
     suite = balanced_openings(
         game,
-        plies=2,
+        random_openings(game, plies=2, candidates=400, rng=np.random.default_rng(5)),
         count=12,
         value_of=lambda state: 0.0,
         margin=0.1,
-        rng=np.random.default_rng(5),
-        candidates=400,
         outcome_of=outcome_of,
     )
     outcomes = [item.outcome for item in suite]

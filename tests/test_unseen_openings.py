@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spiel_bounded.games import load_game
-from spiel_bounded.training.openings import unseen_openings
+from spiel_bounded.training.openings import unseen_among, unseen_openings
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def key_after(game_string: str, opening: tuple[int, ...]) -> str:
@@ -49,3 +53,43 @@ def test_too_few_unseen_openings_take_more_plies(tmp_path: Path) -> None:
     assert suite.plies == 2 and len(suite.openings) == 6
     with pytest.raises(ValueError, match=r"only 4 openings of 1 random plies .*\(1 to 1 plies"):
         unseen_openings("tic_tac_toe", 1, 6, [games], seed=0, more_plies=0)
+
+
+def test_unseen_among_keeps_the_openings_no_training_game_reached_in_order(tmp_path: Path) -> None:
+    openings = [(0, 1), (4, 0), (1, 0), (8, 2), (4, 0, 1)]
+    seen = [key_after("tic_tac_toe", (4, 0)), key_after("tic_tac_toe", (8, 2))]
+    games = write_keys(tmp_path / "gen_01", seen[:1], seen[1:])
+    assert unseen_among("tic_tac_toe", openings, [games]) == [(0, 1), (1, 0), (4, 0, 1)]
+    # Two openings reaching one position count once, as the first of them.
+    assert unseen_among("tic_tac_toe", [(0, 1, 2), (2, 1, 0)], []) == [(0, 1, 2)]
+
+
+def make_openings(*flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "scripts/make_openings.py", *flags],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_make_openings_leaves_out_positions_of_a_training_loop(tmp_path: Path) -> None:
+    flags = ["--game=connect_four", "--plies=1", "--count=7", "--depth=1", "--margin=1"]
+    every = make_openings(*flags, "--candidates=200", f"--output={tmp_path / 'all.txt'}")
+    assert every.returncode == 0, every.stderr
+    seen = [key_after("connect_four", (column,)) for column in (2, 5)]
+    write_keys(tmp_path / "run" / "gen_01", seen[:1], [])
+    write_keys(tmp_path / "run" / "gen_02", [], seen[1:])
+    run = str(tmp_path / "run")
+    fewer = make_openings(
+        *flags, "--count=5", f"--unseen={run}", f"--output={tmp_path / 'unseen.txt'}"
+    )
+    assert fewer.returncode == 0, fewer.stderr
+    text = (tmp_path / "unseen.txt").read_text()
+    lines = [line.split("#")[0].split() for line in text.splitlines() if line[:1].isdigit()]
+    assert sorted(int(line[0]) for line in lines) == [0, 1, 3, 4, 6]
+    assert f"None of them a position of the 2 self-play directories under {run}" in text
+    empty = make_openings(*flags, f"--unseen={tmp_path}", f"--output={tmp_path / 'x.txt'}")
+    assert empty.returncode == 2
+    assert f"--unseen: {tmp_path} holds no self-play games" in empty.stderr

@@ -7,8 +7,8 @@ sides. A line is the opening's actions as integers separated by spaces (the `act
 games.csv); `#` starts a comment, blank lines are skipped. Games with chance nodes take no
 suite: their openings would depend on the dice.
 
-`balanced_openings` makes a suite: distinct random openings whose value by a bounded
-alpha-beta search is close to a draw, so that neither seat starts ahead.
+`balanced_openings` makes a suite: of distinct random openings (`random_openings`), those whose
+value by a bounded alpha-beta search is close to a draw, so that neither seat starts ahead.
 """
 
 from __future__ import annotations
@@ -105,20 +105,35 @@ class ScoredOpening:
     outcome: float | None = None
 
 
+def random_openings(
+    game: pyspiel.Game, *, plies: int, candidates: int, rng: np.random.Generator
+) -> list[Opening]:
+    """The distinct openings among `candidates` draws of `plies` uniformly random moves
+    (deterministic games), in the order drawn; a draw that ends the game is dropped."""
+    drawn: dict[Opening, None] = {}
+    for _ in range(candidates):
+        state = game.new_initial_state()
+        actions: list[int] = []
+        while len(actions) < plies and not state.is_terminal():
+            action = int(rng.choice(state.legal_actions()))
+            actions.append(action)
+            state.apply_action(action)
+        if not state.is_terminal():
+            drawn.setdefault(tuple(actions), None)
+    return list(drawn)
+
+
 def balanced_openings(
     game: pyspiel.Game,
+    openings: Sequence[Opening],
     *,
-    plies: int,
     count: int,
     value_of: Callable[[pyspiel.State], float],
     margin: float,
-    rng: np.random.Generator,
-    candidates: int = 2000,
     outcome_of: Callable[[pyspiel.State], float] | None = None,
 ) -> list[ScoredOpening]:
-    """Up to `count` distinct openings of `plies` uniformly random moves (deterministic games)
-    whose `value_of` (player 0's value of the position after them) is within `margin` of the
-    middle of the game's range, from `candidates` draws.
+    """Up to `count` of `openings` (`random_openings`, say) whose `value_of` (player 0's value
+    of the position after them) is within `margin` of the middle of the game's range.
 
     Without `outcome_of`: the most balanced by value first. With it (player 0's return of a
     game played out from the position, e.g. by two copies of one deterministic search), a
@@ -127,22 +142,9 @@ def balanced_openings(
     over the suite; each group is taken most balanced by value first, and only the `count`
     openings closest to the margin's middle are played out (`4 * count` at most)."""
     middle = 0.5 * (game.min_utility() + game.max_utility())
-    seen: set[Opening] = set()
     scored = []
-    for _ in range(candidates):
-        state = game.new_initial_state()
-        actions = []
-        for _ in range(plies):
-            if state.is_terminal():
-                break
-            action = int(rng.choice(state.legal_actions()))
-            actions.append(action)
-            state.apply_action(action)
-        opening = tuple(actions)
-        if state.is_terminal() or len(opening) < plies or opening in seen:
-            continue
-        seen.add(opening)
-        value = value_of(state)
+    for opening in openings:
+        value = value_of(play_opening(game, opening)[0])
         if abs(value - middle) <= margin:
             scored.append(ScoredOpening(opening, value))
     scored.sort(key=lambda item: (abs(item.value - middle), item.opening))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Final
 
 import numpy as np
+import pyspiel
 
 from spiel_bounded.games import load_game
 from spiel_bounded.training.game_files import finished_games, game_path
@@ -44,8 +45,46 @@ def _random_openings(
             state.apply_action(action)
             actions.append(action)
         if not state.is_terminal():
-            found.setdefault(f"{state.current_player()}|{state}", tuple(actions))
+            found.setdefault(_position_key(state), tuple(actions))
     return found
+
+
+def _position_key(state: pyspiel.State) -> str:
+    """A position as the game files key it (`selfplay`): the mover and the state."""
+    return f"{state.current_player()}|{state}"
+
+
+def _drop_seen(
+    candidates: Iterable[dict[str, tuple[int, ...]]], game_directories: Iterable[Path]
+) -> None:
+    """Removes from each of `candidates` (position key -> opening) every position that is a row
+    of a game under `game_directories`: played, or kept as a label (root children, tree
+    labels). The games are read one at a time, so a run of any size fits."""
+    tables = list(candidates)
+    for directory in game_directories:
+        for index in finished_games(directory):
+            with np.load(game_path(Path(directory), index)) as arrays:
+                for member in ("keys", "child_keys"):
+                    if member in arrays.files:
+                        for key in arrays[member]:
+                            for table in tables:
+                                table.pop(str(key), None)
+
+
+def unseen_among(
+    game_string: str, openings: Iterable[tuple[int, ...]], game_directories: Iterable[Path]
+) -> list[tuple[int, ...]]:
+    """Those of `openings` whose position is no row of a game under `game_directories`, in
+    their order (of two reaching one position, the first)."""
+    game = load_game(game_string)
+    keyed: dict[str, tuple[int, ...]] = {}
+    for opening in openings:
+        state = game.new_initial_state()
+        for action in opening:
+            state.apply_action(action)
+        keyed.setdefault(_position_key(state), tuple(opening))
+    _drop_seen([keyed], game_directories)
+    return list(keyed.values())
 
 
 @dataclass(frozen=True)
@@ -74,14 +113,7 @@ def unseen_openings(
         length: _random_openings(game_string, length, count * CANDIDATES_PER_OPENING, seed + length)
         for length in lengths
     }
-    for directory in game_directories:
-        for index in finished_games(directory):
-            with np.load(game_path(Path(directory), index)) as arrays:
-                for member in ("keys", "child_keys"):
-                    if member in arrays.files:
-                        for key in arrays[member]:
-                            for drawn in candidates.values():
-                                drawn.pop(str(key), None)
+    _drop_seen(candidates.values(), game_directories)
     for length in lengths:
         if len(candidates[length]) >= count:
             return UnseenOpenings(length, list(candidates[length].values())[:count])
