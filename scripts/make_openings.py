@@ -12,7 +12,8 @@ and the suite takes the drawn ones, then equally many won by each seat. The file
 comments naming the command, and each line's comment gives its searched value (and result).
 With `--unseen=DIR,...` the suite takes no opening whose position a network's training reached:
 each DIR is a self-play directory (holding `games/`) or a training loop's directory (`runs/GAME`,
-whose `gen_*/` hold them), and a position played or kept as a label there is left out.
+whose `gen_*/games/` are self-play directories), and a position played or kept as a label there
+is left out.
 Exit status: 0 done; 2 a bad flag or game; 1 too few balanced openings.
 """
 
@@ -58,17 +59,17 @@ PROGRAM = "python scripts/make_openings.py"
 
 
 def self_play_directories(paths: Sequence[str]) -> list[Path]:
-    """Each of `paths` if it holds games, else its `gen_*/` that do; `ValueError` naming a path
-    with none."""
+    """Each of `paths` if it holds games, else its generations' self-play directories
+    (`gen_*/games`) that do; `ValueError` naming a path with none."""
     found: list[Path] = []
     for text in paths:
         path = Path(text)
-        inside = [path] if (path / GAMES_DIR).is_dir() else sorted(path.glob("gen_*/"))
+        inside = [path] if finished_games(path) else sorted(path.glob(f"gen_*/{GAMES_DIR}"))
         inside = [directory for directory in inside if finished_games(directory)]
         if not inside:
             raise ValueError(
                 f"--unseen: {path} holds no self-play games; accepted: a directory with "
-                f"{GAMES_DIR}/ or a training loop's directory whose gen_*/ have them"
+                f"{GAMES_DIR}/ or a training loop's directory whose gen_*/{GAMES_DIR}/ have them"
             )
         found += inside
     return found

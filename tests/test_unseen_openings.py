@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from spiel_bounded.games import load_game
+from spiel_bounded.training.generations import selfplay_directory
 from spiel_bounded.training.openings import unseen_among, unseen_openings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,8 +80,9 @@ def test_make_openings_leaves_out_positions_of_a_training_loop(tmp_path: Path) -
     every = make_openings(*flags, "--candidates=200", f"--output={tmp_path / 'all.txt'}")
     assert every.returncode == 0, every.stderr
     seen = [key_after("connect_four", (column,)) for column in (2, 5)]
-    write_keys(tmp_path / "run" / "gen_01", seen[:1], [])
-    write_keys(tmp_path / "run" / "gen_02", [], seen[1:])
+    # A loop's directory, laid out as the loop lays it out.
+    write_keys(selfplay_directory(tmp_path / "run", 1), seen[:1], [])
+    write_keys(selfplay_directory(tmp_path / "run", 2), [], seen[1:])
     run = str(tmp_path / "run")
     fewer = make_openings(
         *flags, "--count=5", f"--unseen={run}", f"--output={tmp_path / 'unseen.txt'}"
