@@ -18,6 +18,7 @@ from typing import Final
 import numpy as np
 import pyspiel
 
+from spiel_bounded.arena.openings import play_opening, random_openings
 from spiel_bounded.games import load_game
 from spiel_bounded.training.game_files import finished_games, game_path
 
@@ -33,25 +34,27 @@ def _random_openings(
     """Up to `count` distinct openings of `plies` random moves (none ending the game), by the
     key of the position each reaches."""
     game = load_game(game_string)
-    rng = np.random.default_rng(seed)
-    found: dict[str, tuple[int, ...]] = {}
-    for _ in range(count * 10):
-        if len(found) == count:
-            break
-        state = game.new_initial_state()
-        actions: list[int] = []
-        while len(actions) < plies and not state.is_terminal():
-            action = int(rng.choice(state.legal_actions()))
-            state.apply_action(action)
-            actions.append(action)
-        if not state.is_terminal():
-            found.setdefault(_position_key(state), tuple(actions))
-    return found
+    drawn = random_openings(
+        game,
+        plies=plies,
+        candidates=count * CANDIDATES_PER_OPENING,
+        rng=np.random.default_rng(seed),
+    )
+    return dict(list(_keyed(game, drawn).items())[:count])
 
 
 def _position_key(state: pyspiel.State) -> str:
     """A position as the game files key it (`selfplay`): the mover and the state."""
     return f"{state.current_player()}|{state}"
+
+
+def _keyed(game: pyspiel.Game, openings: Iterable[tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    """`openings` by the key of the position each reaches, in their order (of two reaching one
+    position, the first)."""
+    keyed: dict[str, tuple[int, ...]] = {}
+    for opening in openings:
+        keyed.setdefault(_position_key(play_opening(game, opening)[0]), tuple(opening))
+    return keyed
 
 
 def _drop_seen(
@@ -76,13 +79,7 @@ def unseen_among(
 ) -> list[tuple[int, ...]]:
     """Those of `openings` whose position is no row of a game under `game_directories`, in
     their order (of two reaching one position, the first)."""
-    game = load_game(game_string)
-    keyed: dict[str, tuple[int, ...]] = {}
-    for opening in openings:
-        state = game.new_initial_state()
-        for action in opening:
-            state.apply_action(action)
-        keyed.setdefault(_position_key(state), tuple(opening))
+    keyed = _keyed(load_game(game_string), openings)
     _drop_seen([keyed], game_directories)
     return list(keyed.values())
 
