@@ -184,6 +184,9 @@ NETWORKS = [
     ("chinese_checkers(players=3)", ModelConfig(width=16, depth=1), 60),
     ("maedn(players=4)", ModelConfig(width=16, depth=1), 60),
     ("yacht(players=3)", ModelConfig(width=16, depth=0), 40),
+    ("connect_four", ModelConfig(width=32, depth=2, inputs="threats"), 40),
+    ("connect_four(rows=5,columns=6,x_in_row=3)", ModelConfig(width=8, inputs="threats"), 30),
+    ("tic_tac_toe", ModelConfig(kind="conv", channels=3, width=8, inputs="threats"), 9),
 ]
 
 
@@ -237,6 +240,7 @@ def _network(game: pyspiel.Game, model: ModelConfig, params: dict[str, Any], **c
         "depth": model.depth,
         "channels": model.channels,
         "conv_layers": model.conv_layers,
+        "inputs": model.inputs,
         "chance_view": "next_mover",
         **changes,
     }
@@ -264,6 +268,11 @@ def test_a_network_whose_weights_do_not_fit_is_refused() -> None:
         _network(game, model, _params(game, model), width=9)  # the declared shape is wider
     with pytest.raises(ValueError, match="unknown model kind 'rnn'"):
         _network(game, model, _params(game, model), kind="rnn")
+    with pytest.raises(ValueError, match="unknown inputs 'lines'; accepted: observation, threats"):
+        _network(game, model, _params(game, model), inputs="lines")
+    othello = pyspiel.load_game("othello")
+    with pytest.raises(ValueError, match="othello has none; accepted: connect_four"):
+        _network(othello, model, _params(othello, model), inputs="threats")
     with pytest.raises(ValueError, match="unknown chance view 'x'"):
         _network(game, model, _params(game, model), chance_view="x")
     with pytest.raises(ValueError, match="not an array"):
@@ -290,6 +299,8 @@ CHILDREN = [
     ("tic_tac_toe", ModelConfig(width=16, depth=2), 9),
     ("breakthrough(rows=5,columns=5)", ModelConfig(width=24, depth=2), 40),
     ("othello", ModelConfig(width=16, depth=1), 60),
+    ("connect_four", ModelConfig(width=32, depth=2, inputs="threats"), 40),
+    ("tic_tac_toe", ModelConfig(width=16, depth=1, inputs="threats"), 9),
 ]
 
 

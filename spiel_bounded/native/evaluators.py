@@ -78,6 +78,7 @@ def _value_net_twin(module: ModuleType, evaluator: Any, game: pyspiel.Game) -> A
         model.depth,
         model.channels,
         model.conv_layers,
+        model.inputs,
         checkpoint.chance_view,
         dict(checkpoint.params),
     )

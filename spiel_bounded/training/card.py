@@ -131,7 +131,12 @@ def card_text(
         "",
         f"- **What it is**: generation {last.best} of a self-play loop: a network of "
         f"{shape}{model['depth']} dense layers of {model['width']} units "
-        f"({parameters:,} parameters, `model.npz`). Use it as "
+        + (
+            "reading each player's threat planes too "
+            if model.get("inputs", "observation") == "threats"
+            else ""
+        )
+        + f"({parameters:,} parameters, `model.npz`). Use it as "
         f'`evaluator="net:{destination}/model.npz"`.',
         f"- **Made by**: {'; '.join(f'`{command}`' for command in run.commands)}. "
         f"{len(records)} generations, {last.total_games:,} self-play games, "

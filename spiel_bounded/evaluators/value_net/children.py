@@ -24,6 +24,7 @@ import pyspiel
 from spiel_bounded.evaluators.value_net.compiled import MOVER_WINS, NOT_TERMINAL, kernels
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.outputs import OutputForm
+from spiel_bounded.evaluators.value_net.threats import line_game
 
 Kernel = Callable[..., int]
 """A child kernel: (observation, mover, move, shape, weights, dims, work) -> a terminal code."""
@@ -34,14 +35,13 @@ def child_kernel(game: pyspiel.Game) -> tuple[Kernel, np.ndarray] | None:
     observation (connect_four and tic_tac_toe: a move places one piece; breakthrough: a move
     moves one, taking one at most), the observation being absolute (the same planes whoever
     observes), else None."""
-    name, params = game.get_type().short_name, game.get_parameters()
-    if name == "connect_four" and not params.get("egocentric_obs_tensor", False):
-        rows, columns, in_row = params["rows"], params["columns"], params["x_in_row"]
-        shape = [rows, columns, in_row, 1, 2, 0, 1]
+    lines = line_game(game)
+    if lines is not None:
+        shape = [lines.rows, lines.columns, lines.in_row, int(lines.gravity), lines.empty_plane]
+        shape += lines.player_planes
         return kernels().placement_child, np.asarray(shape, np.int64)
-    if name == "tic_tac_toe":
-        return kernels().placement_child, np.asarray([3, 3, 3, 0, 0, 2, 1], np.int64)
-    if name == "breakthrough":
+    if game.get_type().short_name == "breakthrough":
+        params = game.get_parameters()
         shape = [params["rows"], params["columns"]]
         return kernels().breakthrough_child, np.asarray(shape, np.int64)
     return None

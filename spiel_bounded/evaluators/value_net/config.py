@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
+from spiel_bounded.evaluators.value_net.threats import MODEL_INPUTS
 from spiel_bounded.params import (
     NON_NEGATIVE_INT,
     POSITIVE_INT,
@@ -28,6 +29,12 @@ class ModelConfig:
     depth: int = setting(2, "hidden dense layers", NON_NEGATIVE_INT)
     channels: int = setting(32, "channels of each convolution (conv)", POSITIVE_INT)
     conv_layers: int = setting(2, "convolutions (conv)", POSITIVE_INT)
+    inputs: str = setting(
+        "observation",
+        "observation, or threats: also each player's cells that would complete a line "
+        "(connect_four, tic_tac_toe; value_net.threats)",
+        OneOf(MODEL_INPUTS),
+    )
 
     def __post_init__(self) -> None:
         check_fields(self)

@@ -63,8 +63,9 @@ class ValueNetEvaluator:
         engine: One of `ENGINES`.
 
     Raises:
-        ValueError: A missing, corrupted or mismatched checkpoint (see `load_checkpoint`), or
-            an unknown engine.
+        ValueError: A missing, corrupted or mismatched checkpoint (see `load_checkpoint`), an
+            unknown engine, or "compiled" for a network with threat inputs (its "auto" is
+            numpy).
         ImportError: engine="compiled" without numba.
     """
 
@@ -87,7 +88,15 @@ class ValueNetEvaluator:
             raise ImportError(
                 "the compiled forward pass needs numba: pip install 'spiel-bounded[fast]'"
             )
-        compiled = engine == "compiled" or (engine == "auto" and numba_available())
+        if engine == "compiled" and self.layout.threats is not None:
+            raise ValueError(
+                "the compiled forward pass does not derive threat planes (model inputs = "
+                "threats); accepted engines for this network: numpy, auto (numpy here; searches "
+                "with engine auto run it natively)"
+            )
+        compiled = self.layout.threats is None and (
+            engine == "compiled" or (engine == "auto" and numba_available())
+        )
         self.engine = "compiled" if compiled else "numpy"
         self.raw: Callable[[pyspiel.State], np.ndarray] = self._numpy_raw
         if compiled:

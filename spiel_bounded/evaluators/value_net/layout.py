@@ -10,6 +10,7 @@ import pyspiel
 from spiel_bounded.evaluators.value_net.config import ModelConfig
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.outputs import output_form
+from spiel_bounded.evaluators.value_net.threats import LineGame, threat_lines
 
 KERNEL_SIZE = 3
 
@@ -24,12 +25,16 @@ class Layout:
             columns).
         extra: Input entries after the observation (the mover's one-hot).
         outputs: Raw outputs.
+        threats: The game's lines where the model's inputs are "threats" (the network derives
+            their planes from the observation and reads them after the extra entries), else
+            None.
     """
 
     model: ModelConfig
     observation_shape: tuple[int, ...]
     extra: int
     outputs: int
+    threats: LineGame | None = None
 
     def __post_init__(self) -> None:
         if self.model.kind == "conv" and len(self.observation_shape) != 3:
@@ -43,12 +48,17 @@ class Layout:
         return math.prod(self.observation_shape)
 
     @property
+    def derived(self) -> int:
+        """Inputs the network derives from the observation (the threat planes)."""
+        return 0 if self.threats is None else 2 * self.threats.cells
+
+    @property
     def dense_input(self) -> int:
         """Inputs of the first dense layer."""
         if self.model.kind == "mlp":
-            return self.observation_size + self.extra
+            return self.observation_size + self.extra + self.derived
         _, rows, columns = self.observation_shape
-        return rows * columns * self.model.channels + self.extra
+        return rows * columns * self.model.channels + self.extra + self.derived
 
     def shapes(self) -> dict[str, tuple[int, ...]]:
         """Parameter name -> shape, in layer order (flax conventions: conv kernels are
@@ -76,11 +86,13 @@ class Layout:
 
 
 def layout_for(game: pyspiel.Game, model: ModelConfig) -> Layout:
-    """The architecture of `model` on `game` (its features and output form)."""
+    """The architecture of `model` on `game` (its features and output form); `ValueError` for
+    threat inputs on a game without lines."""
     features = Features(game)
     return Layout(
         model=model,
         observation_shape=features.observation_shape,
         extra=features.size - features.observation_size,
         outputs=output_form(game).outputs,
+        threats=threat_lines(game) if model.inputs == "threats" else None,
     )

@@ -15,6 +15,7 @@ import numpy as np
 from spiel_bounded.evaluators.value_net.extra import missing_jax
 from spiel_bounded.evaluators.value_net.layout import KERNEL_SIZE, Layout
 from spiel_bounded.evaluators.value_net.outputs import OutputForm
+from spiel_bounded.evaluators.value_net.threats import threat_planes
 
 try:
     import jax
@@ -64,6 +65,9 @@ class ValueNetwork(nnx.Module):
             for conv in self.convs:
                 board = jax.nn.relu(conv(board))
             hidden = jnp.concatenate([board.reshape(batch, -1), features[:, size:]], axis=1)
+        if layout.threats is not None:
+            planes = threat_planes(features[:, :size], layout.threats, jnp)
+            hidden = jnp.concatenate([hidden, planes], axis=1)
         for layer in self.dense:
             hidden = jax.nn.relu(layer(hidden))
         return self.out(hidden)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from spiel_bounded.evaluators.value_net.layout import KERNEL_SIZE, Layout
+from spiel_bounded.evaluators.value_net.threats import threat_planes
 
 
 def patch_indices(rows: int, columns: int, channels: int) -> np.ndarray:
@@ -82,6 +83,9 @@ class NumpyNetwork:
             hidden = np.concatenate([board.reshape(batch, -1), features[:, size:]], axis=1)
         else:
             hidden = features
+        if layout.threats is not None:
+            planes = threat_planes(features[:, :size], layout.threats)
+            hidden = np.concatenate([hidden, planes], axis=1)
         for kernel, bias in self._dense:
             hidden = hidden @ kernel
             hidden += bias

@@ -88,7 +88,7 @@ void BindTwins(py::module_& m) {
   m.def(
       "value_net_evaluator",
       [](const open_spiel::Game& game, const std::string& kind, int width, int depth, int channels,
-         int conv_layers, const std::string& chance_view,
+         int conv_layers, const std::string& inputs, const std::string& chance_view,
          const py::dict& params) -> std::shared_ptr<Evaluator> {
         std::map<std::string, NetParam> arrays;
         for (const auto& item : params) {
@@ -103,7 +103,7 @@ void BindTwins(py::module_& m) {
           param.data.assign(array.data(), array.data() + array.size());
           arrays.emplace(name, std::move(param));
         }
-        NetModel model{kind, width, depth, channels, conv_layers};
+        NetModel model{kind, width, depth, channels, conv_layers, inputs};
         try {
           return MakeValueNetEvaluator(game, model, chance_view, std::move(arrays));
         } catch (const std::invalid_argument& error) {
@@ -111,7 +111,7 @@ void BindTwins(py::module_& m) {
         }
       },
       py::arg("game"), py::arg("kind"), py::arg("width"), py::arg("depth"), py::arg("channels"),
-      py::arg("conv_layers"), py::arg("chance_view"), py::arg("params"),
+      py::arg("conv_layers"), py::arg("inputs"), py::arg("chance_view"), py::arg("params"),
       "`ValueNetEvaluator` in C++: the model config's fields, the chance view, and the "
       "parameters (name -> array, as `Layout.shapes()`); ValueError names a misfit.");
 }

@@ -14,7 +14,8 @@ void Toggle(Key& key, const Key& entry) {
 }  // namespace
 
 ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first,
-                     open_spiel::Observation& observation, const float* observed)
+                     open_spiel::Observation& observation, const float* observed,
+                     const ThreatPlanes* threats)
     : first_(first),
       observation_(observation),
       observed_(observed),
@@ -25,7 +26,13 @@ ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first,
       placement_(Placement::Of(game, observation, observed)),
       keyed_(placement_.has_value() && exact_),
       rows_(2 * size_ + 1),
-      xs_(2 * size_ + 1) {
+      xs_(2 * size_ + 1),
+      threats_(threats),
+      threat_offset_(size_ + game.NumPlayers() + 1) {
+  if (threats_ != nullptr) {
+    child_board_.resize(size_);
+    child_threats_.resize(threats_->size());
+  }
   for (Base& base : bases_) {
     base.observation.resize(size_);
     base.sum.resize(first.outputs());
@@ -108,6 +115,12 @@ const open_spiel::State* ChildSums::Prepare(open_spiel::Action move) {
     placement_xs_[2] = 1.0f;
     prepared_base_ = &bases_[0];
     count_ = -1;
+    if (threats_ != nullptr) {
+      std::copy(bases_[0].observation.begin(), bases_[0].observation.end(), child_board_.begin());
+      child_board_[change->emptied] = 0.0f;
+      child_board_[change->filled] = 1.0f;
+      threats_->Write(child_board_.data(), child_threats_.data());
+    }
     if (keyed_) {
       child_key_ = bases_[0].key;
       for (const int row : placement_rows_) Toggle(child_key_, entry_keys_[row]);
@@ -122,6 +135,7 @@ const open_spiel::State* ChildSums::Prepare(open_spiel::Action move) {
   prepared_base_ = &Observed(mover);
   observation_.SetFrom(*child_, mover);
   count_ = Changes(prepared_base_->observation.data(), mover);
+  if (threats_ != nullptr) threats_->Write(observed_, child_threats_.data());
   return nullptr;
 }
 
@@ -130,6 +144,9 @@ void ChildSums::Sum(double* sum) const {
     first_.Add(prepared_base_->sum.data(), sum, placement_rows_, placement_xs_, 3);
   } else {
     first_.Add(prepared_base_->sum.data(), sum, rows_.data(), xs_.data(), count_);
+  }
+  if (threats_ != nullptr) {
+    first_.AddNonZero(sum, child_threats_.data(), threats_->size(), threat_offset_);
   }
 }
 

@@ -14,15 +14,18 @@
 #include "open_spiel/observer.h"
 #include "open_spiel/spiel.h"
 #include "placement.h"
+#include "threat_planes.h"
 
 namespace spiel_bounded {
 
 class ChildSums {
  public:
   // For the network whose first layer is `first`, reading `observation` (which writes
-  // `observed`) of `game`, a turn-based game without chance: all outlive this.
+  // `observed`) of `game`, a turn-based game without chance, and after the mover bits the
+  // `threats` of the observation where not null: all outlive this.
   ChildSums(const open_spiel::Game& game, const DenseLayer& first,
-            open_spiel::Observation& observation, const float* observed);
+            open_spiel::Observation& observation, const float* observed,
+            const ThreatPlanes* threats = nullptr);
 
   // A search from `root` starts (the parents' sums of the last one are dropped).
   void StartSearch(const open_spiel::State& root);
@@ -83,6 +86,12 @@ class ChildSums {
   float placement_xs_[3] = {0.0f, 0.0f, 0.0f};
   int count_ = 0;
   Key child_key_;
+  // Where the network reads threat planes: the prepared child's (a function of its observation,
+  // so the keys need not cover them), made from its board.
+  const ThreatPlanes* threats_;
+  int threat_offset_;  // their first input entry
+  std::vector<float> child_board_;
+  std::vector<float> child_threats_;
 };
 
 }  // namespace spiel_bounded
