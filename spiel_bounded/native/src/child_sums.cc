@@ -30,8 +30,8 @@ ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first,
       threats_(threats),
       threat_offset_(size_ + game.NumPlayers() + 1) {
   if (threats_ != nullptr) {
-    child_board_.resize(size_);
-    child_threats_.resize(threats_->size());
+    threat_rows_.resize(threats_->size());
+    ones_.assign(threats_->size(), 1.0f);
   }
   for (Base& base : bases_) {
     base.observation.resize(size_);
@@ -95,6 +95,7 @@ void ChildSums::Begin(const open_spiel::State& parent) {
   if (from_history_) played_ = parent.FullHistory();
   base.ready = base.held = true;
   placement_->Begin(base.observation.data(), mover_);
+  if (threats_ != nullptr) parent_stones_ = threats_->Read(base.observation.data());
 }
 
 const open_spiel::State* ChildSums::Prepare(open_spiel::Action move) {
@@ -116,10 +117,12 @@ const open_spiel::State* ChildSums::Prepare(open_spiel::Action move) {
     prepared_base_ = &bases_[0];
     count_ = -1;
     if (threats_ != nullptr) {
-      std::copy(bases_[0].observation.begin(), bases_[0].observation.end(), child_board_.begin());
-      child_board_[change->emptied] = 0.0f;
-      child_board_[change->filled] = 1.0f;
-      threats_->Write(child_board_.data(), child_threats_.data());
+      // The piece fills the cell it empties, in the mover's plane.
+      ThreatPlanes::Stones stones = parent_stones_;
+      const uint64_t cell = uint64_t{1} << (change->emptied % threats_->cells());
+      stones.empty &= ~cell;
+      stones.pieces[mover_] |= cell;
+      ThreatTerms(stones);
     }
     if (keyed_) {
       child_key_ = bases_[0].key;
@@ -135,7 +138,7 @@ const open_spiel::State* ChildSums::Prepare(open_spiel::Action move) {
   prepared_base_ = &Observed(mover);
   observation_.SetFrom(*child_, mover);
   count_ = Changes(prepared_base_->observation.data(), mover);
-  if (threats_ != nullptr) threats_->Write(observed_, child_threats_.data());
+  if (threats_ != nullptr) ThreatTerms(threats_->Read(observed_));
   return nullptr;
 }
 
@@ -145,8 +148,17 @@ void ChildSums::Sum(double* sum) const {
   } else {
     first_.Add(prepared_base_->sum.data(), sum, rows_.data(), xs_.data(), count_);
   }
-  if (threats_ != nullptr) {
-    first_.AddNonZero(sum, child_threats_.data(), threats_->size(), threat_offset_);
+  if (threats_ != nullptr) first_.Add(sum, sum, threat_rows_.data(), ones_.data(), threat_count_);
+}
+
+void ChildSums::ThreatTerms(const ThreatPlanes::Stones& stones) {
+  const std::array<uint64_t, 2> threats = threats_->Of(stones);
+  threat_count_ = 0;
+  for (int player = 0; player < 2; ++player) {
+    const int first = threat_offset_ + player * threats_->cells();
+    for (uint64_t bits = threats[player]; bits != 0; bits &= bits - 1) {
+      threat_rows_[threat_count_++] = first + __builtin_ctzll(bits);
+    }
   }
 }
 

@@ -87,11 +87,14 @@ class ChildSums {
   int count_ = 0;
   Key child_key_;
   // Where the network reads threat planes: the prepared child's (a function of its observation,
-  // so the keys need not cover them), made from its board.
+  // so the keys need not cover them) as terms of their first input entries and 1s.
+  void ThreatTerms(const ThreatPlanes::Stones& stones);
   const ThreatPlanes* threats_;
-  int threat_offset_;  // their first input entry
-  std::vector<float> child_board_;
-  std::vector<float> child_threats_;
+  int threat_offset_;                   // their first input entry
+  ThreatPlanes::Stones parent_stones_;  // placement games: the parent's board
+  std::vector<int> threat_rows_;        // the prepared child's terms
+  std::vector<float> ones_;
+  int threat_count_ = 0;
 };
 
 }  // namespace spiel_bounded

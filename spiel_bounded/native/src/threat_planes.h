@@ -2,9 +2,12 @@
 // the twin of spiel_bounded/evaluators/value_net/threats.py. A player's threat is an empty cell
 // that would complete a line: a window of `x_in_row` cells in a row, column or diagonal holding
 // `x_in_row - 1` of the player's pieces and that empty cell. One plane per player (player 0's,
-// then player 1's), 1 on each of the player's threats.
+// then player 1's), 1 on each of the player's threats. Boards of at most 64 cells, read as
+// bitboards (bit `row * columns + column`).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <vector>
 
 #include "open_spiel/spiel.h"
@@ -13,21 +16,35 @@ namespace spiel_bounded {
 
 class ThreatPlanes {
  public:
+  // A board's cells, one bit a cell.
+  struct Stones {
+    uint64_t empty = 0;
+    std::array<uint64_t, 2> pieces = {0, 0};  // each player's
+  };
+
   // The lines of `game`: connect_four with its absolute observation (any rows, columns and
-  // x_in_row) or tic_tac_toe. Throws std::invalid_argument naming them for any other game.
+  // x_in_row on at most 64 cells) or tic_tac_toe. Throws std::invalid_argument naming them for
+  // any other game.
   explicit ThreatPlanes(const open_spiel::Game& game);
 
+  int cells() const { return cells_; }
   int size() const { return 2 * cells_; }
-  // The planes of `observation` (the game's flat observation, planes first) into
-  // `out[0, size())`.
+  // The observation's plane of empty cells.
+  int empty_plane() const { return empty_plane_; }
+
+  // The board an observation (the game's flat observation, planes first) shows.
+  Stones Read(const float* observation) const;
+  // Each player's threats on `stones`, one bit a cell.
+  std::array<uint64_t, 2> Of(const Stones& stones) const;
+  // The planes of `observation` into `out[0, size())`.
   void Write(const float* observation, float* out) const;
 
  private:
   int cells_ = 0;
   int in_row_ = 0;
   int empty_plane_ = 0;
-  int player_planes_[2] = {0, 0};
-  std::vector<int> windows_;  // the cells of each window, `in_row_` a window
+  std::array<int, 2> player_planes_ = {0, 0};
+  std::vector<uint64_t> windows_;  // one mask a window
 };
 
 }  // namespace spiel_bounded
