@@ -89,6 +89,9 @@ def test_threat_inputs_need_a_line_game() -> None:
     egocentric = pyspiel.load_game("connect_four(egocentric_obs_tensor=true)")
     with pytest.raises(ValueError, match="accepted: connect_four \\(absolute observation\\)"):
         layout_for(egocentric, ModelConfig(inputs="threats"))
+    wide = pyspiel.load_game("connect_four(rows=8,columns=9)")
+    with pytest.raises(ValueError, match="at most 64 cells.*has 72"):
+        layout_for(wide, ModelConfig(inputs="threats"))
 
 
 def test_a_threat_network_reads_the_planes_after_the_mover_bits(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ class ModelConfig:
     inputs: str = setting(
         "observation",
         "observation, or threats: also each player's cells that would complete a line "
-        "(connect_four, tic_tac_toe; value_net.threats)",
+        "(connect_four, tic_tac_toe, boards of at most 64 cells; value_net.threats)",
         OneOf(MODEL_INPUTS),
     )
 

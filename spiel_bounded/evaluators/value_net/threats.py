@@ -29,6 +29,9 @@ from spiel_bounded.games import game_description
 MODEL_INPUTS: Final = ("observation", "threats")
 """What a network reads: the observation and the mover bits, or those and the threat planes."""
 
+MAX_CELLS: Final = 64
+"""The largest board threat planes are made for."""
+
 
 @dataclass(frozen=True)
 class LineGame:
@@ -67,13 +70,19 @@ def line_game(game: pyspiel.Game) -> LineGame | None:
 
 
 def threat_lines(game: pyspiel.Game) -> LineGame:
-    """`line_game(game)`; `ValueError` naming the accepted games where it has no lines."""
+    """`line_game(game)`; `ValueError` naming the accepted games where it has no lines, or for a
+    board of more than `MAX_CELLS` cells."""
     lines = line_game(game)
     if lines is None:
         raise ValueError(
             f"inputs = threats reads the lines of a line game; {game_description(game)} has "
             "none; accepted: connect_four (absolute observation), tic_tac_toe, or inputs = "
             "observation"
+        )
+    if lines.cells > MAX_CELLS:
+        raise ValueError(
+            f"inputs = threats reads boards of at most {MAX_CELLS} cells (the C++ engine keeps "
+            f"them as bitboards); {game_description(game)} has {lines.cells}"
         )
     return lines
 
