@@ -90,7 +90,7 @@ def test_threat_inputs_need_a_line_game() -> None:
     with pytest.raises(ValueError, match="accepted: connect_four \\(absolute observation\\)"):
         layout_for(egocentric, ModelConfig(inputs="threats"))
     wide = pyspiel.load_game("connect_four(rows=8,columns=9)")
-    with pytest.raises(ValueError, match="at most 64 cells.*has 72"):
+    with pytest.raises(ValueError, match=r"at most 64 cells.*has 72"):
         layout_for(wide, ModelConfig(inputs="threats"))
 
 

@@ -2,7 +2,8 @@
 // lets a value network value the children at a search's depth limit (`Evaluator::BeginChildren`)
 // at the cost of the layers above the first. A child's observation differs from its parent's in
 // a few entries (a placement game: two), so its sum is the parent's plus the rows of those
-// entries and of its mover's bit, in float64 (`DenseLayer::Add`).
+// entries and of its mover's bit (and, for a network reading threat planes, of its own planes),
+// in float64 (`DenseLayer::Add`).
 #pragma once
 
 #include <memory>
