@@ -273,6 +273,9 @@ def test_a_network_whose_weights_do_not_fit_is_refused() -> None:
     othello = pyspiel.load_game("othello")
     with pytest.raises(ValueError, match="othello has none; accepted: connect_four"):
         _network(othello, model, _params(othello, model), inputs="threats")
+    wide = pyspiel.load_game("connect_four(rows=8,columns=9)")
+    with pytest.raises(ValueError, match=r"at most 64 cells; .*has 72"):
+        _network(wide, model, _params(wide, model), inputs="threats")
     with pytest.raises(ValueError, match="unknown chance view 'x'"):
         _network(game, model, _params(game, model), chance_view="x")
     with pytest.raises(ValueError, match="not an array"):

@@ -13,6 +13,7 @@ from spiel_bounded.evaluators.value_net import ValueNetEvaluator
 from spiel_bounded.evaluators.value_net.config import ModelConfig
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.layout import layout_for
+from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
 from spiel_bounded.evaluators.value_net.threats import line_game, threat_planes
 from spiel_bounded.testing import random_positions
 from spiel_bounded.training.symmetry import mirror_features
@@ -111,8 +112,6 @@ def test_a_threat_network_reads_the_planes_after_the_mover_bits(tmp_path: Path) 
     params = dict(evaluator.checkpoint.params)
     kernel = params["dense_0/kernel"].copy()
     kernel[129:] = 0.0
-    from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
-
     without = NumpyNetwork(layout, {**params, "dense_0/kernel": kernel})
     inputs = evaluator.features([state])
     assert not np.allclose(without(inputs), evaluator.raw(state))

@@ -122,7 +122,7 @@ const open_spiel::State* ChildSums::Prepare(open_spiel::Action move) {
       const uint64_t cell = uint64_t{1} << (change->emptied % threats_->cells());
       stones.empty &= ~cell;
       stones.pieces[mover_] |= cell;
-      ThreatTerms(stones);
+      threat_count_ = threats_->Entries(stones, threat_offset_, threat_rows_.data());
     }
     if (keyed_) {
       child_key_ = bases_[0].key;
@@ -138,7 +138,10 @@ const open_spiel::State* ChildSums::Prepare(open_spiel::Action move) {
   prepared_base_ = &Observed(mover);
   observation_.SetFrom(*child_, mover);
   count_ = Changes(prepared_base_->observation.data(), mover);
-  if (threats_ != nullptr) ThreatTerms(threats_->Read(observed_));
+  if (threats_ != nullptr) {
+    threat_count_ =
+        threats_->Entries(threats_->Read(observed_), threat_offset_, threat_rows_.data());
+  }
   return nullptr;
 }
 
@@ -149,17 +152,6 @@ void ChildSums::Sum(double* sum) const {
     first_.Add(prepared_base_->sum.data(), sum, rows_.data(), xs_.data(), count_);
   }
   if (threats_ != nullptr) first_.Add(sum, sum, threat_rows_.data(), ones_.data(), threat_count_);
-}
-
-void ChildSums::ThreatTerms(const ThreatPlanes::Stones& stones) {
-  const std::array<uint64_t, 2> threats = threats_->Of(stones);
-  threat_count_ = 0;
-  for (int player = 0; player < 2; ++player) {
-    const int first = threat_offset_ + player * threats_->cells();
-    for (uint64_t bits = threats[player]; bits != 0; bits &= bits - 1) {
-      threat_rows_[threat_count_++] = first + __builtin_ctzll(bits);
-    }
-  }
 }
 
 ChildSums::Base& ChildSums::Observed(int observer) {

@@ -88,8 +88,7 @@ class ChildSums {
   int count_ = 0;
   Key child_key_;
   // Where the network reads threat planes: the prepared child's (a function of its observation,
-  // so the keys need not cover them) as terms of their first input entries and 1s.
-  void ThreatTerms(const ThreatPlanes::Stones& stones);
+  // so the keys need not cover them) as terms: the input entries that are 1, each times 1.
   const ThreatPlanes* threats_;
   int threat_offset_;                   // their first input entry
   ThreatPlanes::Stones parent_stones_;  // placement games: the parent's board

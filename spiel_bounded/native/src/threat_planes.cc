@@ -29,10 +29,10 @@ ThreatPlanes::ThreatPlanes(const open_spiel::Game& game) {
                                 "tic_tac_toe, or inputs = observation");
   }
   cells_ = rows * columns;
-  if (cells_ > 64) {
-    throw std::invalid_argument(
-        "value network: inputs = threats reads boards of at most 64 cells; " +
-        GameDescription(game) + " has " + std::to_string(cells_));
+  if (cells_ > kMaxCells) {
+    throw std::invalid_argument("value network: inputs = threats reads boards of at most " +
+                                std::to_string(kMaxCells) + " cells; " + GameDescription(game) +
+                                " has " + std::to_string(cells_));
   }
   constexpr int kDirections[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
   for (int row = 0; row < rows; ++row) {
@@ -80,14 +80,22 @@ std::array<uint64_t, 2> ThreatPlanes::Of(const Stones& stones) const {
   return {threats0, threats1};
 }
 
-void ThreatPlanes::Write(const float* observation, float* out) const {
-  std::fill(out, out + size(), 0.0f);
-  const std::array<uint64_t, 2> threats = Of(Read(observation));
+int ThreatPlanes::Entries(const Stones& stones, int first, int* entries) const {
+  const std::array<uint64_t, 2> threats = Of(stones);
+  int count = 0;
   for (int player = 0; player < 2; ++player) {
     for (uint64_t bits = threats[player]; bits != 0; bits &= bits - 1) {
-      out[player * cells_ + __builtin_ctzll(bits)] = 1.0f;
+      entries[count++] = first + player * cells_ + __builtin_ctzll(bits);
     }
   }
+  return count;
+}
+
+void ThreatPlanes::Write(const float* observation, float* out) const {
+  std::fill(out, out + size(), 0.0f);
+  std::array<int, 2 * kMaxCells> entries;
+  const int count = Entries(Read(observation), 0, entries.data());
+  for (int k = 0; k < count; ++k) out[entries[k]] = 1.0f;
 }
 
 }  // namespace spiel_bounded

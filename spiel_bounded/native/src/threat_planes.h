@@ -16,6 +16,8 @@ namespace spiel_bounded {
 
 class ThreatPlanes {
  public:
+  static constexpr int kMaxCells = 64;  // one bit a cell
+
   // A board's cells, one bit a cell.
   struct Stones {
     uint64_t empty = 0;
@@ -36,6 +38,9 @@ class ThreatPlanes {
   Stones Read(const float* observation) const;
   // Each player's threats on `stones`, one bit a cell.
   std::array<uint64_t, 2> Of(const Stones& stones) const;
+  // The entries of the planes that are 1 on `stones`, counted from `first` (player 0's plane,
+  // then player 1's), into `entries` (room for `size()`); their count.
+  int Entries(const Stones& stones, int first, int* entries) const;
   // The planes of `observation` into `out[0, size())`.
   void Write(const float* observation, float* out) const;
 
