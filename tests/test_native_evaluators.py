@@ -186,6 +186,8 @@ NETWORKS = [
     ("yacht(players=3)", ModelConfig(width=16, depth=0), 40),
     ("connect_four", ModelConfig(width=32, depth=2, inputs="threats"), 40),
     ("connect_four(rows=5,columns=6,x_in_row=3)", ModelConfig(width=8, inputs="threats"), 30),
+    ("connect_four(rows=4,columns=5,x_in_row=2)", ModelConfig(width=8, inputs="threats"), 20),
+    ("connect_four(rows=3,columns=3,x_in_row=4)", ModelConfig(width=8, inputs="threats"), 9),
     ("tic_tac_toe", ModelConfig(kind="conv", channels=3, width=8, inputs="threats"), 9),
 ]
 

@@ -19,7 +19,11 @@ from spiel_bounded.testing import random_positions
 from spiel_bounded.training.symmetry import mirror_features
 from tests.helpers import write_network
 
-LINE_GAMES = ["connect_four", "connect_four(rows=5,columns=6,x_in_row=3)", "tic_tac_toe"]
+LINE_GAMES = [
+    "connect_four",
+    "connect_four(rows=5,columns=6,x_in_row=3)",
+    "tic_tac_toe",
+]
 
 
 def brute_force_threats(game: pyspiel.Game, state: pyspiel.State) -> np.ndarray:
@@ -55,6 +59,16 @@ def test_threat_planes_equal_a_brute_force_reading_of_the_board(name: str) -> No
     expected = np.stack([brute_force_threats(game, state) for state in states])
     assert np.array_equal(planes, expected)
     assert expected.any(axis=1).sum() > 20  # positions with threats were checked
+
+
+def test_a_board_no_line_fits_has_empty_planes() -> None:
+    game = pyspiel.load_game("connect_four(rows=3,columns=3,x_in_row=4)")
+    observations = np.stack(
+        [state.observation_tensor(0) for state in random_positions(game, 20, plies=(0, 8), seed=3)]
+    )
+    planes = threat_planes(observations, line_game(game))
+    assert planes.shape == (20, 18)
+    assert not planes.any()
 
 
 def test_a_known_connect_four_threat() -> None:

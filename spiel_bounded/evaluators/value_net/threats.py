@@ -90,7 +90,7 @@ def threat_lines(game: pyspiel.Game) -> LineGame:
 @functools.cache
 def window_matrix(lines: LineGame) -> np.ndarray:
     """`[cells, windows]` float32: 1 where a cell (`row * columns + column`) lies in a window of
-    `in_row` cells in a row, column or diagonal."""
+    `in_row` cells in a row, column or diagonal (no columns where no line fits the board)."""
     rows, columns, length = lines.rows, lines.columns, lines.in_row
     windows = []
     for row in range(rows):
@@ -103,6 +103,8 @@ def window_matrix(lines: LineGame) -> np.ndarray:
                     for k in range(length):
                         window[(row + k * step_row) * columns + column + k * step_column] = 1.0
                     windows.append(window)
+    if not windows:
+        return np.zeros((lines.cells, 0), np.float32)
     return np.stack(windows, axis=1)
 
 

@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "connect_four_board.h"
 #include "heuristics_games.h"
@@ -34,21 +35,26 @@ ThreatPlanes::ThreatPlanes(const open_spiel::Game& game) {
                                 std::to_string(kMaxCells) + " cells; " + GameDescription(game) +
                                 " has " + std::to_string(cells_));
   }
+  const auto on_board = [&](int row, int column) {
+    return row >= 0 && row < rows && column >= 0 && column < columns;
+  };
+  if (in_row_ > std::max(rows, columns)) return;  // no line fits: no threats
   constexpr int kDirections[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
-  for (int row = 0; row < rows; ++row) {
-    for (int column = 0; column < columns; ++column) {
-      for (const auto& direction : kDirections) {
-        const int last_row = row + (in_row_ - 1) * direction[0];
-        const int last_column = column + (in_row_ - 1) * direction[1];
-        if (last_row >= rows || last_column < 0 || last_column >= columns) continue;
-        uint64_t window = 0;
-        for (int step = 0; step < in_row_; ++step) {
-          window |=
-              uint64_t{1} << ((row + step * direction[0]) * columns + column + step * direction[1]);
+  for (const auto& [down, right] : kDirections) {
+    Direction direction;
+    direction.shift = down * columns + right;
+    direction.ahead.assign(in_row_, 0);
+    direction.behind.assign(in_row_, 0);
+    for (int step = 1; step < in_row_; ++step) {
+      for (int row = 0; row < rows; ++row) {
+        for (int column = 0; column < columns; ++column) {
+          const uint64_t bit = uint64_t{1} << (row * columns + column);
+          if (on_board(row + step * down, column + step * right)) direction.ahead[step] |= bit;
+          if (on_board(row - step * down, column - step * right)) direction.behind[step] |= bit;
         }
-        windows_.push_back(window);
       }
     }
+    directions_.push_back(std::move(direction));
   }
 }
 
@@ -58,26 +64,39 @@ ThreatPlanes::Stones ThreatPlanes::Read(const float* observation) const {
   const float* pieces[2] = {observation + player_planes_[0] * cells_,
                             observation + player_planes_[1] * cells_};
   for (int cell = 0; cell < cells_; ++cell) {
-    const uint64_t bit = uint64_t{1} << cell;
-    if (empty[cell] != 0.0f) stones.empty |= bit;
-    if (pieces[0][cell] != 0.0f) stones.pieces[0] |= bit;
-    if (pieces[1][cell] != 0.0f) stones.pieces[1] |= bit;
+    stones.empty |= uint64_t{empty[cell] != 0.0f} << cell;
+    stones.pieces[0] |= uint64_t{pieces[0][cell] != 0.0f} << cell;
+    stones.pieces[1] |= uint64_t{pieces[1][cell] != 0.0f} << cell;
   }
   return stones;
 }
 
 std::array<uint64_t, 2> ThreatPlanes::Of(const Stones& stones) const {
-  // Without branches: a window adds its gap where it has exactly one empty cell and the player's
-  // pieces fill the rest.
-  uint64_t threats0 = 0, threats1 = 0;
-  for (const uint64_t window : windows_) {
-    const uint64_t gap = stones.empty & window;
-    const uint64_t rest = window ^ gap;
-    const uint64_t one_gap = (gap != 0) & ((gap & (gap - 1)) == 0);
-    threats0 |= gap & (0 - (one_gap & ((stones.pieces[0] & window) == rest)));
-    threats1 |= gap & (0 - (one_gap & ((stones.pieces[1] & window) == rest)));
+  // An empty cell is a player's threat where, along some direction, the player's pieces fill the
+  // in_row - 1 other cells of a window through it: with the cell at place j of the window, the
+  // j cells behind it and the in_row - 1 - j ahead. `ahead[k]` marks the cells whose k-th cell
+  // ahead is the player's (the masks keep a shift from wrapping round the board's edge).
+  std::array<uint64_t, 2> threats = {0, 0};
+  std::array<uint64_t, kMaxCells> ahead, behind;
+  for (int player = 0; player < 2; ++player) {
+    const uint64_t pieces = stones.pieces[player];
+    uint64_t found = 0;
+    for (const Direction& direction : directions_) {
+      for (int step = 1; step < in_row_; ++step) {
+        const int bits = step * direction.shift;
+        ahead[step] = bits < kMaxCells ? (pieces >> bits) & direction.ahead[step] : 0;
+        behind[step] = bits < kMaxCells ? (pieces << bits) & direction.behind[step] : 0;
+      }
+      for (int place = 0; place < in_row_; ++place) {
+        uint64_t filled = ~uint64_t{0};
+        for (int step = 1; step <= place; ++step) filled &= behind[step];
+        for (int step = 1; step < in_row_ - place; ++step) filled &= ahead[step];
+        found |= filled;
+      }
+    }
+    threats[player] = found & stones.empty;
   }
-  return {threats0, threats1};
+  return threats;
 }
 
 int ThreatPlanes::Entries(const Stones& stones, int first, int* entries) const {

@@ -49,7 +49,13 @@ class ThreatPlanes {
   int in_row_ = 0;
   int empty_plane_ = 0;
   std::array<int, 2> player_planes_ = {0, 0};
-  std::vector<uint64_t> windows_;  // one mask a window
+  // One direction of lines: a step moves `shift` bits up; `ahead[k]` marks the cells whose k-th
+  // cell along it is on the board, `behind[k]` those whose k-th cell against it is (k >= 1).
+  struct Direction {
+    int shift = 0;
+    std::vector<uint64_t> ahead, behind;
+  };
+  std::vector<Direction> directions_;
 };
 
 }  // namespace spiel_bounded
