@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
     ("game", "bot", "start", "mirror", "tree"),
     [
         ("connect_four", "bounded_ab", "heuristic", True, True),
-        ("othello", "bounded_ab", "rollout", False, True),
+        ("othello", "bounded_ab", "rollout", True, True),  # a half turn
         ("backgammon", "bounded_star2", "heuristic", False, True),
         ("chinese_checkers(players=3)", "maxn", "heuristic", False, False),
     ],

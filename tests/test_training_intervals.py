@@ -17,7 +17,7 @@ from spiel_bounded.training.dataset import Dataset, assemble
 from spiel_bounded.training.generate import generate
 from spiel_bounded.training.rows import Rows
 from spiel_bounded.training.selfplay import play_selfplay_game
-from spiel_bounded.training.symmetry import MIRRORS, check_mirror, mirror_features
+from spiel_bounded.training.symmetry import MIRRORS, check_mirror, mirror_features, symmetry_of
 from spiel_bounded.training.targets import targets
 
 
@@ -130,13 +130,27 @@ def test_a_point_target_is_an_interval_of_width_zero() -> None:
 
 
 @pytest.mark.parametrize(
-    "game_string", ["connect_four", "tic_tac_toe", "breakthrough(rows=5,columns=5)"]
+    "game_string",
+    [
+        "connect_four",
+        "tic_tac_toe",
+        "breakthrough(rows=5,columns=5)",
+        "amazons",
+        "clobber",
+        "clobber(rows=4,columns=5)",
+        "clobber(rows=4,columns=4)",
+        "othello",
+        "hex(num_rows=5,num_cols=5)",
+        "hex(num_rows=4,num_cols=6)",
+        "hex(num_rows=5,num_cols=5,plain_obs_tensor=true)",
+    ],
 )
 def test_mirror_features_are_the_features_of_the_mirrored_position(game_string: str) -> None:
     """Brute force: replay random games on a second board, each move replaced by the legal
     move whose child's observation is the mirror image of the original child's."""
     game = pyspiel.load_game(game_string)
     assert game.get_type().short_name in MIRRORS
+    assert symmetry_of(game) is not None
     features = Features(game)
     rng = np.random.default_rng(0)
     for _ in range(5):
@@ -160,8 +174,10 @@ def test_mirror_features_are_the_features_of_the_mirrored_position(game_string: 
 
 
 def test_mirror_is_refused_for_a_game_without_that_symmetry() -> None:
-    with pytest.raises(ValueError, match="mirror = true needs a game with a left-right"):
-        check_mirror(pyspiel.load_game("hex"))
+    with pytest.raises(ValueError, match="mirror = true needs a game whose positions have a"):
+        check_mirror(pyspiel.load_game("chinese_checkers"))
+    with pytest.raises(ValueError, match=r"hex\(.*swap=True.*\) is not one of"):
+        check_mirror(pyspiel.load_game("hex(swap=true)"))
 
 
 def test_training_on_intervals_with_mirror_images(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from spiel_bounded.evaluators.value_net.checkpoint import CHECKPOINT_FILE, load_checkpoint
+from spiel_bounded.games import load_game
 from spiel_bounded.runs.journal import write_atomic
 from spiel_bounded.training.curve import CURVE_FILE
 from spiel_bounded.training.curve import PLOT_FILE as CURVE_PLOT
@@ -29,6 +30,7 @@ from spiel_bounded.training.generations import (
     generation_directory,
     normalized_settings,
 )
+from spiel_bounded.training.symmetry import check_mirror
 
 CARD_FILE: Final = "README.md"
 REFERENCE_TEXT: Final = (
@@ -39,6 +41,12 @@ REFERENCE_TEXT: Final = (
 
 def _percent(score: Mapping[str, Any]) -> str:
     return f"{100 * score['score']:.1f} [{100 * score['low']:.1f}, {100 * score['high']:.1f}]"
+
+
+def _images_text(game: str) -> str:
+    """ ", symmetric images (...)" naming the image training added of each position."""
+    symmetry = check_mirror(load_game(game))
+    return f", symmetric images ({symmetry.name})"
 
 
 def _params_text(params: Mapping[str, Any]) -> str:
@@ -145,7 +153,7 @@ def card_text(
         f"{data['games']:,} games a generation, {data['opening_moves']} random opening plies, "
         f"{data['epsilon']:.0%} random moves; generation 1's teacher: {loop['start']}; {gate}.",
         f"- **Labels**: {labels}, labelling `{train['labelling']}` with the outcome at weight "
-        f"{train['outcome_weight']}{', mirror images' if train['mirror'] else ''}.",
+        f"{train['outcome_weight']}{_images_text(data['game']) if train['mirror'] else ''}.",
         f"- **Training**: AdamW (learning rate {train['learning_rate']}, weight decay "
         f"{train['weight_decay']}, batch {train['batch_size']}), up to {train['max_epochs']} "
         f"epochs a generation{', warm-started' if loop['warm_start'] else ''}, on the newest "

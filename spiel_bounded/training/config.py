@@ -51,7 +51,10 @@ class TrainConfig:
     # position and on its root children, mixed with the outcome likewise (`targets.targets`).
     outcome_weight: float = setting(0.5, "weight of the outcome in mix and interval", FRACTION)
     mirror: bool = setting(
-        False, "train on every position's mirror image too (`symmetry.MIRRORS` games)", FLAG
+        False,
+        "train on every position's symmetric image too (a mirror or a half turn of the board: "
+        "`symmetry.MIRRORS` games)",
+        FLAG,
     )
     seed: int = setting(0, "seed of initialisation, shuffling and split", SEED)
 

@@ -17,7 +17,8 @@ What the game decides, measured or read from it, never guessed per name:
 - the network: two dense layers of 128 (convolutions cost 35-48 times the nodes a second on the
   native engine, measured on connect_four, breakthrough and othello, untrained networks from the
   second position, 2026-11-27: connect_four 828k nodes/s dense, 24k with two 3x3 convolutions
-  of 32 channels); mirror images where the package knows the game's mirror symmetry;
+  of 32 channels); symmetric images where the package knows the game's symmetry (a mirror or a
+  half turn of the board: `training/symmetry.py`);
 - labels: for the alpha-beta family the top two plies of each search's tree (`tree_labels`,
   intervals, `label_depth` two below the search depth; one ply, the root's children, in wide
   games: `tree_labelling`), else the search value; mixed with the game's outcome at weight 0.5.
@@ -47,7 +48,7 @@ import pyspiel
 from spiel_bounded import registry
 from spiel_bounded.evaluators.heuristics import has_heuristic
 from spiel_bounded.games import game_description, game_info, load_game
-from spiel_bounded.training.symmetry import MIRRORS
+from spiel_bounded.training.symmetry import symmetry_of
 
 NODE_BUDGET: Final = 20_000
 """Nodes a self-play search may visit a move, about 20 ms on the native engine."""
@@ -187,7 +188,7 @@ def default_config(game_string: str, directory: str) -> dict[str, dict[str, Any]
             "patience": 1,
             "labelling": "interval" if tree else "mix",
             "outcome_weight": 0.5,
-            "mirror": game.get_type().short_name in MIRRORS,
+            "mirror": symmetry_of(game) is not None,
             "seed": 1,
         },
         "generations": {
