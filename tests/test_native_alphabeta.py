@@ -22,6 +22,8 @@ import pytest
 
 from spiel_bounded import load_bot
 from spiel_bounded.evaluators import make_evaluator
+from spiel_bounded.evaluators.value_net import ModelConfig
+from spiel_bounded.games import UNDO_EXACT_GAMES
 from spiel_bounded.limits import Limits
 from spiel_bounded.native import available, engine_module
 from spiel_bounded.search.alphabeta import (
@@ -31,12 +33,13 @@ from spiel_bounded.search.alphabeta import (
     bounded_star2,
     paranoid,
 )
+from spiel_bounded.search.alphabeta import search as alphabeta_search
 from spiel_bounded.testing import (
     equivalence_cases,
     fingerprint_differences,
     search_fingerprint,
 )
-from tests.helpers import FakeClock, HashEvaluator, run_without_native
+from tests.helpers import FakeClock, HashEvaluator, run_without_native, write_network
 
 pytestmark = pytest.mark.skipif(not available(), reason="the native engine is not built")
 
@@ -201,6 +204,45 @@ def test_paranoid_on_nplayer_games(name: str, depth: int) -> None:
             continue
         python, native = _both(paranoid, state, lambda: make_evaluator("heuristic", game), depth)
         assert python == native, (name, seed)
+
+
+@pytest.mark.parametrize(
+    ("name", "search", "depth", "late"),
+    [
+        ("chinese_checkers(players=3)", paranoid, 4, 60),
+        ("breakthrough(rows=5,columns=5)", bounded_ab, 4, 6),
+    ],
+)
+def test_a_network_values_children_alike_by_undo_and_by_copies(
+    name: str,
+    search: Any,
+    depth: int,
+    late: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In games whose undo is exact, a native search hands the network its state to apply and
+    undo the children at the depth limit on; copying each child instead gives the same search
+    (positions deep in a game: a chinese_checkers copy grows with the moves played)."""
+    game = pyspiel.load_game(name)
+    path = write_network(
+        tmp_path / "model.npz", game, ModelConfig(width=16, depth=2), "next_mover", seed=5
+    )
+    found = []
+    for undo_games in (UNDO_EXACT_GAMES, frozenset()):
+        monkeypatch.setattr(alphabeta_search, "UNDO_EXACT_GAMES", undo_games)
+        for seed, plies in ((0, 4), (1, late)):
+            state = _position(game, seed, plies)
+            assert state is not None
+            result = search(
+                state,
+                evaluator=make_evaluator(f"net:{path}", game),
+                limits=Limits(depth=depth),
+                settings=AlphaBetaSettings(engine="native"),
+            )
+            assert result.stats.engine == "native"
+            found.append(search_fingerprint(result))
+    assert found[:2] == found[2:]
 
 
 @pytest.mark.parametrize("evaluator", ["zero", "heuristic"], ids=lambda name: f"{name} twin in C++")

@@ -25,6 +25,7 @@ from spiel_bounded.evaluators.value_net import (
     ValueNetEvaluator,
 )
 from spiel_bounded.evaluators.value_net.layout import layout_for
+from spiel_bounded.games import UNDO_EXACT_GAMES
 from spiel_bounded.limits import Limits
 from spiel_bounded.native.evaluators import _twin, native_evaluator
 from spiel_bounded.search.alphabeta import (
@@ -304,13 +305,18 @@ CHILDREN = [
     ("tic_tac_toe", ModelConfig(width=16, depth=2), 9),
     ("breakthrough(rows=5,columns=5)", ModelConfig(width=24, depth=2), 40),
     ("othello", ModelConfig(width=16, depth=1), 60),
+    ("chinese_checkers(players=3)", ModelConfig(width=16, depth=1), 80),
     ("connect_four", ModelConfig(width=32, depth=2, inputs="threats"), 40),
     ("tic_tac_toe", ModelConfig(width=16, depth=1, inputs="threats"), 9),
 ]
 
 
 def assert_children_equal_the_built_children(
-    twin: Any, game: pyspiel.Game, states: list[pyspiel.State], start_search: bool
+    twin: Any,
+    game: pyspiel.Game,
+    states: list[pyspiel.State],
+    start_search: bool,
+    undo: bool = False,
 ) -> int:
     """Every child of every state, for every player, valued from the parent (`child_leaves`) is
     what building it gives: its return when terminal, else the network's value of it, to the
@@ -319,7 +325,7 @@ def assert_children_equal_the_built_children(
     terminal = 0
     for state in states:
         for player in range(game.num_players()):
-            leaves = ENGINE.child_leaves(twin, state, player, start_search=start_search)
+            leaves = ENGINE.child_leaves(twin, state, player, start_search=start_search, undo=undo)
             assert leaves is not None
             assert len(leaves) == len(state.legal_actions())
             for move, leaf in zip(state.legal_actions(), leaves, strict=True):
@@ -333,20 +339,26 @@ def assert_children_equal_the_built_children(
     return terminal
 
 
+@pytest.mark.parametrize("undo", [False, True])
 @pytest.mark.parametrize(("name", "model", "plies"), CHILDREN)
 def test_children_from_the_parent_equal_the_built_children(
-    name: str, model: ModelConfig, plies: int, tmp_path: Path
+    name: str, model: ModelConfig, plies: int, undo: bool, tmp_path: Path
 ) -> None:
+    """With `undo`, as searches do in games whose undo is exact, children that are not
+    placements are made by applying and undoing the move on the parent (which must end as it
+    began: `child_leaves` checks)."""
     game = pyspiel.load_game(name)
+    if undo and game.get_type().short_name not in UNDO_EXACT_GAMES:
+        pytest.skip("the game's undo is not exact: searches copy its states")
     path = write_network(tmp_path / "model.npz", game, model, "next_mover", seed=3)
     twin = _twin(ENGINE, ValueNetEvaluator(game, path, engine="numpy"), game)
     states = positions(game, 100, seed=7, plies=plies)
-    terminal = assert_children_equal_the_built_children(twin, game, states, start_search=True)
-    assert terminal > 0 or name == "othello"
+    terminal = assert_children_equal_the_built_children(twin, game, states, True, undo)
+    assert terminal > 0 or name in ("othello", "chinese_checkers(players=3)")
     # One search from the initial state: each parent's sums are brought up to date from the
     # last parent's instead of made afresh.
-    ENGINE.child_leaves(twin, game.new_initial_state(), 0)
-    assert_children_equal_the_built_children(twin, game, states, start_search=False)
+    ENGINE.child_leaves(twin, game.new_initial_state(), 0, undo=undo)
+    assert_children_equal_the_built_children(twin, game, states, False, undo)
 
 
 def test_children_of_the_committed_connect_four_network(tmp_path: Path) -> None:

@@ -205,8 +205,8 @@ Bounds Engine::Node(State& state, int depth, double alpha, double beta, double e
   const bool is_max = player == max_player_;
   // The children at the depth limit valued without building them (connect_four's heuristic):
   // counted, and their evaluations, as if each were searched.
-  const bool leaves =
-      child_depth <= 0 && !has_chance_ && evaluator_.BeginChildren(state, max_player_);
+  const bool leaves = child_depth <= 0 && !has_chance_ &&
+                      evaluator_.BeginChildren(state, max_player_, config_.undo);
   Action best_move = moves[0];
   int64_t cut = -1;  // index of the move that closed the window
   double lower, upper, best;

@@ -71,22 +71,29 @@ void BindEvaluators(py::module_& m) {
 
   m.def(
       "child_leaves",
-      [](Evaluator& evaluator, const open_spiel::State& state, int player,
-         bool start_search) -> std::optional<std::vector<std::pair<double, bool>>> {
+      [](Evaluator& evaluator, const open_spiel::State& state, int player, bool start_search,
+         bool undo) -> std::optional<std::vector<std::pair<double, bool>>> {
         if (start_search) evaluator.StartSearch(state);
-        if (!evaluator.BeginChildren(state, player)) return std::nullopt;
+        const std::unique_ptr<open_spiel::State> parent = state.Clone();
+        if (!evaluator.BeginChildren(*parent, player, undo)) return std::nullopt;
         std::vector<std::pair<double, bool>> leaves;
         for (const open_spiel::Action move : state.LegalActions()) {
           const LeafValue leaf = evaluator.ChildValue(move);
           leaves.emplace_back(leaf.value, leaf.terminal);
         }
+        if (parent->ToString() != state.ToString() || parent->History() != state.History()) {
+          throw std::logic_error("child_leaves: the evaluator left the parent changed");
+        }
         return leaves;
       },
       py::arg("evaluator"), py::arg("state"), py::arg("player"), py::arg("start_search") = true,
+      py::arg("undo") = false,
       "(value for `player`, terminal) of every child of `state` in legal-move order, valued "
       "without building them, or None when the evaluator cannot. With `start_search` false, "
       "`state` lies below the root of the previous call that started a search (the evaluator "
-      "may carry what it computed for the earlier parents over).");
+      "may carry what it computed for the earlier parents over). With `undo` the evaluator may "
+      "apply and undo the moves on (a copy of) `state`, as a search does where the game's undo "
+      "is exact; the copy must end as it began.");
   m.def(
       "state_text",
       [](const open_spiel::State& root, const open_spiel::State& state) {

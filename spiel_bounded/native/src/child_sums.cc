@@ -65,8 +65,9 @@ void ChildSums::StartSearch(const open_spiel::State& root) {
   from_history_ = std::equal(board.begin(), board.end(), observed_);
 }
 
-void ChildSums::Begin(const open_spiel::State& parent) {
+void ChildSums::Begin(open_spiel::State& parent, bool undo) {
   parent_ = &parent;
+  undo_ = undo;
   mover_ = parent.CurrentPlayer();
   for (Base& base : bases_) base.ready = false;
   if (!placement_.has_value()) return;
@@ -130,19 +131,40 @@ const open_spiel::State* ChildSums::Prepare(open_spiel::Action move) {
     }
     return nullptr;
   }
-  child_ = parent_->Child(move);
-  const int mover = child_->CurrentPlayer();
-  if (child_->IsTerminal() || mover < 0 || mover >= static_cast<int>(bases_.size())) {
+  if (!undo_) {
+    child_ = parent_->Child(move);
+    return PrepareChild(*child_) ? nullptr : child_.get();
+  }
+  parent_->ApplyAction(move);
+  const int mover = parent_->CurrentPlayer();
+  if (parent_->IsTerminal() || mover < 0 || mover >= static_cast<int>(bases_.size())) {
+    child_ = parent_->Clone();
+    parent_->UndoAction(mover_, move);
     return child_.get();
   }
+  if (!bases_[mover].ready) {
+    parent_->UndoAction(mover_, move);  // the parent as the child's mover sees it, first
+    Observed(mover);
+    parent_->ApplyAction(move);
+  }
+  PrepareChild(*parent_);
+  parent_->UndoAction(mover_, move);
+  return nullptr;
+}
+
+// The sums of `child`, a child of the parent, come next; false (nothing prepared) where it is
+// terminal or not a decision node.
+bool ChildSums::PrepareChild(const open_spiel::State& child) {
+  const int mover = child.CurrentPlayer();
+  if (child.IsTerminal() || mover < 0 || mover >= static_cast<int>(bases_.size())) return false;
   prepared_base_ = &Observed(mover);
-  observation_.SetFrom(*child_, mover);
+  observation_.SetFrom(child, mover);
   count_ = Changes(prepared_base_->observation.data(), mover);
   if (threats_ != nullptr) {
     threat_count_ =
         threats_->Entries(threats_->Read(observed_), threat_offset_, threat_rows_.data());
   }
-  return nullptr;
+  return true;
 }
 
 void ChildSums::Sum(double* sum) const {

@@ -30,9 +30,11 @@ class ChildSums {
 
   // A search from `root` starts (the parents' sums of the last one are dropped).
   void StartSearch(const open_spiel::State& root);
-  // The children of `parent`, a decision node, come next; it stays alive and unchanged until
-  // the last `Prepare`.
-  void Begin(const open_spiel::State& parent);
+  // The children of `parent`, a decision node, come next; it stays alive until the last
+  // `Prepare`. With `undo` (the game's undo is exact) a child that is not a placement is made
+  // by applying its move to `parent` and undoing it, not by a copy (in chinese_checkers a copy
+  // costs more the longer the game: its states copy an undo record per move played).
+  void Begin(open_spiel::State& parent, bool undo);
   // The child of `move`: nullptr when its first layer's sum comes next (`Sum`); or the child
   // itself when it is terminal or not a decision node (kept until the next call), which the
   // caller values.
@@ -57,6 +59,7 @@ class ChildSums {
     Key key;  // where `keyed_`: of the observation, without the mover bits
   };
   Base& Observed(int observer);
+  bool PrepareChild(const open_spiel::State& child);
   void Update(Base& base);
   void Refresh(Base& base);
   void RefreshKey(Base& base) const;
@@ -75,7 +78,8 @@ class ChildSums {
   std::vector<float> empty_board_;  // placement games: the initial observation
   bool from_history_ = false;       // placement games: boards follow the histories
   std::vector<open_spiel::State::PlayerAction> played_;  // the history `bases_[0]` observes
-  const open_spiel::State* parent_ = nullptr;
+  open_spiel::State* parent_ = nullptr;
+  bool undo_ = false;
   int mover_ = 0;  // the parent's player to move
   std::unique_ptr<open_spiel::State> child_;
   std::vector<int> rows_;  // terms: rows of the first layer's kernel and their factors

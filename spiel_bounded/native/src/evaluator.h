@@ -38,8 +38,10 @@ class Evaluator {
   // `ChildValue(move)` gives each legal move's child valued for `player` without building it,
   // exactly what building it and reading its return (terminal) or `Value` would give. A search
   // asks for every child of one parent before it calls `BeginChildren` again, and keeps `parent`
-  // alive and unchanged meanwhile (an evaluator may read it in `ChildValue`).
-  virtual bool BeginChildren(const open_spiel::State& parent, int player) { return false; }
+  // alive meanwhile (an evaluator may read it in `ChildValue`). With `undo` (the game's
+  // `UndoAction` restores a state exactly) an evaluator may apply a move to `parent` and undo
+  // it inside `ChildValue` instead of copying it; `parent` is as it was whenever a call returns.
+  virtual bool BeginChildren(open_spiel::State& parent, int player, bool undo) { return false; }
   virtual LeafValue ChildValue(open_spiel::Action move) { return {}; }
   // A short name for messages and stats ("zero", "heuristic", ...).
   virtual std::string name() const = 0;

@@ -328,7 +328,7 @@ class BoardHeuristic final : public Evaluator {
   std::string name() const override { return "heuristic"; }
 
   // connect_four: the children at the depth limit, scored from the parent's text.
-  bool BeginChildren(const open_spiel::State& parent, int player) override {
+  bool BeginChildren(open_spiel::State& parent, int player, bool /*undo*/) override {
     if constexpr (std::is_same_v<Scorer, LineScorer>) {
       if (child_rows_ == 0 || !text_.has_value()) return false;
       text_->Write(parent, parent_text_);

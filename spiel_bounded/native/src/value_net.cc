@@ -172,9 +172,9 @@ class ValueNetEvaluator final : public Evaluator {
   }
 
   // The children's first layer's sums from the parent's (`ChildSums`), then the other layers.
-  bool BeginChildren(const open_spiel::State& parent, int player) override {
+  bool BeginChildren(open_spiel::State& parent, int player, bool undo) override {
     if (!children_ || parent.CurrentPlayer() < 0) return false;
-    children_->Begin(parent);
+    children_->Begin(parent, undo);
     player_ = player;
     return true;
   }
