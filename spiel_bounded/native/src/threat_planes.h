@@ -31,8 +31,6 @@ class ThreatPlanes {
 
   int cells() const { return cells_; }
   int size() const { return 2 * cells_; }
-  // The observation's plane of empty cells.
-  int empty_plane() const { return empty_plane_; }
 
   // The board an observation (the game's flat observation, planes first) shows.
   Stones Read(const float* observation) const;
