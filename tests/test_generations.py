@@ -375,3 +375,9 @@ def test_publish_reads_older_records_and_refuses_a_run_without_a_network(tmp_pat
     with pytest.raises(ValueError, match="the best is still generation 0, heuristic"):
         publish(tmp_path / "run", tmp_path / "other", "other")
     assert not (tmp_path / "other").exists()
+
+
+def test_a_checkpoint_start_may_be_spelled_as_a_path_or_as_an_evaluator(tmp_path: Path) -> None:
+    assert evaluator_of(0, tmp_path, "models/x.npz") == "net:models/x.npz"
+    assert evaluator_of(0, tmp_path, "net:models/x.npz") == "net:models/x.npz"
+    assert evaluator_of(0, tmp_path, "rollout") == "rollout"

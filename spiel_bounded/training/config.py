@@ -124,7 +124,8 @@ class GenerationSettings:
     count: int = setting(3, "generations to train", POSITIVE_INT)
     start: str = setting(
         "heuristic",
-        "generation 0's evaluator: heuristic, rollout (any evaluator name) or a checkpoint path",
+        "generation 0's evaluator: heuristic, rollout (any evaluator name), a checkpoint path "
+        "or net:PATH",
         anything,
     )
     window: int = setting(2, "newest generations whose games are trained on", POSITIVE_INT)

@@ -129,9 +129,9 @@ class Stage:
 
 def evaluator_of(generation: int, directory: Path, start: str) -> str:
     """The evaluator parameter of generation `generation`'s network (0: `start`, an evaluator
-    name or a checkpoint path)."""
+    name, a checkpoint path or the evaluator spelling of one, "net:PATH")."""
     if generation == 0:
-        return start if start in EVALUATOR_NAMES else f"net:{start}"
+        return start if start in EVALUATOR_NAMES or start.startswith("net:") else f"net:{start}"
     return f"net:{generation_directory(directory, generation) / CHECKPOINT_FILE}"
 
 
