@@ -241,7 +241,7 @@ def test_the_curve_scores_every_nth_network_against_its_references(tmp_path: Pat
         params={"depth": 1},
         references=("heuristic", "mcts", "previous"),
     )
-    points = run_curve(config, settings, executor="inline")
+    points = run_curve(config, settings, executor="inline", command="score the curve")
     assert [point.generation for point in points] == [2, 3]
     assert [point.games for point in points] == [12, 18]
     assert set(points[0].scores) == {"heuristic", "mcts"}
@@ -251,6 +251,8 @@ def test_the_curve_scores_every_nth_network_against_its_references(tmp_path: Pat
             assert score.games == 2 and score.low <= score.score <= score.high
     stored = json.loads((tmp_path / "curve.json").read_text())
     assert [entry["generation"] for entry in stored["points"]] == [2, 3]
+    assert stored["command"] == "score the curve"  # the card names it beside the generations'
+    assert "`score the curve`" in publish(tmp_path, tmp_path / "card", "card").read_text()
     assert (tmp_path / "curve.png").exists()
     played = {path: path.read_text() for path in (tmp_path / "curve").glob("*/games.csv")}
     assert len(played) == 2

@@ -103,6 +103,16 @@ def read_run(run: Path) -> RunRecords:
     return RunRecords(settings, tuple(stored.get("commands", [])), records)
 
 
+def _commands(run: RunRecords, curve: Mapping[str, Any] | None) -> list[str]:
+    """The commands that made the run's generations, then the one that scored its curve when
+    that was another (`--stage=curve`)."""
+    commands = list(run.commands)
+    scored = (curve or {}).get("command", "")
+    if scored and scored not in commands:
+        commands.append(scored)
+    return commands
+
+
 def card_text(
     name: str, run: RunRecords, parameters: int, destination: str, curve: Mapping[str, Any] | None
 ) -> str:
@@ -146,7 +156,7 @@ def card_text(
         )
         + f"({parameters:,} parameters, `model.npz`). Use it as "
         f'`evaluator="net:{destination}/model.npz"`.',
-        f"- **Made by**: {'; '.join(f'`{command}`' for command in run.commands)}. "
+        f"- **Made by**: {'; '.join(f'`{command}`' for command in _commands(run, curve))}. "
         f"{len(records)} generations, {last.total_games:,} self-play games, "
         f"{hours:.2f} hours of generations (wall clock, this machine).",
         f"- **Self-play**: `{data['bot']}` ({_params_text(data['bot_params'])}) in every seat, "

@@ -270,6 +270,7 @@ def run_curve(
             directory / CURVE_FILE,
             json.dumps(
                 {
+                    "command": command,
                     "settings": {**asdict(settings), "params": dict(settings.params)},
                     "openings": described,
                     "points": [asdict(item) for item in points],
