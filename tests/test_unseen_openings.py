@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from spiel_bounded.arena.openings import read_openings
 from spiel_bounded.games import load_game
-from spiel_bounded.training.generations import selfplay_directory
+from spiel_bounded.training.curve import opening_suite
+from spiel_bounded.training.defaults import default_config
+from spiel_bounded.training.generations import GenerationRecord, selfplay_directory
 from spiel_bounded.training.openings import unseen_among, unseen_openings
+from spiel_bounded.training.pipeline import run_config_from
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -95,3 +101,36 @@ def test_make_openings_leaves_out_positions_of_a_training_loop(tmp_path: Path) -
     empty = make_openings(*flags, f"--unseen={tmp_path}", f"--output={tmp_path / 'x.txt'}")
     assert empty.returncode == 2
     assert f"--unseen: {tmp_path} holds no self-play games" in empty.stderr
+
+
+def test_a_resumed_runs_new_generations_are_checked_against_the_curves_suite(
+    tmp_path: Path,
+) -> None:
+    """The suite drawn when the curve was first measured is used again after more generations
+    only if none of their games reached one of its positions; its header then names them."""
+    run = tmp_path / "run"
+    raw = default_config("tic_tac_toe", str(run))
+    config = run_config_from(raw, "--game=tic_tac_toe")
+    settings = replace(config.curve, games=4)
+    record = partial(
+        GenerationRecord, teacher="rollout", games=4, positions=0, validation_loss=0.0,
+        score=float("nan"), low=float("nan"), high=float("nan"), match_games=0,
+        accepted=True, best=1, seconds=0.0, total_games=4,
+    )  # fmt: skip
+    write_keys(selfplay_directory(run, 1), [], [])
+    suite = opening_suite(config, settings, [record(generation=1)])
+    assert suite is not None
+    drawn = read_openings(suite)
+    assert suite.read_text().partition("\n")[0].endswith("generations 1-1")
+    # Generation 2's games reached none of the suite's positions: the suite stays, its header
+    # names generation 2.
+    write_keys(selfplay_directory(run, 2), [key_after("tic_tac_toe", (4, 0))], [])
+    records = [record(generation=1), record(generation=2)]
+    assert opening_suite(config, settings, records) == suite
+    assert read_openings(suite) == drawn
+    assert suite.read_text().partition("\n")[0].endswith("generations 1-2")
+    # Generation 3 played one of them: the suite is refused, and kept as it was.
+    write_keys(selfplay_directory(run, 3), [], [key_after("tic_tac_toe", drawn[1])])
+    with pytest.raises(ValueError, match=r"1 of the 2 openings of .* generations 3-3; delete"):
+        opening_suite(config, settings, [*records, record(generation=3)])
+    assert suite.read_text().partition("\n")[0].endswith("generations 1-2")

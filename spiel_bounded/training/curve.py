@@ -5,7 +5,8 @@ network as its evaluator, `games` games (every seat in turn, `seconds_per_move` 
 openings of `opening_moves` random plies against each reference. In games without chance nodes
 the openings are a suite drawn when the curve is first measured, `OUTPUT/curve/openings.txt`,
 none of whose positions a training game of the generations then finished reached
-(`training.openings`); in games with chance nodes, random plies drawn per game. The references:
+(`training.openings`; a resumed run's later generations are checked against it before it is
+used again); in games with chance nodes, random plies drawn per game. The references:
 
 - "heuristic": the same bot with the hand-written heuristic (games that have one);
 - "rollout": the same bot with the random-rollout evaluator;
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pyspiel
 
 from spiel_bounded.arena.config import config_from_mapping
+from spiel_bounded.arena.openings import parse_openings
 from spiel_bounded.arena.runner import run_tournament
 from spiel_bounded.arena.settings import Config
 from spiel_bounded.games import load_game
@@ -50,7 +52,7 @@ from spiel_bounded.training.generations import (
     scores_of,
     selfplay_directory,
 )
-from spiel_bounded.training.openings import unseen_openings
+from spiel_bounded.training.openings import unseen_among, unseen_openings
 
 if TYPE_CHECKING:
     from spiel_bounded.training.pipeline import RunConfig
@@ -138,6 +140,30 @@ def opening_plies(config: RunConfig, settings: CurveSettings) -> int:
     return settings.opening_moves or config.data.opening_moves + 2
 
 
+def _checked_unseen(path: Path, config: RunConfig, records: list[GenerationRecord]) -> Path:
+    """The suite at `path` once the generations finished since it was drawn (a resumed run) are
+    checked: its header then names them too. `ValueError` when one of their training games
+    reached an opening's position, so that no curve point is scored on a position the network
+    was trained on."""
+    header, _, body = path.read_text().partition("\n")
+    covered = re.search(r"generations 1-(\d+)$", header)
+    newest = records[-1].generation
+    if covered is None or int(covered.group(1)) >= newest:
+        return path
+    since = int(covered.group(1))
+    openings = parse_openings(body, str(path))
+    games = [selfplay_directory(Path(config.directory), g) for g in range(since + 1, newest + 1)]
+    seen = len(openings) - len(unseen_among(config.data.game, openings, games))
+    if seen:
+        raise ValueError(
+            f"{seen} of the {len(openings)} openings of {path} are positions of the training "
+            f"games of generations {since + 1}-{newest}; delete {path.parent} to measure the "
+            "curve again on a suite drawn now"
+        )
+    write_atomic(path, f"{header[: covered.start()]}generations 1-{newest}\n{body}")
+    return path
+
+
 def opening_suite(
     config: RunConfig, settings: CurveSettings, records: list[GenerationRecord]
 ) -> Path | None:
@@ -161,7 +187,7 @@ def opening_suite(
                 f"not {count} of {plies} plies or more; delete {path.parent} to measure the "
                 "curve again with these"
             )
-        return path
+        return _checked_unseen(path, config, records)
     newest = records[-1].generation
     suite = unseen_openings(
         config.data.game,
