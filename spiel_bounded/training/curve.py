@@ -145,13 +145,14 @@ def _checked_unseen(path: Path, config: RunConfig, records: list[GenerationRecor
     checked: its header then names them too. `ValueError` when one of their training games
     reached an opening's position, so that no curve point is scored on a position the network
     was trained on."""
-    header, _, body = path.read_text().partition("\n")
+    text = path.read_text()
+    header, _, body = text.partition("\n")
     covered = re.search(r"generations 1-(\d+)$", header)
     newest = records[-1].generation
     if covered is None or int(covered.group(1)) >= newest:
         return path
     since = int(covered.group(1))
-    openings = parse_openings(body, str(path))
+    openings = parse_openings(text, str(path))
     games = [selfplay_directory(Path(config.directory), g) for g in range(since + 1, newest + 1)]
     seen = len(openings) - len(unseen_among(config.data.game, openings, games))
     if seen:
