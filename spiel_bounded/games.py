@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import pyspiel
 
@@ -78,6 +78,12 @@ def game_description(game: pyspiel.Game) -> str:
     """The game string for messages and tables: `backgammon`, not `backgammon()`."""
     text = str(game)
     return text[:-2] if text.endswith("()") else text
+
+
+def game_key(game: pyspiel.Game) -> tuple[str, dict[str, Any]]:
+    """What makes two loaded games the same game: the short name and every parameter, defaults
+    included (so `pig` and `pig(winscore=100)` are one game, `pig(winscore=30)` another)."""
+    return game.get_type().short_name, dict(game.get_parameters())
 
 
 def load_game(game: pyspiel.Game | str) -> pyspiel.Game:

@@ -273,6 +273,12 @@ def test_checkpoint_for_another_game_or_shape_is_refused(tmp_path: Path) -> None
     save_checkpoint(tmp_path / "shape.npz", shifted)
     with pytest.raises(ValueError, match="expects observations of shape"):
         load_checkpoint(tmp_path / "shape.npz", other)
+    # The same game spelt with its defaults is the same game, either way round.
+    spelt = pyspiel.load_game("connect_four(rows=6,columns=7)")
+    assert load_checkpoint(path, spelt).game == "connect_four"
+    assert ValueNetEvaluator(spelt, path).checkpoint.game == "connect_four"
+    plain = save_checkpoint(tmp_path / "spelt.npz", replace(fake, game=str(spelt)))
+    assert load_checkpoint(plain, pyspiel.load_game("connect_four")).game == str(spelt)
 
 
 def test_truncated_corrupted_and_foreign_files_are_refused(tmp_path: Path) -> None:

@@ -56,10 +56,10 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts
 
-from spiel_bounded.bots.checks import CheckedBot, game_key
+from spiel_bounded.bots.checks import CheckedBot
 from spiel_bounded.bots.cpp_mcts import MIN_SIMULATIONS
 from spiel_bounded.bots.spec import SEED_PARAM, BotSpec
-from spiel_bounded.games import GameInfo, Requirements, game_description, load_game
+from spiel_bounded.games import GameInfo, Requirements, game_description, game_key, load_game
 from spiel_bounded.params import (
     FLAG,
     OPTIONAL_POSITIVE,

@@ -17,22 +17,16 @@ choosing that player's move. Drivers load one bot per seat.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 import pyspiel
 
-from spiel_bounded.games import game_description
+from spiel_bounded.games import game_description, game_key
 
 _NO_PLAYER: Final = {
     int(pyspiel.PlayerId.SIMULTANEOUS): "a simultaneous-move node (no bot here plays those)",
     int(pyspiel.PlayerId.MEAN_FIELD): "a mean-field node (no bot here plays those)",
 }
-
-
-def game_key(game: pyspiel.Game) -> tuple[str, dict[str, Any]]:
-    """What makes two loaded games the same game: the short name and every parameter, defaults
-    included (so `pig` and `pig(winscore=100)` are one game, `pig(winscore=30)` another)."""
-    return game.get_type().short_name, dict(game.get_parameters())
 
 
 class StateCheck:

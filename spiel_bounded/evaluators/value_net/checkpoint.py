@@ -28,7 +28,7 @@ import pyspiel
 from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping
 from spiel_bounded.evaluators.value_net.features import CHANCE_VIEWS
 from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, write_npz
-from spiel_bounded.games import game_description
+from spiel_bounded.games import game_description, game_key, load_game
 from spiel_bounded.params import settings_from_table
 
 FORMAT: Final = "spiel_bounded.value_net/1"
@@ -213,11 +213,20 @@ def _unreadable(source: Path, error: Exception) -> str:
     )
 
 
+def _same_game(trained_on: str, game: pyspiel.Game) -> bool:
+    """Whether the game string `trained_on` loads as `game` (a string that no longer loads: no)."""
+    try:
+        return game_key(load_game(trained_on)) == game_key(game)
+    except ValueError:
+        return False
+
+
 def check_fits(checkpoint: Checkpoint, game: pyspiel.Game, source: Path | str = "") -> None:
-    """`ValueError` unless `checkpoint` was trained on `game` (same string, same shape)."""
+    """`ValueError` unless `checkpoint` was trained on `game` (the same game, its parameters'
+    defaults included: `hex` and `hex(board_size=11)` are one; the same observation shape)."""
     where = f" {str(source)!r}" if source else ""
     description = game_description(game)
-    if checkpoint.game != description:
+    if checkpoint.game != description and not _same_game(checkpoint.game, game):
         raise ValueError(
             f"checkpoint{where} was trained on {checkpoint.game}, not on {description}; "
             "train a network for this game (scripts/train_value_net.py)"
