@@ -306,6 +306,7 @@ CHILDREN = [
     ("breakthrough(rows=5,columns=5)", ModelConfig(width=24, depth=2), 40),
     ("othello", ModelConfig(width=16, depth=1), 60),
     ("chinese_checkers(players=3)", ModelConfig(width=16, depth=1), 80),
+    ("hex(board_size=5)", ModelConfig(width=16, depth=1), 20),  # edge flags: many entries change
     ("connect_four", ModelConfig(width=32, depth=2, inputs="threats"), 40),
     ("tic_tac_toe", ModelConfig(width=16, depth=1, inputs="threats"), 9),
 ]
