@@ -40,6 +40,16 @@ def test_bot_specifications_parse_json_values_and_text() -> None:
     assert before_after.bot_parameters("paranoid") == ("paranoid", {})
 
 
+def test_a_bot_with_another_games_network_is_left_out_of_that_game() -> None:
+    """One list of bots holds each game's network: on the other games they are left out."""
+    network = "bounded_ab:evaluator=net:results/models/connect_four"
+    assert before_after.measure("tic_tac_toe", network, 0.01, 1, 1, [2, 3], 0) == {
+        "refused": "tic_tac_toe"
+    }
+    measured = before_after.measure("connect_four", network, 0.01, 1, 1, [2, 3], 0)
+    assert len(measured["fixed"]["nodes"]) == 1 and measured["fixed"]["nodes"][0] > 0
+
+
 def test_an_unknown_bot_is_refused_with_the_registered_names(tmp_path: Path) -> None:
     command = [
         sys.executable,

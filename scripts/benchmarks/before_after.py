@@ -6,8 +6,11 @@ random positions of each game (`game` or `game@depth`), at its defaults with `se
 the arena would call it: the depth its iterative deepening completed and its nodes. Each bot
 also searches the same positions to the fixed depth: nodes and seconds, and whether the move and
 value stayed the same (a change that only speeds a search up must keep them). A bot that refuses
-a game is left out of that game. Before: a git revision (`--before_after_revision`); after: the
-working tree; each measured in a subprocess, one after the other for each row.
+a game is left out of that game, and so is a bot whose evaluator is a network of another game
+(`evaluator=net:PATH`, a path in the working tree), so that one list of bots can hold each
+game's network. Before: a git revision (`--before_after_revision`; its native engine built
+where the working tree's is); after: the working tree; each measured in a subprocess, one after
+the other for each row.
 """
 
 from __future__ import annotations
@@ -58,6 +61,24 @@ def bot_parameters(spec: str) -> tuple[str, dict[str, object]]:
     return name, parameters
 
 
+def _network_fits(parameters: dict[str, object], game: object) -> bool:
+    """Whether the bot's evaluator, where it is `net:PATH` (a path in the working tree), is a
+    network of `game`; the path is made absolute in `parameters` (the subprocess runs
+    elsewhere)."""
+    from spiel_bounded.evaluators.value_net.checkpoint import check_fits, load_checkpoint
+
+    evaluator = parameters.get("evaluator")
+    if not (isinstance(evaluator, str) and evaluator.startswith("net:")):
+        return True
+    path = revisions.ROOT / evaluator.removeprefix("net:")
+    parameters["evaluator"] = f"net:{path}"
+    try:
+        check_fits(load_checkpoint(path), game)
+    except ValueError:
+        return False
+    return True
+
+
 def measure(
     game: str, bot: str, seconds: float, depth: int, positions: int, plies: list[int], seed: int
 ) -> dict:
@@ -68,7 +89,7 @@ def measure(
 
     loaded = pyspiel.load_game(game)
     name, parameters = bot_parameters(bot)
-    if name not in spiel_bounded.bots_for(loaded):
+    if name not in spiel_bounded.bots_for(loaded) or not _network_fits(parameters, loaded):
         return {"refused": game}
     states = revisions.random_positions(loaded, positions + 1, (plies[0], plies[1]), seed)
     timed: dict[str, list] = {"depth": [], "nodes": []}

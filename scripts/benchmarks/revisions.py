@@ -1,10 +1,10 @@
 """The code at an earlier git revision, for suites that measure a change before and after.
 
-The revision is exported with `git archive` into a temporary directory; a suite runs its own
-module as a script in a subprocess whose `PYTHONPATH` is that directory (before) or the working
-tree (after), so that each version imports only its own `spiel_bounded`. The script prints one
-JSON line last, which `run_json` returns. Positions are drawn here, by code of neither version,
-so that both measure the same ones.
+The revision is exported with `git archive` into a temporary directory (its native engine built
+there when the working tree's is); a suite runs its own module as a script in a subprocess whose
+`PYTHONPATH` is that directory (before) or the working tree (after), so that each version imports
+only its own `spiel_bounded`. The script prints one JSON line last, which `run_json` returns.
+Positions are drawn here, by code of neither version, so that both measure the same ones.
 """
 
 from __future__ import annotations
@@ -34,15 +34,30 @@ def short_revision(revision: str) -> str:
     ).stdout.strip()
 
 
+def native_built(tree: Path) -> bool:
+    """Whether `tree` holds a built native engine (`make native`)."""
+    return any((tree / "spiel_bounded" / "native").glob("_engine*.so"))
+
+
 @contextmanager
 def exported(revision: str) -> Iterator[Path]:
-    """A temporary directory holding the files of `revision`, removed on exit."""
+    """A temporary directory holding the files of `revision`, removed on exit. Where the working
+    tree's native engine is built and `revision` has one, it is built there too (a minute or
+    two), so that before and after each run their own C++."""
     with tempfile.TemporaryDirectory() as directory:
         archive = subprocess.run(
             ["git", "archive", revision], cwd=ROOT, check=True, capture_output=True
         ).stdout
         subprocess.run(["tar", "-x", "-C", directory], input=archive, check=True)
-        yield Path(directory)
+        tree = Path(directory)
+        if native_built(ROOT) and (tree / "spiel_bounded" / "native" / "src").is_dir():
+            subprocess.run(
+                [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+                cwd=tree,
+                check=True,
+                capture_output=True,
+            )
+        yield tree
 
 
 def run_json(pythonpath: Path, script: str, arguments: list[Any]) -> Any:
