@@ -40,6 +40,16 @@ def test_bot_specifications_parse_json_values_and_text() -> None:
     assert before_after.bot_parameters("paranoid") == ("paranoid", {})
 
 
+def test_a_revision_whose_native_engine_does_not_build_is_an_error(tmp_path: Path) -> None:
+    """Else the code before would run on the Python engines, unnoticed."""
+    (tmp_path / "setup.py").write_text("import sys\nsys.exit('no compiler here')\n")
+    with pytest.raises(RuntimeError, match=r"revision abc1234 did not build:\n(.|\n)*no compiler"):
+        revisions._build_native(tmp_path, "abc1234")
+    (tmp_path / "setup.py").write_text("print('built nothing')\n")  # exit 0, no engine
+    with pytest.raises(RuntimeError, match="did not build"):
+        revisions._build_native(tmp_path, "abc1234")
+
+
 def test_a_bot_with_another_games_network_is_left_out_of_that_game() -> None:
     """One list of bots holds each game's network: on the other games they are left out."""
     network = "bounded_ab:evaluator=net:results/models/connect_four"
@@ -48,6 +58,10 @@ def test_a_bot_with_another_games_network_is_left_out_of_that_game() -> None:
     }
     measured = before_after.measure("connect_four", network, 0.01, 1, 1, [2, 3], 0)
     assert len(measured["fixed"]["nodes"]) == 1 and measured["fixed"]["nodes"][0] > 0
+    # A network that is not there is an error, not a game to leave out.
+    with pytest.raises(ValueError, match="no/such/network"):
+        missing = "bounded_ab:evaluator=net:no/such/network"
+        before_after.measure("connect_four", missing, 0.01, 1, 1, [2, 3], 0)
 
 
 def test_an_unknown_bot_is_refused_with_the_registered_names(tmp_path: Path) -> None:

@@ -134,3 +134,11 @@ def test_a_resumed_runs_new_generations_are_checked_against_the_curves_suite(
     with pytest.raises(ValueError, match=r"1 of the 2 openings of .* generations 3-3; delete"):
         opening_suite(config, settings, [*records, record(generation=3)])
     assert suite.read_text().partition("\n")[0].endswith("generations 1-2")
+    # A header that names no generations (written by hand) has every generation checked.
+    by_hand = "# 2 openings of 6 random plies for tic_tac_toe, by hand\n"
+    suite.write_text(by_hand + suite.read_text().partition("\n")[2])
+    assert opening_suite(config, settings, records) == suite
+    assert suite.read_text().partition("\n")[0] == (
+        "# 2 openings of 6 random plies for tic_tac_toe, by hand; none of them a position of the "
+        "training games of generations 1-2"
+    )

@@ -65,15 +65,16 @@ def _network_fits(parameters: dict[str, object], game: object) -> bool:
     """Whether the bot's evaluator, where it is `net:PATH` (a path in the working tree), is a
     network of `game`; the path is made absolute in `parameters` (the subprocess runs
     elsewhere)."""
-    from spiel_bounded.evaluators.value_net.checkpoint import check_fits, load_checkpoint
-
     evaluator = parameters.get("evaluator")
     if not (isinstance(evaluator, str) and evaluator.startswith("net:")):
         return True
+    from spiel_bounded.evaluators.value_net.checkpoint import check_fits, load_checkpoint
+
     path = revisions.ROOT / evaluator.removeprefix("net:")
     parameters["evaluator"] = f"net:{path}"
+    checkpoint = load_checkpoint(path)  # a missing or corrupt file is an error, not a refusal
     try:
-        check_fits(load_checkpoint(path), game)
+        check_fits(checkpoint, game)
     except ValueError:
         return False
     return True

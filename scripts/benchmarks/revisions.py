@@ -51,13 +51,24 @@ def exported(revision: str) -> Iterator[Path]:
         subprocess.run(["tar", "-x", "-C", directory], input=archive, check=True)
         tree = Path(directory)
         if native_built(ROOT) and (tree / "spiel_bounded" / "native" / "src").is_dir():
-            subprocess.run(
-                [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
-                cwd=tree,
-                check=True,
-                capture_output=True,
-            )
+            _build_native(tree, revision)
         yield tree
+
+
+def _build_native(tree: Path, revision: str) -> None:
+    """Builds the native engine in `tree`; `RuntimeError` with the compiler's last words when
+    no engine comes of it (the build is optional elsewhere, and a missing engine would make
+    the code before fall back to the Python engines unnoticed)."""
+    done = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+        cwd=tree,
+        env={**os.environ, "SPIEL_BOUNDED_REQUIRE_NATIVE": "1"},
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0 or not native_built(tree):
+        said = "\n".join(done.stderr.strip().splitlines()[-10:])
+        raise RuntimeError(f"the native engine of revision {revision} did not build:\n{said}")
 
 
 def run_json(pythonpath: Path, script: str, arguments: list[Any]) -> Any:

@@ -149,9 +149,9 @@ def _checked_unseen(path: Path, config: RunConfig, records: list[GenerationRecor
     header, _, body = text.partition("\n")
     covered = re.search(r"generations 1-(\d+)$", header)
     newest = records[-1].generation
-    if covered is None or int(covered.group(1)) >= newest:
+    since = int(covered.group(1)) if covered is not None else 0  # a header naming none: all
+    if since >= newest:
         return path
-    since = int(covered.group(1))
     openings = parse_openings(text, str(path))
     games = [selfplay_directory(Path(config.directory), g) for g in range(since + 1, newest + 1)]
     seen = len(openings) - len(unseen_among(config.data.game, openings, games))
@@ -161,7 +161,9 @@ def _checked_unseen(path: Path, config: RunConfig, records: list[GenerationRecor
             f"games of generations {since + 1}-{newest}; delete {path.parent} to measure the "
             "curve again on a suite drawn now"
         )
-    write_atomic(path, f"{header[: covered.start()]}generations 1-{newest}\n{body}")
+    kept = header[: covered.start()] if covered is not None else f"{header.rstrip()}; none of "
+    kept += "" if covered is not None else "them a position of the training games of "
+    write_atomic(path, f"{kept}generations 1-{newest}\n{body}")
     return path
 
 
