@@ -61,18 +61,19 @@ def bot_parameters(spec: str) -> tuple[str, dict[str, object]]:
     return name, parameters
 
 
-def _network_fits(parameters: dict[str, object], game: object) -> bool:
-    """Whether the bot's evaluator, where it is `net:PATH` (a path in the working tree), is a
-    network of `game`; the path is made absolute in `parameters` (the subprocess runs
-    elsewhere)."""
+def _network_path(parameters: dict[str, object]) -> Path | None:
+    """The bot's network where its evaluator is `net:PATH` (a path in the working tree)."""
     evaluator = parameters.get("evaluator")
-    if not (isinstance(evaluator, str) and evaluator.startswith("net:")):
-        return True
+    if isinstance(evaluator, str) and evaluator.startswith("net:"):
+        return revisions.ROOT / evaluator.removeprefix("net:")
+    return None
+
+
+def _fits(network: Path, game: object) -> bool:
+    """Whether `network` is a network of `game` (a missing or corrupt file is an error)."""
     from spiel_bounded.evaluators.value_net.checkpoint import check_fits, load_checkpoint
 
-    path = revisions.ROOT / evaluator.removeprefix("net:")
-    parameters["evaluator"] = f"net:{path}"
-    checkpoint = load_checkpoint(path)  # a missing or corrupt file is an error, not a refusal
+    checkpoint = load_checkpoint(network)
     try:
         check_fits(checkpoint, game)
     except ValueError:
@@ -90,7 +91,12 @@ def measure(
 
     loaded = pyspiel.load_game(game)
     name, parameters = bot_parameters(bot)
-    if name not in spiel_bounded.bots_for(loaded) or not _network_fits(parameters, loaded):
+    network = _network_path(parameters)
+    if network is not None:
+        parameters["evaluator"] = f"net:{network}"  # this subprocess runs elsewhere
+    if name not in spiel_bounded.bots_for(loaded) or not (
+        network is None or _fits(network, loaded)
+    ):
         return {"refused": game}
     states = revisions.random_positions(loaded, positions + 1, (plies[0], plies[1]), seed)
     timed: dict[str, list] = {"depth": [], "nodes": []}

@@ -60,6 +60,8 @@ if TYPE_CHECKING:
 CURVE_FILE: Final = "curve.json"
 PLOT_FILE: Final = "curve.png"
 OPENINGS_FILE: Final = "openings.txt"
+UNSEEN_UP_TO: Final = "none of them a position of the training games of generations 1-"
+"""How a suite's header ends, before the newest generation whose games it was checked against."""
 NETWORK: Final = "network"
 """The label of the scored network in its matches."""
 
@@ -147,7 +149,7 @@ def _checked_unseen(path: Path, config: RunConfig, records: list[GenerationRecor
     was trained on."""
     text = path.read_text()
     header, _, body = text.partition("\n")
-    covered = re.search(r"generations 1-(\d+)$", header)
+    covered = re.search(re.escape(UNSEEN_UP_TO) + r"(\d+)$", header)
     newest = records[-1].generation
     since = int(covered.group(1)) if covered is not None else 0  # a header naming none: all
     if since >= newest:
@@ -161,9 +163,8 @@ def _checked_unseen(path: Path, config: RunConfig, records: list[GenerationRecor
             f"games of generations {since + 1}-{newest}; delete {path.parent} to measure the "
             "curve again on a suite drawn now"
         )
-    kept = header[: covered.start()] if covered is not None else f"{header.rstrip()}; none of "
-    kept += "" if covered is not None else "them a position of the training games of "
-    write_atomic(path, f"{kept}generations 1-{newest}\n{body}")
+    kept = header[: covered.start()] if covered is not None else f"{header.rstrip()}; "
+    write_atomic(path, f"{kept}{UNSEEN_UP_TO}{newest}\n{body}")
     return path
 
 
@@ -200,8 +201,8 @@ def opening_suite(
         seed=config.data.seed + 104_729,
     )
     header = (
-        f"# {count} openings of {suite.plies} random plies for {config.data.game}, none of them "
-        f"a position of the training games of generations 1-{newest}\n"
+        f"# {count} openings of {suite.plies} random plies for {config.data.game}, "
+        f"{UNSEEN_UP_TO}{newest}\n"
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = "".join(" ".join(map(str, line)) + "\n" for line in suite.openings)
