@@ -275,6 +275,7 @@ def test_a_usage_error_prints_a_short_usage_and_the_message_not_the_whole_help(
     assert err == (
         f"usage: {program} --config FILE [--FIELD=VALUE ...] [--force_new | --retry_errors]\n"
         f"       {program} --report_only (--output DIR | --config FILE)\n"
+        f"       {program} --report_only --output DIR --pool=RUN_DIR,RUN_DIR[,...]\n"
         "error: --config FILE is required (or --report_only --output DIR)\n"
         f"({program} --help describes the flags)\n"
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -21,11 +21,14 @@ from absl import flags
 
 from spiel_bounded import commandline
 from spiel_bounded.arena.config import OVERRIDABLE, SECTION_SETTINGS, ConfigError, load_config
+from spiel_bounded.arena.pooled import pool_runs
 from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.report_data import Report
 from spiel_bounded.arena.report_files import (
     commands_in_summary,
     provenance,
     report_from_directory,
+    report_of_records,
     write_report,
 )
 from spiel_bounded.arena.runner import RunResult, manifest_of, run_tournament
@@ -34,7 +37,7 @@ from spiel_bounded.arena.settings import (
     Config,
     ReportSettings,
 )
-from spiel_bounded.arena.store import GameStore, Manifest
+from spiel_bounded.arena.store import GameStore
 from spiel_bounded.params import pick
 from spiel_bounded.runs import ClusterError, Progress, StoreError
 
@@ -43,13 +46,15 @@ USAGE = """Round-robin tournaments between registered bots.
     spiel-bounded-arena --config configs/quick.toml     (or: python scripts/round_robin.py ...)
     spiel-bounded-arena --config configs/default.toml --games=connect_four
     spiel-bounded-arena --report_only --output results/round_robin
+    spiel-bounded-arena --report_only --output results/pooled --pool=RUN_DIR,RUN_DIR,...
 
 Plays every scheduled game that OUTPUT/games.csv does not hold yet (so rerunning resumes: a run
 stopped by Ctrl-C, SIGTERM or a kill loses no finished game), shows progress on stderr, then
 writes the report (summary.md, csv tables, PNG plots) and prints it. Every field of the config's
 [tournament], [run] and [report] sections has a flag of the same name that overrides it.
---report_only rebuilds the report from games.csv and plays nothing. `--helpfull` lists every
-flag. See docs/tournaments.md.
+--report_only rebuilds the report from games.csv and plays nothing; with --pool it reports the
+games of several runs of one config under different seeds (replicates) together, into --output.
+`--helpfull` lists every flag. See docs/tournaments.md.
 
 Two config keys have no flag: `[tournament] openings = "FILE"` plays an opening suite (one line
 of integer actions per opening; round r plays line r in every seating; refused with
@@ -66,7 +71,8 @@ ratio) to every two-player pairing and Plackett-Luce ratings (openskill) from fi
 
 SHORT_USAGE = (
     "usage: {program} --config FILE [--FIELD=VALUE ...] [--force_new | --retry_errors]\n"
-    "       {program} --report_only (--output DIR | --config FILE)"
+    "       {program} --report_only (--output DIR | --config FILE)\n"
+    "       {program} --report_only --output DIR --pool=RUN_DIR,RUN_DIR[,...]"
 )
 
 
@@ -132,6 +138,12 @@ _RETRY_ERRORS = flags.DEFINE_bool(
     "report counts the last row of each game.",
 )
 _BOTS = flags.DEFINE_list("bots", None, "Keep only these bot labels of the config.")
+_POOL = flags.DEFINE_list(
+    "pool",
+    None,
+    "With --report_only: report the games of these results directories (runs of one config "
+    "that differ only in their seed) together, into --output.",
+)
 _QUIET = flags.DEFINE_bool("quiet", False, "No progress display.")
 
 
@@ -230,13 +242,7 @@ def _program() -> str:
     return "python scripts/round_robin.py" if name == "round_robin.py" else "spiel-bounded-arena"
 
 
-def _report(
-    directory: Path,
-    settings: ReportSettings | None,
-    provenance: str,
-    manifest: Manifest | None = None,
-) -> None:
-    report = report_from_directory(directory, settings, command=provenance, manifest=manifest)
+def _report(directory: Path, report: Report) -> None:
     sys.stdout.write(report.markdown + "\n")
     try:
         written = write_report(report, directory)
@@ -283,22 +289,59 @@ def _report_only(program: str, overrides: dict[str, Any]) -> None:
         settings = config.report
     elif overrides["anchor"] is not None or overrides["bootstrap"] is not None:
         stored = store.read_manifest()
-        kept = pick(ReportSettings, stored.report) if stored is not None else {}
-        base = ReportSettings(**kept)
-        settings = ReportSettings(
-            anchor=overrides["anchor"] or base.anchor,
-            bootstrap=(
-                overrides["bootstrap"] if overrides["bootstrap"] is not None else base.bootstrap
-            ),
-            seed=base.seed,
-        )
+        settings = _report_settings(stored.report if stored is not None else {}, overrides)
     source = (
         f"--config {shlex.quote(_CONFIG.value)}"
         if _CONFIG.value is not None
         else f"--output {shlex.quote(str(directory))}"
     )
     command = f"{program} --report_only {source}"
-    _report(directory, settings, provenance(_played(store), command, rebuilt=True), manifest)
+    said = provenance(_played(store), command, rebuilt=True)
+    _report(directory, report_from_directory(directory, settings, command=said, manifest=manifest))
+
+
+def _report_settings(stored: Mapping[str, Any], overrides: dict[str, Any]) -> ReportSettings:
+    """The [report] settings stored in run.json, with --anchor and --bootstrap over them."""
+    base = ReportSettings(**pick(ReportSettings, stored))
+    return ReportSettings(
+        anchor=overrides["anchor"] or base.anchor,
+        bootstrap=overrides["bootstrap"] if overrides["bootstrap"] is not None else base.bootstrap,
+        seed=base.seed,
+    )
+
+
+def _pooled_report(program: str, overrides: dict[str, Any]) -> None:
+    """--report_only --pool: the report of several replicate runs' games, written into --output
+    (which must not hold games of its own)."""
+    if _CONFIG.value is not None:
+        raise _UsageError(
+            "--pool reports the runs from their own run.json files; --config would do nothing"
+        )
+    if overrides["output"] is None:
+        raise _UsageError("--pool needs --output DIR: where the pooled report is written")
+    unused = [name for name, value in overrides.items() if value is not None]
+    unused = [name for name in unused if name not in ("output", "anchor", "bootstrap")]
+    if _BOTS.value:
+        unused.append("bots")
+    if unused:
+        raise _UsageError(
+            f"--pool reports the games as played; --{', --'.join(unused)} would do nothing "
+            "(accepted beside it: --output, --anchor, --bootstrap)"
+        )
+    directory = Path(overrides["output"])
+    if GameStore(directory).games_path.exists():
+        raise _UsageError(
+            f"{directory} holds a games.csv of its own; a pooled report goes into a directory "
+            "that holds no games (name another --output)"
+        )
+    pooled = pool_runs(_POOL.value or [])
+    settings = _report_settings(pooled.manifest.report, overrides)
+    command = f"{program} --report_only --output {shlex.quote(str(directory))} --pool=" + ",".join(
+        shlex.quote(str(path)) for path in pooled.directories
+    )
+    said = provenance(pooled.manifest.commands, command, rebuilt=True)
+    report = report_of_records(pooled.records, pooled.manifest, settings, command=said)
+    _report(directory, report)
 
 
 def main(argv: Sequence[str]) -> None:
@@ -324,9 +367,14 @@ def _main(argv: Sequence[str], program: str) -> None:
                     f"--report_only plays nothing, so --{name} would do nothing; use one or "
                     "the other"
                 )
+    if _POOL.value and not _REPORT_ONLY.value:
+        raise _UsageError("--pool only reports (with --report_only); it plays nothing")
     try:
         if _REPORT_ONLY.value:
-            _report_only(program, overrides)
+            if _POOL.value:
+                _pooled_report(program, overrides)
+            else:
+                _report_only(program, overrides)
             return
         if _CONFIG.value is None:
             raise _UsageError("--config FILE is required (or --report_only --output DIR)")
@@ -353,9 +401,8 @@ def _main(argv: Sequence[str], program: str) -> None:
     for note in _notes(result, config):
         sys.stderr.write(note + "\n")
     rebuild = f"{program} --report_only --output {shlex.quote(str(result.output))}"
-    _report(
-        result.output, None, provenance(_played(GameStore(result.output)), rebuild, rebuilt=False)
-    )
+    said = provenance(_played(GameStore(result.output)), rebuild, rebuilt=False)
+    _report(result.output, report_from_directory(result.output, command=said))
 
 
 def _played(store: GameStore) -> tuple[str, ...]:

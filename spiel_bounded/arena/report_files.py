@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Final
 
 from spiel_bounded.arena.plackett_luce import PLACKETT_LUCE_START
+from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.report import build_report
 from spiel_bounded.arena.report_data import Report
 from spiel_bounded.arena.settings import ReportSettings, TournamentSettings
@@ -97,6 +98,18 @@ def report_from_directory(
     records = store.read_records()
     if manifest is None:
         manifest = store.read_manifest()
+    return report_of_records(records, manifest, settings, command=command)
+
+
+def report_of_records(
+    records: Sequence[GameRecord],
+    manifest: Manifest | None,
+    settings: ReportSettings | None = None,
+    *,
+    command: str | None = None,
+) -> Report:
+    """The report of `records` as the tournament `manifest` describes (None: no schedule, no
+    time targets); `settings` None: the manifest's [report] settings."""
     if settings is None:
         stored = manifest.report if manifest is not None else {}
         settings = ReportSettings(**pick(ReportSettings, stored))
