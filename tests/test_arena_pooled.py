@@ -131,6 +131,11 @@ def test_what_cannot_be_pooled_is_named(
     (copy / "games.csv").write_bytes((run / "games.csv").read_bytes())
     with pytest.raises(PoolError, match=r"copy holds no run\.json"):
         pool_runs([run, copy])
+    (copy / "run.json").write_bytes((run / "run.json").read_bytes())
+    header = (run / "games.csv").read_text().partition("\n")[0]
+    (copy / "games.csv").write_text(header + "\n")
+    with pytest.raises(PoolError, match=r"copy/games\.csv holds no finished game"):
+        pool_runs([run, copy])
 
 
 @pytest.mark.parametrize(

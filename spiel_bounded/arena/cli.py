@@ -319,8 +319,10 @@ def _pooled_report(program: str, overrides: dict[str, Any]) -> None:
         )
     if overrides["output"] is None:
         raise _UsageError("--pool needs --output DIR: where the pooled report is written")
-    unused = [name for name, value in overrides.items() if value is not None]
-    unused = [name for name in unused if name not in ("output", "anchor", "bootstrap")]
+    accepted = ("output", "anchor", "bootstrap")
+    unused = [
+        name for name, value in overrides.items() if value is not None and name not in accepted
+    ]
     if _BOTS.value:
         unused.append("bots")
     if unused:

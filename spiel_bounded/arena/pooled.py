@@ -65,15 +65,16 @@ def pool_runs(directories: Sequence[str | Path]) -> PooledRuns:
     runs = [_read_run(path) for path in paths]
     first_path, (first, _) = paths[0], runs[0]
     for path, (manifest, _) in zip(paths[1:], runs[1:], strict=True):
+        # The canonical settings hold the bots with their labels, so labels differ there too.
         changed = [
             key
             for key in differences(first.tournament, manifest.tournament)
             if key not in REPLICATE_KEYS
         ]
-        if changed or manifest.labels != first.labels:
-            what = ", ".join(changed) if changed else "the bot labels"
+        if changed:
             raise PoolError(
-                f"{path} played another tournament than {first_path} (differs in {what}); "
+                f"{path} played another tournament than {first_path} (differs in "
+                f"{', '.join(changed)}); "
                 f"only runs that differ in {', '.join(sorted(REPLICATE_KEYS))} can be pooled"
             )
     records: list[GameRecord] = []
