@@ -117,7 +117,7 @@ def test_a_threat_network_reads_the_planes_after_the_mover_bits(tmp_path: Path) 
     path = write_network(tmp_path / "model.npz", game, model, "next_mover", seed=2)
     evaluator = ValueNetEvaluator(game, path)
     assert evaluator.engine == "numpy" and evaluator.child_leaves is None
-    with pytest.raises(ValueError, match=r"does not derive threat planes.*accepted engines"):
+    with pytest.raises(ValueError, match=r"reads the observation only.*accepted engines"):
         ValueNetEvaluator(game, path, engine="compiled")
     # The planes move the value: zeroing their rows of the first layer changes it.
     state = game.new_initial_state()

@@ -62,6 +62,11 @@ def available() -> bool:
     return _load()[0] is not None
 
 
+def module() -> ModuleType | None:
+    """The extension module, or None where it is unavailable (`unavailable_reason` says why)."""
+    return _load()[0]
+
+
 def unavailable_reason() -> str:
     """Why the native engine is unavailable ("" when it is available)."""
     return _load()[1]

@@ -49,6 +49,14 @@ def _images_text(game: str) -> str:
     return f", symmetric images ({symmetry.name})"
 
 
+def _derived_text(inputs: str) -> str:
+    """What a network reads besides the observation, for the card's first line."""
+    return {
+        "threats": "reading each player's threat planes too ",
+        "connections": "reading each side's cheapest connections and distance too ",
+    }.get(inputs, "")
+
+
 def _params_text(params: Mapping[str, Any]) -> str:
     shown = {key: value for key, value in params.items() if key != "evaluator"}
     return ", ".join(f"{key}={value}" for key, value in shown.items()) or "its defaults"
@@ -149,11 +157,7 @@ def card_text(
         "",
         f"- **What it is**: generation {last.best} of a self-play loop: a network of "
         f"{shape}{model['depth']} dense layers of {model['width']} units "
-        + (
-            "reading each player's threat planes too "
-            if model.get("inputs", "observation") == "threats"
-            else ""
-        )
+        + _derived_text(model.get("inputs", "observation"))
         + f"({parameters:,} parameters, `model.npz`). Use it as "
         f'`evaluator="net:{destination}/model.npz"`.',
         f"- **Made by**: {'; '.join(f'`{command}`' for command in _commands(run, curve))}. "

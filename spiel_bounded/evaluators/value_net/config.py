@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from spiel_bounded.evaluators.value_net.threats import MODEL_INPUTS
+from spiel_bounded.evaluators.value_net.derived import MODEL_INPUTS
 from spiel_bounded.params import (
     NON_NEGATIVE_INT,
     POSITIVE_INT,
@@ -32,7 +32,8 @@ class ModelConfig:
     inputs: str = setting(
         "observation",
         "observation, or threats: also each player's cells that would complete a line "
-        "(connect_four, tic_tac_toe, boards of at most 64 cells; value_net.threats)",
+        "(connect_four, tic_tac_toe, boards of at most 64 cells; value_net.threats), or "
+        "connections: also each hex side's cheapest paths and distance (value_net.connections)",
         OneOf(MODEL_INPUTS),
     )
 

@@ -64,8 +64,8 @@ class ValueNetEvaluator:
 
     Raises:
         ValueError: A missing, corrupted or mismatched checkpoint (see `load_checkpoint`), an
-            unknown engine, or "compiled" for a network with threat inputs (its "auto" is
-            numpy).
+            unknown engine, or "compiled" for a network with derived inputs (threats,
+            connections: its "auto" is numpy).
         ImportError: engine="compiled" without numba.
     """
 
@@ -88,13 +88,13 @@ class ValueNetEvaluator:
             raise ImportError(
                 "the compiled forward pass needs numba: pip install 'spiel-bounded[fast]'"
             )
-        if engine == "compiled" and self.layout.threats is not None:
+        if engine == "compiled" and self.layout.derived is not None:
             raise ValueError(
-                "the compiled forward pass does not derive threat planes (model inputs = "
-                "threats); accepted engines for this network: numpy, auto (numpy here; searches "
-                "with engine auto run it natively)"
+                "the compiled forward pass reads the observation only (model inputs = "
+                f"{self.layout.model.inputs}); accepted engines for this network: numpy, auto "
+                "(numpy here; searches with engine auto run it natively)"
             )
-        compiled = self.layout.threats is None and (
+        compiled = self.layout.derived is None and (
             engine == "compiled" or (engine == "auto" and numba_available())
         )
         self.engine = "compiled" if compiled else "numpy"

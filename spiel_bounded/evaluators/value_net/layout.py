@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import pyspiel
 
 from spiel_bounded.evaluators.value_net.config import ModelConfig
+from spiel_bounded.evaluators.value_net.derived import DerivedInputs, derived_inputs
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.outputs import output_form
-from spiel_bounded.evaluators.value_net.threats import LineGame, threat_lines
 
 KERNEL_SIZE = 3
 
@@ -25,16 +25,15 @@ class Layout:
             columns).
         extra: Input entries after the observation (the mover's one-hot).
         outputs: Raw outputs.
-        threats: The game's lines where the model's inputs are "threats" (the network derives
-            their planes from the observation and reads them after the extra entries), else
-            None.
+        derived: What the network derives from the observation and reads after the extra
+            entries, where the model's inputs are not "observation" (`derived.py`), else None.
     """
 
     model: ModelConfig
     observation_shape: tuple[int, ...]
     extra: int
     outputs: int
-    threats: LineGame | None = None
+    derived: DerivedInputs | None = None
 
     def __post_init__(self) -> None:
         if self.model.kind == "conv" and len(self.observation_shape) != 3:
@@ -48,17 +47,17 @@ class Layout:
         return math.prod(self.observation_shape)
 
     @property
-    def derived(self) -> int:
-        """Inputs the network derives from the observation (the threat planes)."""
-        return 0 if self.threats is None else 2 * self.threats.cells
+    def derived_size(self) -> int:
+        """Inputs the network derives from the observation."""
+        return 0 if self.derived is None else self.derived.size
 
     @property
     def dense_input(self) -> int:
         """Inputs of the first dense layer."""
         if self.model.kind == "mlp":
-            return self.observation_size + self.extra + self.derived
+            return self.observation_size + self.extra + self.derived_size
         _, rows, columns = self.observation_shape
-        return rows * columns * self.model.channels + self.extra + self.derived
+        return rows * columns * self.model.channels + self.extra + self.derived_size
 
     def shapes(self) -> dict[str, tuple[int, ...]]:
         """Parameter name -> shape, in layer order (flax conventions: conv kernels are
@@ -87,12 +86,12 @@ class Layout:
 
 def layout_for(game: pyspiel.Game, model: ModelConfig) -> Layout:
     """The architecture of `model` on `game` (its features and output form); `ValueError` for
-    threat inputs on a game without lines."""
+    derived inputs on a game they cannot read."""
     features = Features(game)
     return Layout(
         model=model,
         observation_shape=features.observation_shape,
         extra=features.size - features.observation_size,
         outputs=output_form(game).outputs,
-        threats=threat_lines(game) if model.inputs == "threats" else None,
+        derived=derived_inputs(game, model.inputs),
     )

@@ -15,7 +15,6 @@ import numpy as np
 from spiel_bounded.evaluators.value_net.extra import missing_jax
 from spiel_bounded.evaluators.value_net.layout import KERNEL_SIZE, Layout
 from spiel_bounded.evaluators.value_net.outputs import OutputForm
-from spiel_bounded.evaluators.value_net.threats import threat_planes
 
 try:
     import jax
@@ -65,8 +64,8 @@ class ValueNetwork(nnx.Module):
             for conv in self.convs:
                 board = jax.nn.relu(conv(board))
             hidden = jnp.concatenate([board.reshape(batch, -1), features[:, size:]], axis=1)
-        if layout.threats is not None:
-            planes = threat_planes(features[:, :size], layout.threats, jnp)
+        if layout.derived is not None:
+            planes = layout.derived.planes(features[:, :size], jnp)
             hidden = jnp.concatenate([hidden, planes], axis=1)
         for layer in self.dense:
             hidden = jax.nn.relu(layer(hidden))

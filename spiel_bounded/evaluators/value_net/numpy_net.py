@@ -7,7 +7,6 @@ from collections.abc import Mapping
 import numpy as np
 
 from spiel_bounded.evaluators.value_net.layout import KERNEL_SIZE, Layout
-from spiel_bounded.evaluators.value_net.threats import threat_planes
 
 
 def patch_indices(rows: int, columns: int, channels: int) -> np.ndarray:
@@ -83,8 +82,8 @@ class NumpyNetwork:
             hidden = np.concatenate([board.reshape(batch, -1), features[:, size:]], axis=1)
         else:
             hidden = features
-        if layout.threats is not None:
-            planes = threat_planes(features[:, :size], layout.threats)
+        if layout.derived is not None:
+            planes = layout.derived.planes(features[:, :size])
             hidden = np.concatenate([hidden, planes], axis=1)
         for kernel, bias in self._dense:
             hidden = hidden @ kernel

@@ -26,9 +26,6 @@ import pyspiel
 
 from spiel_bounded.games import game_description
 
-MODEL_INPUTS: Final = ("observation", "threats")
-"""What a network reads: the observation and the mover bits, or those and the threat planes."""
-
 MAX_CELLS: Final = 64
 """The largest board threat planes are made for."""
 
@@ -56,6 +53,15 @@ class LineGame:
     @property
     def cells(self) -> int:
         return self.rows * self.columns
+
+    @property
+    def size(self) -> int:
+        """Inputs the network derives: a plane a player."""
+        return 2 * self.cells
+
+    def planes(self, observations: Any, xp: Any = np) -> Any:
+        """`threat_planes` of `observations`."""
+        return threat_planes(observations, self, xp)
 
 
 def line_game(game: pyspiel.Game) -> LineGame | None:

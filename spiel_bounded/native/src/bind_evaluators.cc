@@ -1,8 +1,10 @@
 // Bindings of the evaluators and of the state text the searches read.
 #include <pybind11/functional.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "connection_planes.h"
 #include "evaluator.h"
 #include "open_spiel/spiel.h"
 #include "state_text.h"
@@ -71,6 +74,38 @@ void BindEvaluators(py::module_& m) {
       py::arg("value"), py::arg("name"),
       "Calls `value(state, player) -> float` back (a Python evaluator).");
 
+  m.def(
+      "connection_planes",
+      [](py::array_t<float, py::array::c_style | py::array::forcecast> observations, int rows,
+         int columns, const std::vector<int>& x_planes, const std::vector<int>& o_planes) {
+        if (rows < 1 || columns < 1) throw py::value_error("rows and columns must be >= 1");
+        int planes = 0;
+        for (const std::vector<int>* side : {&x_planes, &o_planes}) {
+          for (const int plane : *side) {
+            if (plane < 0) throw py::value_error("observation planes must be >= 0");
+            planes = std::max(planes, plane + 1);
+          }
+        }
+        const py::ssize_t needed = static_cast<py::ssize_t>(planes) * rows * columns;
+        if (observations.ndim() != 2 || observations.shape(1) < needed) {
+          throw py::value_error("observations must be [batch, >= " + std::to_string(needed) +
+                                "] for a " + std::to_string(rows) + "x" + std::to_string(columns) +
+                                " board");
+        }
+        const ConnectionPlanes connections(rows, columns, x_planes, o_planes);
+        const py::ssize_t batch = observations.shape(0);
+        py::array_t<float> out({batch, py::ssize_t{connections.size()}});
+        const float* in = observations.data();
+        float* written = out.mutable_data();
+        for (py::ssize_t row = 0; row < batch; ++row) {
+          connections.Write(in + row * observations.shape(1), written + row * connections.size());
+        }
+        return out;
+      },
+      py::arg("observations"), py::arg("rows"), py::arg("columns"), py::arg("x_planes"),
+      py::arg("o_planes"),
+      "The connection inputs [batch, size] of hex observations [batch, ...] "
+      "(value_net.connections).");
   m.def(
       "child_leaves",
       [](Evaluator& evaluator, const open_spiel::State& state, int player, bool start_search,

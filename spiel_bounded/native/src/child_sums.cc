@@ -34,7 +34,7 @@ void Toggle(Key& key, const Key& entry) {
 
 ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first,
                      open_spiel::Observation& observation, const float* observed,
-                     const ThreatPlanes* threats)
+                     const InputPlanes* planes)
     : first_(first),
       observation_(observation),
       observed_(observed),
@@ -42,15 +42,19 @@ ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first,
       limit_(std::max(4, size_ / 4)),
       exact_(first.ExactSums()),
       bases_(game.NumPlayers()),
-      placement_(Placement::Of(game, observation, observed)),
+      // A placement child's derived inputs come from its parent's board: threat planes only.
+      placement_(planes == nullptr || dynamic_cast<const ThreatPlanes*>(planes) != nullptr
+                     ? Placement::Of(game, observation, observed)
+                     : std::nullopt),
       keyed_(placement_.has_value() && exact_),
       rows_(2 * size_ + 1),
       xs_(2 * size_ + 1),
-      threats_(threats),
-      threat_offset_(size_ + game.NumPlayers() + 1) {
-  if (threats_ != nullptr) {
-    threat_rows_.resize(threats_->size());
-    ones_.assign(threats_->size(), 1.0f);
+      planes_(planes),
+      threats_(dynamic_cast<const ThreatPlanes*>(planes)),
+      plane_offset_(size_ + game.NumPlayers() + 1) {
+  if (planes_ != nullptr) {
+    plane_rows_.resize(planes_->size());
+    ones_.assign(planes_->size(), 1.0f);
   }
   for (Base& base : bases_) {
     base.observation.resize(size_);
@@ -142,7 +146,7 @@ const open_spiel::State* ChildSums::Prepare(open_spiel::Action move) {
       const uint64_t cell = uint64_t{1} << (change->emptied % threats_->cells());
       stones.empty &= ~cell;
       stones.pieces[mover_] |= cell;
-      threat_count_ = threats_->Entries(stones, threat_offset_, threat_rows_.data());
+      plane_count_ = threats_->StoneEntries(stones, plane_offset_, plane_rows_.data());
     }
     if (keyed_) {
       child_key_ = bases_[0].key;
@@ -179,9 +183,8 @@ bool ChildSums::PrepareChild(const open_spiel::State& child) {
   prepared_base_ = &Observed(mover);
   observation_.SetFrom(child, mover);
   count_ = Changes(prepared_base_->observation.data(), mover);
-  if (threats_ != nullptr) {
-    threat_count_ =
-        threats_->Entries(threats_->Read(observed_), threat_offset_, threat_rows_.data());
+  if (planes_ != nullptr) {
+    plane_count_ = planes_->Entries(observed_, plane_offset_, plane_rows_.data());
   }
   return true;
 }
@@ -192,7 +195,7 @@ void ChildSums::Sum(double* sum) const {
   } else {
     first_.Add(prepared_base_->sum.data(), sum, rows_.data(), xs_.data(), count_);
   }
-  if (threats_ != nullptr) first_.Add(sum, sum, threat_rows_.data(), ones_.data(), threat_count_);
+  if (planes_ != nullptr) first_.Add(sum, sum, plane_rows_.data(), ones_.data(), plane_count_);
 }
 
 ChildSums::Base& ChildSums::Observed(int observer) {

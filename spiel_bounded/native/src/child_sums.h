@@ -2,14 +2,15 @@
 // lets a value network value the children at a search's depth limit (`Evaluator::BeginChildren`)
 // at the cost of the layers above the first. A child's observation differs from its parent's in
 // a few entries (a placement game: two), so its sum is the parent's plus the rows of those
-// entries and of its mover's bit (and, for a network reading threat planes, of its own planes),
-// in float64 (`DenseLayer::Add`).
+// entries and of its mover's bit (and, for a network reading derived inputs, of its own:
+// input_planes.h), in float64 (`DenseLayer::Add`).
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "input_planes.h"
 #include "keys.h"
 #include "net_layers.h"
 #include "open_spiel/observer.h"
@@ -23,10 +24,10 @@ class ChildSums {
  public:
   // For the network whose first layer is `first`, reading `observation` (which writes
   // `observed`) of `game`, a turn-based game without chance, and after the mover bits the
-  // `threats` of the observation where not null: all outlive this.
+  // `planes` derived from the observation where not null: all outlive this.
   ChildSums(const open_spiel::Game& game, const DenseLayer& first,
             open_spiel::Observation& observation, const float* observed,
-            const ThreatPlanes* threats = nullptr);
+            const InputPlanes* planes = nullptr);
 
   // A search from `root` starts (the parents' sums of the last one are dropped).
   void StartSearch(const open_spiel::State& root);
@@ -91,14 +92,15 @@ class ChildSums {
   float placement_xs_[3] = {0.0f, 0.0f, 0.0f};
   int count_ = 0;
   Key child_key_;
-  // Where the network reads threat planes: the prepared child's (a function of its observation,
+  // Where the network reads derived inputs: the prepared child's (a function of its observation,
   // so the keys need not cover them) as terms: the input entries that are 1, each times 1.
-  const ThreatPlanes* threats_;
-  int threat_offset_;                   // their first input entry
-  ThreatPlanes::Stones parent_stones_;  // placement games: the parent's board
-  std::vector<int> threat_rows_;        // the prepared child's terms
+  const InputPlanes* planes_;
+  const ThreatPlanes* threats_;         // `planes_` where they are threat planes
+  int plane_offset_;                    // their first input entry
+  ThreatPlanes::Stones parent_stones_;  // placement games with threat planes: the parent's board
+  std::vector<int> plane_rows_;         // the prepared child's terms
   std::vector<float> ones_;
-  int threat_count_ = 0;
+  int plane_count_ = 0;
 };
 
 }  // namespace spiel_bounded

@@ -99,7 +99,7 @@ std::array<uint64_t, 2> ThreatPlanes::Of(const Stones& stones) const {
   return threats;
 }
 
-int ThreatPlanes::Entries(const Stones& stones, int first, int* entries) const {
+int ThreatPlanes::StoneEntries(const Stones& stones, int first, int* entries) const {
   const std::array<uint64_t, 2> threats = Of(stones);
   int count = 0;
   for (int player = 0; player < 2; ++player) {
@@ -108,13 +108,6 @@ int ThreatPlanes::Entries(const Stones& stones, int first, int* entries) const {
     }
   }
   return count;
-}
-
-void ThreatPlanes::Write(const float* observation, float* out) const {
-  std::fill(out, out + size(), 0.0f);
-  std::array<int, 2 * kMaxCells> entries;
-  const int count = Entries(Read(observation), 0, entries.data());
-  for (int k = 0; k < count; ++k) out[entries[k]] = 1.0f;
 }
 
 }  // namespace spiel_bounded

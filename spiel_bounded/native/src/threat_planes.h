@@ -10,11 +10,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "input_planes.h"
 #include "open_spiel/spiel.h"
 
 namespace spiel_bounded {
 
-class ThreatPlanes {
+class ThreatPlanes final : public InputPlanes {
  public:
   static constexpr int kMaxCells = 64;  // one bit a cell
 
@@ -30,7 +31,10 @@ class ThreatPlanes {
   explicit ThreatPlanes(const open_spiel::Game& game);
 
   int cells() const { return cells_; }
-  int size() const { return 2 * cells_; }
+  int size() const override { return 2 * cells_; }
+  int Entries(const float* observation, int first, int* entries) const override {
+    return StoneEntries(Read(observation), first, entries);
+  }
 
   // The board an observation (the game's flat observation, planes first) shows.
   Stones Read(const float* observation) const;
@@ -38,9 +42,7 @@ class ThreatPlanes {
   std::array<uint64_t, 2> Of(const Stones& stones) const;
   // The entries of the planes that are 1 on `stones`, counted from `first` (player 0's plane,
   // then player 1's), into `entries` (room for `size()`); their count.
-  int Entries(const Stones& stones, int first, int* entries) const;
-  // The planes of `observation` into `out[0, size())`.
-  void Write(const float* observation, float* out) const;
+  int StoneEntries(const Stones& stones, int first, int* entries) const;
 
  private:
   int cells_ = 0;

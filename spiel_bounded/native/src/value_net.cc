@@ -9,9 +9,9 @@
 #include "child_sums.h"
 #include "features.h"
 #include "heuristics_games.h"
+#include "input_planes.h"
 #include "leaf_memo.h"
 #include "net_layers.h"
-#include "threat_planes.h"
 
 namespace spiel_bounded {
 namespace {
@@ -87,19 +87,14 @@ class ValueNetEvaluator final : public Evaluator {
       throw std::invalid_argument("value network: unknown model kind '" + model.kind +
                                   "'; accepted: mlp, conv");
     }
-    if (model.inputs == "threats") {
-      threats_.emplace(game);
-    } else if (model.inputs != "observation") {
-      throw std::invalid_argument("value network: unknown inputs '" + model.inputs +
-                                  "'; accepted: observation, threats");
-    }
+    derived_ = MakeInputPlanes(game, model.inputs);
     if (model.width < 1 || model.depth < 0 || model.channels < 1 || model.conv_layers < 1) {
       throw std::invalid_argument(
           "value network: width, channels and conv_layers must be >= 1 and depth >= 0");
     }
     const std::vector<int> shape = game.ObservationTensorShape();
     observation_size_ = features_.observation_size();
-    const int extra = players_ + 1 + (threats_ ? threats_->size() : 0);
+    const int extra = players_ + 1 + (derived_ ? derived_->size() : 0);
     int dense_input = observation_size_ + extra;
     const std::string where = " of the " + model.kind + " model on " + GameDescription(game);
     if (model.kind == "conv") {
@@ -145,14 +140,16 @@ class ValueNetEvaluator final : public Evaluator {
     hidden_[1].resize(widest);
     raw_.resize(widest);
     sum_.resize(layers_[0].outputs());
-    if (threats_) threat_planes_.resize(threats_->size());
+    if (derived_) {
+      plane_rows_.resize(derived_->size());
+      ones_.assign(derived_->size(), 1.0f);
+    }
     // A position's children from its own observation: MLPs on turn-based games without chance.
     const open_spiel::GameType& type = game.GetType();
     if (convs_.empty() && type.dynamics == open_spiel::GameType::Dynamics::kSequential &&
         type.chance_mode == open_spiel::GameType::ChanceMode::kDeterministic) {
-      children_ =
-          std::make_unique<ChildSums>(game, layers_[0], features_.observation(),
-                                      features_.observed(), threats_ ? &*threats_ : nullptr);
+      children_ = std::make_unique<ChildSums>(game, layers_[0], features_.observation(),
+                                              features_.observed(), derived_.get());
       if (children_->keyed()) memo_.emplace(players_, kMemoSlotsLog2);
     }
   }
@@ -247,9 +244,10 @@ class ValueNetEvaluator final : public Evaluator {
     first.Start(sum_.data());
     first.AddNonZero(sum_.data(), input, size, 0);
     first.AddNonZero(sum_.data(), features_.bits(), players_ + 1, size);
-    if (threats_) {
-      threats_->Write(features_.observed(), threat_planes_.data());
-      first.AddNonZero(sum_.data(), threat_planes_.data(), threats_->size(), size + players_ + 1);
+    if (derived_) {
+      const int count =
+          derived_->Entries(features_.observed(), size + players_ + 1, plane_rows_.data());
+      first.Add(sum_.data(), sum_.data(), plane_rows_.data(), ones_.data(), count);
     }
     Outputs();
   }
@@ -279,8 +277,9 @@ class ValueNetEvaluator final : public Evaluator {
   std::vector<float> raw_;
   std::vector<double> sum_;  // the first layer's sum
   std::vector<double> values_;
-  std::optional<ThreatPlanes> threats_;  // where the inputs are "threats"
-  std::vector<float> threat_planes_;
+  std::unique_ptr<InputPlanes> derived_;  // where the inputs are derived (not "observation")
+  std::vector<int> plane_rows_;           // their entries that are 1
+  std::vector<float> ones_;
   std::unique_ptr<ChildSums> children_;  // where `BeginChildren` can
   std::optional<LeafMemo> memo_;         // where the children have keys
   int player_ = 0;                       // whose values `ChildValue` gives

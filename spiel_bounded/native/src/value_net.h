@@ -24,7 +24,7 @@ struct NetModel {
   int depth = 2;
   int channels = 32;
   int conv_layers = 2;
-  std::string inputs = "observation";  // or "threats" (threat_planes.h)
+  std::string inputs = "observation";  // or derived: "threats", "connections" (input_planes.h)
 };
 
 // One parameter array: its shape and its float32 entries in C order.
@@ -36,8 +36,9 @@ struct NetParam {
 // The network `model` with `params` (named as `Layout.shapes()`: "dense_0/kernel", ...) on
 // `game`, showing chance nodes as `chance_view` ("next_mover" or "player_0"). Throws
 // std::invalid_argument naming what is wrong: an unknown kind or chance view, a game without an
-// observation tensor, a conv model over a non-board observation, threat inputs on a game without
-// lines, a missing, unexpected or misshapen parameter.
+// observation tensor, a conv model over a non-board observation, derived inputs on a game they
+// cannot read (threats without lines, connections off hex), a missing, unexpected or misshapen
+// parameter.
 std::unique_ptr<Evaluator> MakeValueNetEvaluator(const open_spiel::Game& game,
                                                  const NetModel& model,
                                                  const std::string& chance_view,
