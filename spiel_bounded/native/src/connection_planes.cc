@@ -1,9 +1,14 @@
 #include "connection_planes.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "heuristics_games.h"
 
@@ -82,6 +87,31 @@ ConnectionPlanes::ConnectionPlanes(int rows, int columns, std::vector<int> x_pla
   }
 }
 
+ConnectionPlanes::Bits ConnectionPlanes::Stones(const float* observation,
+                                                const std::vector<int>& planes) const {
+  // A 64-bit word at a time: shifting a 128-bit value by a variable costs several instructions.
+  uint64_t words[2] = {0, 0};
+  for (int word = 0; word * 64 < cells_; ++word) {
+    const int count = std::min(64, cells_ - word * 64);
+    uint64_t bits = 0;
+    for (const int plane : planes) {
+      const float* values = observation + plane * cells_ + word * 64;
+      int k = 0;
+#if defined(__SSE2__)
+      // Four entries a compare: the sign bits of the lanes that are not 0.
+      const __m128 zero = _mm_setzero_ps();
+      for (; k + 4 <= count; k += 4) {
+        const int set = _mm_movemask_ps(_mm_cmpneq_ps(_mm_loadu_ps(values + k), zero));
+        bits |= static_cast<uint64_t>(set) << k;
+      }
+#endif
+      for (; k < count; ++k) bits |= uint64_t{values[k] != 0.0f} << k;
+    }
+    words[word] = bits;
+  }
+  return (Bits{words[1]} << 64) | words[0];
+}
+
 ConnectionPlanes::Bits ConnectionPlanes::Around(Bits cells) const {
   // Cell j's neighbours are j -+ 1 in its row, j -+ columns, and j - columns + 1 and
   // j + columns - 1 (the hex board's rows lean right).
@@ -100,12 +130,12 @@ ConnectionPlanes::Bits ConnectionPlanes::Through(Bits cells, Bits own) const {
   return cells;
 }
 
-int ConnectionPlanes::Levels(Bits edge, Bits own, Bits empty, int last,
+int ConnectionPlanes::Levels(Bits edge, Bits own, Bits empty, int last, Bits reach,
                              std::vector<Bits>& levels) const {
   // Level d: the cells at most d empty cells from the edge, the cell's own cost counted.
   levels[0] = Through(edge & own, own);
   int count = 1;
-  for (; count <= last; ++count) {
+  for (; count <= last && (levels[count - 1] & reach) == 0; ++count) {
     const Bits previous = levels[count - 1];
     const Bits next = Through(previous | ((Around(previous) | edge) & empty), own);
     if (next == previous) break;
@@ -119,12 +149,11 @@ int* ConnectionPlanes::BitSide(int side, Bits own, Bits empty, int plane_first,
   std::vector<Bits>& from_first = levels_[0];
   std::vector<Bits>& from_second = levels_[1];
   const Bits second_edge = edge_bits_[side][1];
-  const int made = Levels(edge_bits_[side][0], own, empty, cells_ + 1, from_first);
-  int distance = 0;
-  while (distance < made && (from_first[distance] & second_edge) == 0) ++distance;
-  if (distance == made) return entries;  // cut off: no path
+  const int made = Levels(edge_bits_[side][0], own, empty, cells_, second_edge, from_first);
+  if ((from_first[made - 1] & second_edge) == 0) return entries;  // cut off: no path
+  const int distance = made - 1;
   // An empty cell within a of the first edge and b of the second lies on a path of a + b - 1.
-  const int grown = Levels(second_edge, own, empty, distance, from_second);
+  const int grown = Levels(second_edge, own, empty, distance, 0, from_second);
   std::fill(from_second.begin() + grown, from_second.begin() + distance + 1,
             from_second[grown - 1]);
   Bits plane = 0;
@@ -198,15 +227,7 @@ int* ConnectionPlanes::Side(int side, int plane_first, int thermometer_first, in
 int ConnectionPlanes::Entries(const float* observation, int first, int* entries) const {
   const int thermometers = first + 2 * cells_;
   if (cells_ <= kMaxBitCells) {
-    Bits x = 0, o = 0;
-    for (const int plane : x_planes_) {
-      const float* cells = observation + plane * cells_;
-      for (int cell = 0; cell < cells_; ++cell) x |= Bits{cells[cell] != 0.0f} << cell;
-    }
-    for (const int plane : o_planes_) {
-      const float* cells = observation + plane * cells_;
-      for (int cell = 0; cell < cells_; ++cell) o |= Bits{cells[cell] != 0.0f} << cell;
-    }
+    const Bits x = Stones(observation, x_planes_), o = Stones(observation, o_planes_);
     const Bits empty = board_ & ~(x | o);
     int* end = BitSide(0, x, empty, first, thermometers, entries);
     end = BitSide(1, o, empty, first + cells_, thermometers + thermometer_, end);

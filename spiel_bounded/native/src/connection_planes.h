@@ -41,12 +41,15 @@ class ConnectionPlanes final : public InputPlanes {
   // 128 cells: the cells within each distance of an edge grown a step at a time as bitboards.
   int* BitSide(int side, Bits own, Bits empty, int plane_first, int thermometer_first,
                int* entries) const;
+  // The cells where any of `planes` of `observation` is set.
+  Bits Stones(const float* observation, const std::vector<int>& planes) const;
   // The cells next to a cell of `cells`, and `cells` grown through the stones `own` next to them.
   Bits Around(Bits cells) const;
   Bits Through(Bits cells, Bits own) const;
-  // The cells within distance 0, 1, ... of the edge `edge` into `levels`, up to `last` or until
-  // they stop growing; returns how many were made.
-  int Levels(Bits edge, Bits own, Bits empty, int last, std::vector<Bits>& levels) const;
+  // The cells within distance 0, 1, ... of the edge `edge` into `levels`, up to `last`, the
+  // first that meets `reach`, or until they stop growing; returns how many were made.
+  int Levels(Bits edge, Bits own, Bits empty, int last, Bits reach,
+             std::vector<Bits>& levels) const;
   int* Thermometer(int distance, int first, int* entries) const;
 
   int rows_ = 0;
