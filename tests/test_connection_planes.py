@@ -20,8 +20,11 @@ from spiel_bounded.evaluators.value_net.connections import (
     hex_board,
     reference_planes,
 )
+from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.layout import layout_for
+from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
 from spiel_bounded.testing import random_positions
+from spiel_bounded.training.symmetry import mirror_features
 from tests.helpers import write_network
 
 needs_native = pytest.mark.skipif(not native.available(), reason=native.unavailable_reason())
@@ -185,8 +188,22 @@ def test_a_connection_network_reads_the_inputs_after_the_mover_bits(tmp_path: Pa
     params = dict(evaluator.checkpoint.params)
     kernel = params["dense_0/kernel"].copy()
     kernel[9 * 25 + 3 :] = 0.0
-    from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
-
     without = NumpyNetwork(layout, {**params, "dense_0/kernel": kernel})
     inputs = evaluator.features([state])
     assert not np.allclose(without(inputs), evaluator.raw(state))
+
+
+def test_a_half_turn_turns_the_plane_and_keeps_the_distance() -> None:
+    """Training adds half-turned boards (`[train] mirror`): the inputs a network derives from a
+    turned board are the turned inputs, so the images teach the same thing."""
+    game = pyspiel.load_game("hex(board_size=5)")
+    board = hex_board(game)
+    assert board is not None
+    features = Features(game)
+    rows = np.stack([features.of(s) for s in random_positions(game, 40, plies=(0, 20), seed=6)])
+    size, cells = features.observation_size, board.cells
+    inputs = reference_planes(rows[:, :size], board)
+    turned = reference_planes(mirror_features(game, rows)[:, :size], board)
+    planes = inputs[:, : 2 * cells].reshape(-1, 2, cells)
+    assert np.array_equal(turned[:, : 2 * cells].reshape(-1, 2, cells), planes[..., ::-1])
+    assert np.array_equal(turned[:, 2 * cells :], inputs[:, 2 * cells :])

@@ -34,16 +34,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(
-    ("game", "bot", "start", "mirror", "tree"),
+    ("game", "bot", "start", "mirror", "tree", "inputs"),
     [
-        ("connect_four", "bounded_ab", "heuristic", True, True),
-        ("othello", "bounded_ab", "rollout", True, True),  # a half turn
-        ("backgammon", "bounded_star2", "heuristic", False, True),
-        ("chinese_checkers(players=3)", "maxn", "heuristic", False, False),
+        ("connect_four", "bounded_ab", "heuristic", True, True, "observation"),
+        ("othello", "bounded_ab", "rollout", True, True, "observation"),  # a half turn
+        ("hex(board_size=7)", "bounded_ab", "rollout", True, True, "connections"),
+        ("backgammon", "bounded_star2", "heuristic", False, True, "observation"),
+        ("chinese_checkers(players=3)", "maxn", "heuristic", False, False, "observation"),
     ],
 )
 def test_the_game_decides_the_config_and_it_plays(
-    game: str, bot: str, start: str, mirror: bool, tree: bool
+    game: str, bot: str, start: str, mirror: bool, tree: bool, inputs: str
 ) -> None:
     raw = default_config(game, "runs/x")
     config = run_config_from(raw, f"--game={game}")
@@ -51,6 +52,7 @@ def test_the_game_decides_the_config_and_it_plays(
     assert config.generations is not None and config.generations.start == start
     assert config.generations.gate_games == 0  # the continuous loop
     assert config.model.kind == "mlp" and config.train.mirror == mirror
+    assert config.model.inputs == inputs
     assert config.train.labelling == ("interval" if tree else "mix")
     # An n-player game's draw is a move cap: its heuristic says who got further.
     assert config.data.drawn_outcome == ("returns" if tree else "heuristic")

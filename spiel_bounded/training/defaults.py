@@ -18,7 +18,10 @@ What the game decides, measured or read from it, never guessed per name:
   native engine, measured on connect_four, breakthrough and othello, untrained networks from the
   second position, 2026-11-27: connect_four 828k nodes/s dense, 24k with two 3x3 convolutions
   of 32 channels); symmetric images where the package knows the game's symmetry (a mirror or a
-  half turn of the board: `training/symmetry.py`);
+  half turn of the board: `training/symmetry.py`); on hex, each side's cheapest connections and
+  distance as inputs too (`[model] inputs = "connections"`: with them hex's loop scored 99.0%
+  [94.6, 99.8] against C++ `mcts` after 35 generations, where the same recipe without them
+  stayed at 33-36% after 124; `results/models/hex_connections/`);
 - labels: for the alpha-beta family the top two plies of each search's tree (`tree_labels`,
   intervals, `label_depth` two below the search depth; one ply, the root's children, in wide
   games: `tree_labelling`), else the search value; mixed with the game's outcome at weight 0.5.
@@ -47,6 +50,7 @@ import pyspiel
 
 from spiel_bounded import registry
 from spiel_bounded.evaluators.heuristics import has_heuristic
+from spiel_bounded.evaluators.value_net.connections import hex_board
 from spiel_bounded.games import game_description, game_info, load_game
 from spiel_bounded.training.symmetry import symmetry_of
 
@@ -156,6 +160,12 @@ def search_depth(play: RandomPlay, bot: str, rollouts: bool) -> int:
     return int(min(MAX_DEPTH, max(1, math.floor(math.log(budget) / (exponent * math.log(factor))))))
 
 
+def model_inputs(game: pyspiel.Game) -> str:
+    """What the network reads: a hex board's connections besides the board (`connections.py`),
+    the observation alone elsewhere."""
+    return "connections" if hex_board(game) is not None else "observation"
+
+
 def default_config(game_string: str, directory: str) -> dict[str, dict[str, Any]]:
     """The raw sections of the config `--game=game_string` trains with, into `directory`."""
     game = load_game(game_string)
@@ -179,7 +189,7 @@ def default_config(game_string: str, directory: str) -> dict[str, dict[str, Any]
             "root_children": False,
             "drawn_outcome": "returns" if tree or evaluator != "heuristic" else "heuristic",
         },
-        "model": {"kind": "mlp", "width": 128, "depth": 2},
+        "model": {"kind": "mlp", "width": 128, "depth": 2, "inputs": model_inputs(game)},
         "train": {
             "batch_size": 512,
             "learning_rate": 3e-4,
