@@ -27,13 +27,13 @@ from spiel_bounded.evaluators.value_net import (
 from spiel_bounded.evaluators.value_net.layout import layout_for
 from spiel_bounded.games import UNDO_EXACT_GAMES
 from spiel_bounded.limits import Limits
-from spiel_bounded.native.evaluators import _twin, native_evaluator
 from spiel_bounded.search.alphabeta import (
     AlphaBetaSettings,
     bounded_ab,
     bounded_star2,
     paranoid,
 )
+from spiel_bounded.search.native_evaluators import _twin, native_evaluator
 from spiel_bounded.testing import random_positions, search_fingerprint
 from tests.helpers import write_network
 

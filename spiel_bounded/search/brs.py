@@ -41,10 +41,10 @@ from spiel_bounded.games import (
 )
 from spiel_bounded.limits import Budget, Limits
 from spiel_bounded.native import ENGINES, engine_module, time_arguments
-from spiel_bounded.native.evaluators import native_values_evaluator
 from spiel_bounded.params import OneOf, check_fields, setting
 from spiel_bounded.result import Interval, SearchResult
 from spiel_bounded.search.deepening import Iteration, deepen, result_of
+from spiel_bounded.search.native_evaluators import native_values_evaluator
 
 ALGORITHM: Final = "brs_plus"
 BRS_GAMES: Final = Requirements(players=(2, None), chance=True, zero_sum=False)

@@ -31,10 +31,10 @@ from spiel_bounded.games import (
 )
 from spiel_bounded.limits import Budget, Limits
 from spiel_bounded.native import ENGINES, engine_module, time_arguments
-from spiel_bounded.native.evaluators import native_values_evaluator
 from spiel_bounded.params import OneOf, check_fields, setting
 from spiel_bounded.result import Interval, SearchResult, SearchStats
 from spiel_bounded.search.deepening import Iteration, deepen, result_of
+from spiel_bounded.search.native_evaluators import native_values_evaluator
 
 ALGORITHM: Final = "maxn"
 PRUNINGS: Final = ("none", "shallow", "last_branch", "speculative")

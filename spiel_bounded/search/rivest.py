@@ -24,7 +24,6 @@ from spiel_bounded.evaluators.base import Evaluator, check_values
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM, GameInfo, require_decision_state
 from spiel_bounded.limits import STOPPED_BY_NODES, STOPPED_BY_SECONDS, Budget, Limits, SearchStopped
 from spiel_bounded.native import ENGINES, engine_module, time_arguments
-from spiel_bounded.native.evaluators import native_evaluator
 from spiel_bounded.params import POSITIVE_INT, Number, OneOf, check_fields, setting
 from spiel_bounded.result import (
     GAME_VALUE,
@@ -34,6 +33,7 @@ from spiel_bounded.result import (
     StopReason,
     estimate,
 )
+from spiel_bounded.search.native_evaluators import native_evaluator
 
 ALGORITHM: Final = "rivest"
 MODES: Final = ("reverse", "generalized")

@@ -23,10 +23,10 @@ from spiel_bounded.evaluators.value_net.checkpoint import checkpoint_file
 from spiel_bounded.evaluators.value_net.features import CHANCE_VIEWS
 from spiel_bounded.games import check_epsilon, game_info, load_game
 from spiel_bounded.native import engine_module
-from spiel_bounded.native.evaluators import reusable_twin
 from spiel_bounded.params import pick
 from spiel_bounded.search.alphabeta import AlphaBetaSettings
 from spiel_bounded.search.alphabeta.search import PROBES, native_arguments, search_depths
+from spiel_bounded.search.native_evaluators import reusable_twin
 from spiel_bounded.training.config import DataConfig
 from spiel_bounded.training.positions import ChildBounds, GamePositions, two_player_total
 

@@ -22,7 +22,6 @@ from spiel_bounded.games import (
 )
 from spiel_bounded.limits import Budget, Limits
 from spiel_bounded.native import engine_module, time_arguments
-from spiel_bounded.native.evaluators import native_evaluator
 from spiel_bounded.result import (
     GAME_VALUE,
     Interval,
@@ -36,6 +35,7 @@ from spiel_bounded.search.alphabeta.engine import AlphaBetaEngine, RootIteration
 from spiel_bounded.search.alphabeta.settings import AlphaBetaSettings
 from spiel_bounded.search.deepening import deepen
 from spiel_bounded.search.keys import key_rule
+from spiel_bounded.search.native_evaluators import native_evaluator
 from spiel_bounded.search.table_walk import LabelRequest, native_labels, walk_table
 
 PROBES: Final = {"bounded_ab": False, "bounded_star1": False, "bounded_star2": True}

@@ -7,7 +7,7 @@ random numbers (C++ reproduces Python's `random.Random`), so that under the same
 evaluator values and limits it holds the same nodes with the same statistics and bounds, and
 returns the same `SearchResult` (`tests/test_native_mcts.py`). Chance nodes and priors included.
 
-Its leaves are valued by the evaluator's C++ twin when it has one (`native/evaluators.py`:
+Its leaves are valued by the evaluator's C++ twin when it has one (`search/native_evaluators.py`:
 random playouts, the zero and heuristic evaluators), else by calling the Python evaluator back
 (checked as on the reference). Priors always come from Python (`evaluator.prior`), called back
 once per expanded decision node. What the shared base does (moving the root, the move choice,
@@ -26,7 +26,6 @@ import pyspiel
 from spiel_bounded.evaluators.base import Evaluator
 from spiel_bounded.limits import Budget, Limits
 from spiel_bounded.native import engine_module
-from spiel_bounded.native.evaluators import native_evaluator
 from spiel_bounded.result import SearchResult, StopReason
 from spiel_bounded.search.babmcts.common import (
     ALGORITHM,
@@ -36,6 +35,7 @@ from spiel_bounded.search.babmcts.common import (
     MCTSStats,
     seed_from,
 )
+from spiel_bounded.search.native_evaluators import native_evaluator
 
 ENGINE_NAME: Final = "native"
 _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)

@@ -18,7 +18,6 @@ from spiel_bounded.evaluators.base import Evaluator
 from spiel_bounded.games import game_description
 from spiel_bounded.limits import Limits
 from spiel_bounded.native import available, engine_module, warn_fallback
-from spiel_bounded.native.evaluators import has_twin
 from spiel_bounded.result import SearchResult
 from spiel_bounded.search.babmcts.common import (
     ALGORITHM,
@@ -30,6 +29,7 @@ from spiel_bounded.search.babmcts.common import (
 )
 from spiel_bounded.search.babmcts.native_tree import NativeBABMCTSTree
 from spiel_bounded.search.babmcts.python_tree import BABMCTSTree
+from spiel_bounded.search.native_evaluators import has_twin
 
 
 def tree_engine(game: pyspiel.Game, evaluator: Evaluator, settings: BABMCTSSettings) -> str:
