@@ -191,6 +191,7 @@ NETWORKS = [
     ("connect_four(rows=3,columns=3,x_in_row=4)", ModelConfig(width=8, inputs="threats"), 9),
     ("tic_tac_toe", ModelConfig(kind="conv", channels=3, width=8, inputs="threats"), 9),
     ("hex(board_size=5)", ModelConfig(width=8, inputs="connections"), 20),
+    ("amazons(board_size=6)", ModelConfig(width=8, inputs="territory"), 30),
     (
         "hex(num_rows=3,num_cols=5,plain_obs_tensor=true)",
         ModelConfig(width=8, inputs="connections"),
@@ -287,6 +288,8 @@ def test_a_network_whose_weights_do_not_fit_is_refused() -> None:
         _network(wide, model, _params(wide, model), inputs="threats")
     with pytest.raises(ValueError, match=r"othello is not one; accepted: hex \(any size\)"):
         _network(othello, model, _params(othello, model), inputs="connections")
+    with pytest.raises(ValueError, match=r"othello is not one; accepted: amazons \(any size\)"):
+        _network(othello, model, _params(othello, model), inputs="territory")
     with pytest.raises(ValueError, match="unknown chance view 'x'"):
         _network(game, model, _params(game, model), chance_view="x")
     with pytest.raises(ValueError, match="not an array"):
@@ -318,6 +321,7 @@ CHILDREN = [
     ("connect_four", ModelConfig(width=32, depth=2, inputs="threats"), 40),
     ("tic_tac_toe", ModelConfig(width=16, depth=1, inputs="threats"), 9),
     ("hex(board_size=5)", ModelConfig(width=16, depth=1, inputs="connections"), 20),
+    ("amazons(board_size=6)", ModelConfig(width=16, depth=1, inputs="territory"), 90),
 ]
 
 

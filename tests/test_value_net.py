@@ -635,6 +635,7 @@ def test_an_unknown_engine_is_refused(tmp_path: Path) -> None:
         ("connect_four", ModelConfig(kind="conv", channels=6, conv_layers=2, width=12, depth=1)),
         ("connect_four", ModelConfig(width=12, depth=1, inputs="threats")),
         ("hex(board_size=5)", ModelConfig(width=12, depth=1, inputs="connections")),
+        ("amazons(board_size=6)", ModelConfig(width=12, depth=1, inputs="territory")),
         ("backgammon", ModelConfig(width=24, depth=2)),
         ("chinese_checkers(players=3)", ModelConfig(width=16, depth=1)),
         ("yacht(players=3)", ModelConfig(width=16, depth=0)),

@@ -54,6 +54,7 @@ def _derived_text(inputs: str) -> str:
     return {
         "threats": "reading each player's threat planes too ",
         "connections": "reading each side's cheapest connections and distance too ",
+        "territory": "reading the cells each side reaches first too ",
     }.get(inputs, "")
 
 

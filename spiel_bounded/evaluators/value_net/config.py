@@ -33,7 +33,8 @@ class ModelConfig:
         "observation",
         "observation, or threats: also each player's cells that would complete a line "
         "(connect_four, tic_tac_toe, boards of at most 64 cells; value_net.threats), or "
-        "connections: also each hex side's cheapest paths and distance (value_net.connections)",
+        "connections: also each hex side's cheapest paths and distance (value_net.connections), "
+        "or territory: also the amazons cells each side reaches first (value_net.territory)",
         OneOf(MODEL_INPUTS),
     )
 

@@ -1,7 +1,8 @@
 """Inputs a network derives from the observation (`ModelConfig.inputs`) and reads after the
-mover bits: threat planes of a line game (`threats.py`) or connections of a hex board
-(`connections.py`). They are functions of the observation computed inside the network, so stored
-features, datasets and mirror images are the same whatever a network derives."""
+mover bits: threat planes of a line game (`threats.py`), connections of a hex board
+(`connections.py`) or territory of an amazons board (`territory.py`). They are functions of the
+observation computed inside the network, so stored features, datasets and mirror images are the
+same whatever a network derives."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from typing import Any, Final, Protocol
 import pyspiel
 
 from spiel_bounded.evaluators.value_net.connections import connection_board
+from spiel_bounded.evaluators.value_net.territory import territory_board
 from spiel_bounded.evaluators.value_net.threats import threat_lines
 
-MODEL_INPUTS: Final = ("observation", "threats", "connections")
+MODEL_INPUTS: Final = ("observation", "threats", "connections", "territory")
 """What a network reads: the observation and the mover bits, or those and derived inputs."""
 
 
@@ -37,4 +39,6 @@ def derived_inputs(game: pyspiel.Game, inputs: str) -> DerivedInputs | None:
         return threat_lines(game)
     if inputs == "connections":
         return connection_board(game)
+    if inputs == "territory":
+        return territory_board(game)
     return None

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -17,6 +18,7 @@
 #include "evaluator.h"
 #include "open_spiel/spiel.h"
 #include "state_text.h"
+#include "territory_planes.h"
 
 namespace py = pybind11;
 
@@ -106,6 +108,30 @@ void BindEvaluators(py::module_& m) {
       py::arg("o_planes"),
       "The connection inputs [batch, size] of hex observations [batch, ...] "
       "(value_net.connections).");
+  m.def(
+      "territory_planes",
+      [](py::array_t<float, py::array::c_style | py::array::forcecast> observations, int rows,
+         int empty_plane, const std::array<int, 2>& player_planes) {
+        const TerritoryPlanes territory(rows, empty_plane, player_planes);
+        const int planes = 1 + std::max({empty_plane, player_planes[0], player_planes[1]});
+        const py::ssize_t needed = static_cast<py::ssize_t>(planes) * rows * rows;
+        if (std::min({empty_plane, player_planes[0], player_planes[1]}) < 0 ||
+            observations.ndim() != 2 || observations.shape(1) < needed) {
+          throw py::value_error("observations must be [batch, >= " + std::to_string(needed) +
+                                "] for a " + std::to_string(rows) + "x" + std::to_string(rows) +
+                                " board, planes >= 0");
+        }
+        const py::ssize_t batch = observations.shape(0);
+        py::array_t<float> out({batch, py::ssize_t{territory.size()}});
+        for (py::ssize_t row = 0; row < batch; ++row) {
+          territory.Write(observations.data() + row * observations.shape(1),
+                          out.mutable_data() + row * territory.size());
+        }
+        return out;
+      },
+      py::arg("observations"), py::arg("rows"), py::arg("empty_plane"), py::arg("player_planes"),
+      "The territory inputs [batch, size] of amazons observations [batch, ...] "
+      "(value_net.territory).");
   m.def(
       "child_leaves",
       [](Evaluator& evaluator, const open_spiel::State& state, int player, bool start_search,

@@ -6,11 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "heuristics_games.h"
+#include "plane_bits.h"
 
 namespace spiel_bounded {
 namespace {
@@ -89,27 +86,9 @@ ConnectionPlanes::ConnectionPlanes(int rows, int columns, std::vector<int> x_pla
 
 ConnectionPlanes::Bits ConnectionPlanes::Stones(const float* observation,
                                                 const std::vector<int>& planes) const {
-  // A 64-bit word at a time: shifting a 128-bit value by a variable costs several instructions.
-  uint64_t words[2] = {0, 0};
-  for (int word = 0; word * 64 < cells_; ++word) {
-    const int count = std::min(64, cells_ - word * 64);
-    uint64_t bits = 0;
-    for (const int plane : planes) {
-      const float* values = observation + plane * cells_ + word * 64;
-      int k = 0;
-#if defined(__SSE2__)
-      // Four entries a compare: the sign bits of the lanes that are not 0.
-      const __m128 zero = _mm_setzero_ps();
-      for (; k + 4 <= count; k += 4) {
-        const int set = _mm_movemask_ps(_mm_cmpneq_ps(_mm_loadu_ps(values + k), zero));
-        bits |= static_cast<uint64_t>(set) << k;
-      }
-#endif
-      for (; k < count; ++k) bits |= uint64_t{values[k] != 0.0f} << k;
-    }
-    words[word] = bits;
-  }
-  return (Bits{words[1]} << 64) | words[0];
+  Bits cells = 0;
+  for (const int plane : planes) cells |= NonZeroBits(observation + plane * cells_, cells_);
+  return cells;
 }
 
 ConnectionPlanes::Bits ConnectionPlanes::Around(Bits cells) const {

@@ -10,6 +10,7 @@
 
 #include "input_planes.h"
 #include "open_spiel/spiel.h"
+#include "plane_bits.h"
 
 namespace spiel_bounded {
 
@@ -26,8 +27,8 @@ class ConnectionPlanes final : public InputPlanes {
   int Entries(const float* observation, int first, int* entries) const override;
 
  private:
-  static constexpr int kBlocked = -1;            // a cell the other side holds
-  __extension__ typedef unsigned __int128 Bits;  // a board of at most 128 cells, a bit a cell
+  static constexpr int kBlocked = -1;  // a cell the other side holds
+  using Bits = CellBits;               // a board of at most 128 cells
   static constexpr int kMaxBitCells = 128;
 
   // Each cell's cheapest path from the cells `edge` over `costs`, the cell's own cost and the

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "connection_planes.h"
+#include "territory_planes.h"
 #include "threat_planes.h"
 
 namespace spiel_bounded {
@@ -21,8 +22,9 @@ std::unique_ptr<InputPlanes> MakeInputPlanes(const open_spiel::Game& game,
   if (inputs == "observation") return nullptr;
   if (inputs == "threats") return std::make_unique<ThreatPlanes>(game);
   if (inputs == "connections") return std::make_unique<ConnectionPlanes>(game);
+  if (inputs == "territory") return std::make_unique<TerritoryPlanes>(game);
   throw std::invalid_argument("value network: unknown inputs '" + inputs +
-                              "'; accepted: observation, threats, connections");
+                              "'; accepted: observation, threats, connections, territory");
 }
 
 }  // namespace spiel_bounded

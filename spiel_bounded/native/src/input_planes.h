@@ -1,6 +1,7 @@
 // Inputs a value network derives from a position's observation and reads after the mover bits
-// (`ModelConfig.inputs`): the threat planes of a line game (threat_planes.h) or the connections
-// of a hex board (connection_planes.h). Their entries are 0 or 1.
+// (`ModelConfig.inputs`): the threat planes of a line game (threat_planes.h), the connections
+// of a hex board (connection_planes.h) or the territory of an amazons board
+// (territory_planes.h). Their entries are 0 or 1.
 #pragma once
 
 #include <memory>
