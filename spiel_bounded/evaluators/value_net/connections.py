@@ -33,6 +33,7 @@ from typing import Any, Final
 import numpy as np
 import pyspiel
 
+from spiel_bounded.evaluators.value_net.host_planes import host_planes
 from spiel_bounded.games import game_description
 
 BLOCKED: Final = -1
@@ -84,15 +85,8 @@ class HexBoard:
         planes]` (the game's flat observations, planes first). numpy runs the native engine where
         it is built (else `reference_planes`); `jax.numpy` calls it back from the traced
         computation."""
-        if xp is np:
-            return connection_planes(np.asarray(observations, np.float32), self)
-        import jax
-
-        return jax.pure_callback(
-            lambda batch: connection_planes(np.asarray(batch, np.float32), self),
-            jax.ShapeDtypeStruct((observations.shape[0], self.size), np.float32),
-            observations,
-            vmap_method="broadcast_all",
+        return host_planes(
+            observations, xp, self.size, lambda batch: connection_planes(batch, self)
         )
 
 

@@ -26,6 +26,7 @@ from typing import Any, Final
 import numpy as np
 import pyspiel
 
+from spiel_bounded.evaluators.value_net.host_planes import host_planes
 from spiel_bounded.games import game_description
 
 PLANES: Final = 5
@@ -61,16 +62,7 @@ class AmazonsBoard:
         """The territory inputs `[batch, size]` (float32) of observations `[batch, ...]` (the
         game's flat observations, planes first). numpy runs the native engine where it is built
         (else `reference_planes`); `jax.numpy` calls it back from the traced computation."""
-        if xp is np:
-            return territory_planes(np.asarray(observations, np.float32), self)
-        import jax
-
-        return jax.pure_callback(
-            lambda batch: territory_planes(np.asarray(batch, np.float32), self),
-            jax.ShapeDtypeStruct((observations.shape[0], self.size), np.float32),
-            observations,
-            vmap_method="broadcast_all",
-        )
+        return host_planes(observations, xp, self.size, lambda batch: territory_planes(batch, self))
 
 
 def amazons_board(game: pyspiel.Game) -> AmazonsBoard | None:
