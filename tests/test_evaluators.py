@@ -488,8 +488,8 @@ def test_heuristic_rejects_games_without_one() -> None:
     game = pyspiel.load_game("kuhn_poker")
     assert not has_heuristic(game)
     message = (
-        r"^no heuristic for kuhn_poker; heuristics exist for: backgammon, bounded_random_tree, "
-        r"breakthrough, chinese_checkers, connect_four, maedn, pig, "
+        r"^no heuristic for kuhn_poker; heuristics exist for: amazons, backgammon, "
+        r"bounded_random_tree, breakthrough, chinese_checkers, connect_four, maedn, pig, "
     )
     with pytest.raises(ValueError, match=message + r"tic_tac_toe, yacht$"):
         HeuristicEvaluator(game)
@@ -499,6 +499,7 @@ def test_heuristic_rejects_games_without_one() -> None:
 
 def test_heuristic_games_listed() -> None:
     assert set(HEURISTIC_GAMES) == {
+        "amazons",
         "backgammon",
         "bounded_random_tree",
         "breakthrough",

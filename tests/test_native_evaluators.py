@@ -87,6 +87,8 @@ def assert_twin_values(
 # -- the hand-written heuristics ------------------------------------------------------------
 
 HEURISTIC_GAMES = [
+    ("amazons", 200, 150),
+    ("amazons(board_size=6)", 200, 30),
     ("backgammon", 300, 80),
     ("backgammon(scoring_type=full_scoring)", 300, 80),  # gammons
     ("backgammon(hyper_backgammon=true)", 200, 40),

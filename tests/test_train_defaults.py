@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ("connect_four", "bounded_ab", "heuristic", True, True, "observation"),
         ("othello", "bounded_ab", "rollout", True, True, "observation"),  # a half turn
         ("hex(board_size=7)", "bounded_ab", "rollout", True, True, "connections"),
+        ("amazons(board_size=6)", "bounded_ab", "heuristic", True, True, "territory"),
         ("backgammon", "bounded_star2", "heuristic", False, True, "observation"),
         ("chinese_checkers(players=3)", "maxn", "heuristic", False, False, "observation"),
     ],

@@ -1,9 +1,10 @@
-"""Fast hand-written heuristics for backgammon, breakthrough, connect_four, pig and tic_tac_toe.
+"""Fast hand-written heuristics for amazons, backgammon, breakthrough, connect_four, pig and
+tic_tac_toe.
 
 The games with chance, backgammon and pig, have their own heuristics in `heuristics_chance`: they
 estimate winning chances from the side to move (they also value chance nodes, which OpenSpiel's
 `expectiminimax` evaluates at the depth limit) and support every player count pig allows. The rest
-of this docstring is about the three deterministic games.
+of this docstring is about the deterministic two-player games.
 
 Every deterministic heuristic computes an integer *score* from player 0's point of view (positive:
 player 0 is better off) by reading `str(state)`, and `HeuristicEvaluator` maps it to per-player
@@ -24,6 +25,8 @@ leaf of a pure-Python alpha-beta search, so they avoid per-cell Python loops.
   completed four), plus `CONNECT_FOUR_CENTRE_BONUS` per piece in the centre column(s) in
   connect_four. Each board line is cut out of `str(state)` with one C-level slice and looked up in
   a table of line scores filled on first use.
+- amazons (`heuristics_amazons.AmazonsScorer`): the territory each side reaches first by queen
+  moves, and its mobility, read from the observation (not the text); 6x6, 8x8 and 10x10.
 - breakthrough (`_BreakthroughScorer`): for each player, `BREAKTHROUGH_PIECE` per piece plus,
   for a piece at distance d from its home row, `d + BREAKTHROUGH_ADVANCE * d**2 / (rows - 2)**2`
   (rounded down), an extra `BREAKTHROUGH_NEAR_PROMOTION` for a piece one step from the goal row,
@@ -46,6 +49,7 @@ from typing import Final
 
 import pyspiel
 
+from spiel_bounded.evaluators.heuristics_amazons import AMAZONS_SCALE, AmazonsScorer
 from spiel_bounded.evaluators.heuristics_chance import BackgammonScorer, PigScorer
 from spiel_bounded.evaluators.heuristics_nplayer import (
     ChineseCheckersScorer,
@@ -55,6 +59,7 @@ from spiel_bounded.evaluators.heuristics_nplayer import (
 from spiel_bounded.games import game_description
 
 HEURISTIC_GAMES: Final = (
+    "amazons",
     "backgammon",
     "bounded_random_tree",
     "breakthrough",
@@ -358,7 +363,7 @@ def _scorer(game: pyspiel.Game, short_name: str) -> tuple[Callable[[str], int], 
 class HeuristicEvaluator:
     """Values states of the games in `HEURISTIC_GAMES` with a fast hand-written heuristic.
 
-    connect_four, breakthrough, tic_tac_toe: `evaluate(state)` returns
+    connect_four, breakthrough, tic_tac_toe, amazons: `evaluate(state)` returns
     `(mid + half * v, mid - half * v)` with `v = 0.95 * tanh(score(state) / scale)`, a static
     score (see the module docstring). backgammon and pig: the values come from an estimated
     winning chance given the side to move (see `heuristics_chance`). chinese_checkers, maedn and
@@ -406,6 +411,12 @@ class HeuristicEvaluator:
             maedn = MaednScorer(game)
             self.scorer = maedn
             self._values, self._score = maedn.values, maedn.score
+        elif short_name == "amazons":
+            amazons = AmazonsScorer(game)
+            self.scorer = amazons
+            self._inverse_scale = 1.0 / AMAZONS_SCALE
+            self._score = amazons.score
+            self._values = lambda state: self._pair(amazons.score(state) * self._inverse_scale)
         elif short_name == "bounded_random_tree":
             self._values = _playout_returns
             self._score = lambda state: (_playout_returns(state)[0] - self._mid) / self._half

@@ -62,10 +62,10 @@ std::unique_ptr<Evaluator> MakeRolloutEvaluator(int playouts, uint64_t seed, dou
 std::unique_ptr<Evaluator> MakeCallbackEvaluator(
     std::function<double(const open_spiel::State&, int)> value, std::string name);
 
-// The hand-written heuristic of `game` (connect_four, tic_tac_toe, breakthrough; backgammon,
-// pig, chinese_checkers, maedn, yacht: heuristics_games.h), or nullptr when it has none in C++.
-// Throws std::invalid_argument when the game prints its states in a layout the heuristic does not
-// understand.
+// The hand-written heuristic of `game` (connect_four, tic_tac_toe, breakthrough; amazons,
+// backgammon, pig, chinese_checkers, maedn, yacht: heuristics_games.h), or nullptr when it has none
+// in C++. Throws std::invalid_argument when the game prints its states in a layout the heuristic
+// does not understand.
 std::unique_ptr<Evaluator> MakeHeuristicEvaluator(const open_spiel::Game& game);
 
 }  // namespace spiel_bounded

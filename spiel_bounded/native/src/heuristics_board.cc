@@ -412,6 +412,7 @@ std::unique_ptr<Evaluator> MakeHeuristicEvaluator(const open_spiel::Game& game) 
   // The games with chance and the n-player games have their own files.
   if (auto chance = MakeChanceHeuristic(game)) return chance;
   if (auto nplayer = MakeNPlayerHeuristic(game)) return nplayer;
+  if (auto amazons = MakeAmazonsHeuristic(game)) return amazons;
   const std::string short_name = game.GetType().short_name;
   if (short_name != "connect_four" && short_name != "tic_tac_toe" && short_name != "breakthrough") {
     return nullptr;

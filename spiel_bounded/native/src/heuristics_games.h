@@ -1,6 +1,7 @@
-// The heuristics of the games with chance and of the n-player games, and the seeded playouts:
-// C++ twins of spiel_bounded/evaluators/heuristics_chance.py, heuristics_nplayer.py and
-// seeded_rollout.py. `MakeHeuristicEvaluator` (heuristics_board.cc) finds the heuristics here.
+// The heuristics of amazons, of the games with chance and of the n-player games, and the seeded
+// playouts: C++ twins of spiel_bounded/evaluators/heuristics_amazons.py, heuristics_chance.py,
+// heuristics_nplayer.py and seeded_rollout.py. `MakeHeuristicEvaluator` (heuristics_board.cc) finds
+// the heuristics here.
 #pragma once
 
 #include <memory>
@@ -20,6 +21,10 @@ std::unique_ptr<Evaluator> MakeChanceHeuristic(const open_spiel::Game& game);
 // chinese_checkers, maedn and yacht (5 six-sided dice only, `YachtScorer.supports`) as
 // `ChineseCheckersScorer` / `MaednScorer` / `YachtScorer`; nullptr for another game.
 std::unique_ptr<Evaluator> MakeNPlayerHeuristic(const open_spiel::Game& game);
+
+// amazons (boards of at most 128 cells: all OpenSpiel makes) as `AmazonsScorer`
+// (heuristics_amazons.cc); nullptr for another game.
+std::unique_ptr<Evaluator> MakeAmazonsHeuristic(const open_spiel::Game& game);
 
 // `SeededRolloutEvaluator`: the mean returns of `rollouts` playouts of OpenSpiel's uniform
 // random bots, seeded by the CRC-32 of the state's text, by the same OpenSpiel functions

@@ -70,7 +70,8 @@ int TerritoryPlanes::Levels(Bits amazons, Bits empty, std::vector<Bits>& levels)
   }
 }
 
-int TerritoryPlanes::Entries(const float* observation, int first, int* entries) const {
+std::array<TerritoryPlanes::Bits, TerritoryPlanes::kPlanes> TerritoryPlanes::Planes(
+    const float* observation) const {
   const Bits empty = NonZeroBits(observation + empty_plane_ * cells_, cells_) & board_;
   int made[2];
   for (int player = 0; player < 2; ++player) {
@@ -78,7 +79,7 @@ int TerritoryPlanes::Entries(const float* observation, int first, int* entries) 
                           levels_[player]);
   }
   // Level d - 1 holds the cells at distance d; within d: the union of levels up to it.
-  Bits planes[kPlanes] = {0, 0, 0, 0, 0};
+  std::array<Bits, kPlanes> planes = {0, 0, 0, 0, 0};
   Bits within[2] = {0, 0};
   for (int d = 0; d < std::max(made[0], made[1]); ++d) {
     const Bits at[2] = {d < made[0] ? levels_[0][d] : Bits{0},
@@ -91,6 +92,21 @@ int TerritoryPlanes::Entries(const float* observation, int first, int* entries) 
   }
   planes[3] = made[0] > 0 ? levels_[0][0] : 0;
   planes[4] = made[1] > 0 ? levels_[1][0] : 0;
+  return planes;
+}
+
+std::array<int, TerritoryPlanes::kPlanes> TerritoryPlanes::Counts(const float* observation) const {
+  const std::array<Bits, kPlanes> planes = Planes(observation);
+  std::array<int, kPlanes> counts{};
+  for (int plane = 0; plane < kPlanes; ++plane) {
+    counts[plane] = __builtin_popcountll(static_cast<uint64_t>(planes[plane])) +
+                    __builtin_popcountll(static_cast<uint64_t>(planes[plane] >> 64));
+  }
+  return counts;
+}
+
+int TerritoryPlanes::Entries(const float* observation, int first, int* entries) const {
+  const std::array<Bits, kPlanes> planes = Planes(observation);
   int count = 0;
   for (int plane = 0; plane < kPlanes; ++plane) {
     const uint64_t halves[2] = {static_cast<uint64_t>(planes[plane]),

@@ -29,9 +29,14 @@ class TerritoryPlanes final : public InputPlanes {
 
   int size() const override { return kPlanes * cells_; }
   int Entries(const float* observation, int first, int* entries) const override;
+  // How many cells each of the five planes of `observation` holds.
+  std::array<int, kPlanes> Counts(const float* observation) const;
 
  private:
   using Bits = CellBits;
+
+  // The five planes of `observation` as bitboards.
+  std::array<Bits, kPlanes> Planes(const float* observation) const;
 
   // The cells one queen move from a cell of `from` through `empty`.
   Bits Reach(Bits from, Bits empty) const;
