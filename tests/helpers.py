@@ -136,7 +136,12 @@ def run_cli(
 
 
 def write_network(
-    path: Path, game: pyspiel.Game, model: ModelConfig, chance_view: str, seed: int = 0
+    path: Path,
+    game: pyspiel.Game,
+    model: ModelConfig,
+    chance_view: str,
+    seed: int = 0,
+    lifted_view: str = "restored",
 ) -> Path:
     """A random network of the scale training gives (weights ~ 1 / sqrt(fan in)), saved as the
     package saves them."""
@@ -156,6 +161,7 @@ def write_network(
         model=model,
         params=params,
         chance_view=chance_view,
+        lifted_view=lifted_view,
     )
     return save_checkpoint(path, checkpoint)
 

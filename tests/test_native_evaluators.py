@@ -202,13 +202,17 @@ NETWORKS = [
 ]
 
 
-@pytest.mark.parametrize("chance_view", ["next_mover", "player_0"])
+@pytest.mark.parametrize(
+    ("chance_view", "lifted_view"), [("next_mover", "restored"), ("player_0", "observed")]
+)
 @pytest.mark.parametrize(("name", "model", "plies"), NETWORKS)
 def test_networks_equal_the_numpy_reference(
-    name: str, model: ModelConfig, plies: int, chance_view: str, tmp_path: Path
+    name: str, model: ModelConfig, plies: int, chance_view: str, lifted_view: str, tmp_path: Path
 ) -> None:
     game = pyspiel.load_game(name)
-    path = write_network(tmp_path / "model.npz", game, model, chance_view, seed=len(name))
+    path = write_network(
+        tmp_path / "model.npz", game, model, chance_view, seed=len(name), lifted_view=lifted_view
+    )
     python = ValueNetEvaluator(game, path, engine="numpy")
     twin = _twin(ENGINE, python, game)
     assert twin is not None and twin.name == "value_net"
@@ -254,6 +258,7 @@ def _network(game: pyspiel.Game, model: ModelConfig, params: dict[str, Any], **c
         "conv_layers": model.conv_layers,
         "inputs": model.inputs,
         "chance_view": "next_mover",
+        "lifted_view": "restored",
         **changes,
     }
     return ENGINE.value_net_evaluator(game, params=params, **arguments)
@@ -294,6 +299,8 @@ def test_a_network_whose_weights_do_not_fit_is_refused() -> None:
         _network(othello, model, _params(othello, model), inputs="territory")
     with pytest.raises(ValueError, match="unknown chance view 'x'"):
         _network(game, model, _params(game, model), chance_view="x")
+    with pytest.raises(ValueError, match="unknown lifted view 'x'; accepted: restored, observed"):
+        _network(game, model, _params(game, model), lifted_view="x")
     with pytest.raises(ValueError, match="not an array"):
         _network(game, model, {**_params(game, model), "out/bias": "zero"})
 

@@ -44,6 +44,8 @@ CASES = [
     ("pig(winscore=20)", "bounded_star2", {"depth": 2}, {"tree_labels": True}),
     ("pig(winscore=20)", "bounded_star1", {"depth": 2}, {"opening_moves": 2}),
     ("backgammon", "bounded_star2", {"depth": 1}, {"epsilon": 0.0}),
+    # amazons: a third of the rows mid-turn, where the lifted amazon is put back.
+    ("amazons(board_size=6)", "bounded_ab", {"depth": 2}, {"tree_labels": True}),
 ]
 
 

@@ -36,6 +36,7 @@ CASES = [
     ("breakthrough", bounded_ab, "heuristic", (10, 50), 3, 0.0),
     ("pig(winscore=12)", bounded_star2, "heuristic", (0, 2), 3, 0.0),
     ("pig(winscore=12)", bounded_star1, "heuristic", (0, 3), 3, 0.1),
+    ("amazons(board_size=6)", bounded_ab, "heuristic", (30, 1), 2, 0.0),
 ]
 
 

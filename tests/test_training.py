@@ -523,6 +523,26 @@ def test_chance_games_record_the_view_of_chance_nodes_their_inputs_show(tmp_path
         assemble(tmp_path)
 
 
+def test_amazons_games_record_the_view_of_the_lifted_amazon(tmp_path: Path) -> None:
+    # Games written before the lifted amazon was put back on its cell are another input.
+    config = DataConfig(
+        game="amazons(board_size=6)",
+        games=1,
+        bot="bounded_ab",
+        bot_params={"depth": 1},
+        opening_moves=2,
+    )
+    made = generate_module.teacher(config)
+    assert made["lifted_view"] == "restored"
+    assert "lifted_view" not in generate_module.teacher(tiny_data(1))  # not amazons
+    generate(config, tmp_path, executor="inline")
+    game = tmp_path / "games" / "game_000000.npz"
+    without = {key: value for key, value in made.items() if key != "lifted_view"}
+    rewrite_game(game, teacher=encode_json(without))
+    with pytest.raises(ValueError, match="lifted_view"):
+        assemble(tmp_path)
+
+
 def test_root_children_are_kept_only_when_asked_and_old_directories_resume(
     tmp_path: Path,
 ) -> None:

@@ -34,6 +34,7 @@ from spiel_bounded.evaluators.value_net import (
 from spiel_bounded.evaluators.value_net.compiled import numba_available
 from spiel_bounded.evaluators.value_net.features import CHANCE_VIEWS, Features, next_mover
 from spiel_bounded.evaluators.value_net.layout import Layout, layout_for
+from spiel_bounded.evaluators.value_net.lifted import LIFTED_VIEWS
 from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
 from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import game_info
@@ -168,6 +169,64 @@ def test_backgammon_inputs_say_who_rolls_next() -> None:
     assert seen == {0, 1}
 
 
+@pytest.mark.parametrize("size", [6, 10])
+def test_the_lifted_amazon_is_back_on_its_cell_in_the_restored_view(size: int) -> None:
+    # After a turn's first action OpenSpiel's observation shows the chosen amazon's cell empty;
+    # the restored view shows the board before it, the same mover: the parent's input.
+    game = pyspiel.load_game(f"amazons(board_size={size})")
+    restored, observed = Features(game), Features(game, lifted_view="observed")
+    assert restored.lifted_view == LIFTED_VIEWS[0] == "restored"
+    checked = 0
+    for state in random_positions(game, 40, plies=(0, 60), seed=size):
+        while len(state.history()) % 3 != 0:
+            state.apply_action(state.legal_actions()[0])
+        if state.is_terminal():
+            continue
+        for action in state.legal_actions()[:3]:
+            lifted = state.child(action)
+            assert np.array_equal(restored.of(lifted), restored.of(state))
+            seen = observed.of(lifted)
+            assert np.array_equal(seen[: observed.observation_size], lifted.observation_tensor(0))
+            assert not np.array_equal(seen, observed.of(state))  # one amazon fewer
+            moved = lifted.child(lifted.legal_actions()[0])  # the turn's later actions: as seen
+            assert np.array_equal(restored.of(moved), observed.of(moved))
+            checked += 1
+    assert checked > 60
+
+
+def test_the_lifted_view_changes_no_other_game() -> None:
+    for name in ("breakthrough", "clobber", "hex(board_size=5)"):
+        game = pyspiel.load_game(name)
+        restored, observed = Features(game), Features(game, lifted_view="observed")
+        for state in random_positions(game, 20, plies=(0, 20), seed=1):
+            assert np.array_equal(restored.of(state), observed.of(state))
+
+
+def test_an_unknown_lifted_view_is_refused(tmp_path: Path) -> None:
+    game = pyspiel.load_game("amazons(board_size=6)")
+    with pytest.raises(ValueError, match="unknown lifted view 'x'; accepted: restored, observed"):
+        Features(game, lifted_view="x")
+    checkpoint = load_checkpoint(write_checkpoint(tmp_path / "n.npz", game, ModelConfig(width=4)))
+    save_checkpoint(tmp_path / "bad.npz", replace(checkpoint, lifted_view="x"))
+    with pytest.raises(ValueError, match="unknown lifted view 'x'; accepted: restored, observed"):
+        load_checkpoint(tmp_path / "bad.npz")
+
+
+def test_amazons_checkpoints_from_before_lifted_views_keep_their_inputs() -> None:
+    # The committed amazons networks were trained on OpenSpiel's observation as it is, the lifted
+    # amazon missing: they are still fed that way.
+    game = pyspiel.load_game("amazons")
+    evaluator = ValueNetEvaluator(game, "results/models/amazons_heuristic", engine="numpy")
+    assert evaluator.checkpoint.lifted_view == "observed"
+    observed = Features(game, lifted_view="observed")
+    network = NumpyNetwork(evaluator.layout, evaluator.checkpoint.params)
+    states = random_positions(game, 12, plies=(1, 40), seed=5)
+    assert any(len(state.history()) % 3 == 1 for state in states)
+    for state in states:
+        raw = network(observed.of(state)[None])[0]
+        np.testing.assert_allclose(evaluator.raw(state), raw, rtol=1e-6, atol=1e-6)
+
+
 def test_an_unknown_chance_view_is_refused(tmp_path: Path) -> None:
     game = pyspiel.load_game("pig")
     with pytest.raises(ValueError, match="unknown chance view 'x'; accepted: next_mover, player_0"):
@@ -237,6 +296,9 @@ def test_checkpoint_round_trip(tmp_path: Path) -> None:
     assert loaded.chance_view == "next_mover"
     player_0 = save_checkpoint(tmp_path / "old.npz", replace(loaded, chance_view="player_0"))
     assert load_checkpoint(player_0).chance_view == "player_0"
+    assert loaded.lifted_view == "restored"
+    observed = save_checkpoint(tmp_path / "observed.npz", replace(loaded, lifted_view="observed"))
+    assert load_checkpoint(observed).lifted_view == "observed"
 
 
 def test_a_checkpoint_from_before_chance_views_keeps_its_inputs() -> None:

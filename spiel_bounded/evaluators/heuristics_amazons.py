@@ -27,14 +27,13 @@ from typing import Final
 import numpy as np
 import pyspiel
 
+from spiel_bounded.evaluators.value_net.lifted import restore_lifted
 from spiel_bounded.evaluators.value_net.territory import territory_board, territory_planes
 
 AMAZONS_TERRITORY: Final = 5
 """Score per empty cell a side reaches in fewer queen moves than the other."""
 AMAZONS_SCALE: Final = 50.0
 """The tanh scale of the score."""
-TURN_ACTIONS: Final = 3
-"""Actions a turn takes: the amazon, its destination, the arrow."""
 
 
 class AmazonsScorer:
@@ -47,12 +46,7 @@ class AmazonsScorer:
         """The observation of `state` (float32) with an amazon chosen this turn, and so missing
         from it, back on its cell."""
         observation = np.asarray(state.observation_tensor(0), np.float32)
-        history = state.history()
-        if len(history) % TURN_ACTIONS == 1:
-            cell = history[-1]
-            planes = observation.reshape(-1, self._board.cells)
-            planes[self._board.empty_plane, cell] = 0.0
-            planes[self._board.player_planes[state.current_player()], cell] = 1.0
+        restore_lifted(state, observation, self._board)
         return observation
 
     def score(self, state: pyspiel.State) -> int:

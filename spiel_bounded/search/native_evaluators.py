@@ -80,6 +80,7 @@ def _value_net_twin(module: ModuleType, evaluator: Any, game: pyspiel.Game) -> A
         model.conv_layers,
         model.inputs,
         checkpoint.chance_view,
+        checkpoint.lifted_view,
         dict(checkpoint.params),
     )
 

@@ -29,6 +29,8 @@ import pyspiel
 from spiel_bounded import registry
 from spiel_bounded.evaluators.value_net.config import as_mapping
 from spiel_bounded.evaluators.value_net.features import CHANCE_VIEWS, Features
+from spiel_bounded.evaluators.value_net.lifted import LIFTED_VIEWS
+from spiel_bounded.evaluators.value_net.territory import amazons_board
 from spiel_bounded.games import load_game
 from spiel_bounded.runs.control import sigterm_stops_the_run
 from spiel_bounded.runs.executors import Death, Watch, make_executor
@@ -58,7 +60,8 @@ def teacher(config: DataConfig) -> dict[str, Any]:
     bot and all its parameters (defaults filled in; `seed` only when `bot_params` sets it, else
     each game seeds its seats), opening moves, epsilon and the base seed; in a game with chance
     nodes also the `chance_view` self-play writes its inputs with (the first of
-    `CHANCE_VIEWS`), so that games written with another view are refused."""
+    `CHANCE_VIEWS`), and in amazons its `lifted_view` (the first of `LIFTED_VIEWS`), so that
+    games written with another view are refused."""
     spec = registry.get_spec(config.bot)
     params = dict(config.bot_params)
     seeded = "seed" in spec.params and "seed" not in params
@@ -75,8 +78,11 @@ def teacher(config: DataConfig) -> dict[str, Any]:
         "epsilon": config.epsilon,
         "seed": config.seed,
     }
-    if load_game(config.game).get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC:
+    game = load_game(config.game)
+    if game.get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC:
         made["chance_view"] = CHANCE_VIEWS[0]
+    if amazons_board(game) is not None:
+        made["lifted_view"] = LIFTED_VIEWS[0]
     return json.loads(json.dumps(made, sort_keys=True, default=repr))
 
 

@@ -21,6 +21,7 @@ from spiel_bounded.bots.spec import evaluator_from, limits_from
 from spiel_bounded.evaluators import NET_PREFIX
 from spiel_bounded.evaluators.value_net.checkpoint import checkpoint_file
 from spiel_bounded.evaluators.value_net.features import CHANCE_VIEWS
+from spiel_bounded.evaluators.value_net.lifted import LIFTED_VIEWS
 from spiel_bounded.games import check_epsilon, game_info, load_game
 from spiel_bounded.native import engine_module
 from spiel_bounded.params import pick
@@ -100,6 +101,7 @@ def play_native_game(
         below=_below(config),
         label_min_depth=config.label_depth,
         chance_view=CHANCE_VIEWS[0],
+        lifted_view=LIFTED_VIEWS[0],
     )
     return _positions(played, index)
 

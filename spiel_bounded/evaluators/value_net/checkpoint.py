@@ -28,6 +28,7 @@ import pyspiel
 from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping
 from spiel_bounded.evaluators.value_net.features import CHANCE_VIEWS
 from spiel_bounded.evaluators.value_net.files import decode_json, encode_json, write_npz
+from spiel_bounded.evaluators.value_net.lifted import LIFTED_VIEWS
 from spiel_bounded.games import game_description, game_key, load_game
 from spiel_bounded.params import settings_from_table
 
@@ -58,6 +59,7 @@ class Checkpoint:
         record: How it was trained (data, labelling, losses, command, backend): free-form JSON.
         version: The package version that wrote it.
         chance_view: How its inputs show a chance node (`features.CHANCE_VIEWS`).
+        lifted_view: How its inputs show an amazon lifted mid-turn (`lifted.LIFTED_VIEWS`).
     """
 
     game: str
@@ -67,10 +69,13 @@ class Checkpoint:
     record: Mapping[str, Any] = field(default_factory=dict)
     version: str = field(default_factory=package_version)
     chance_view: str = CHANCE_VIEWS[0]
+    lifted_view: str = LIFTED_VIEWS[0]
 
 
 _OLD_CHANCE_VIEW: Final = "player_0"
 """The chance view of checkpoints written before the field existed."""
+_OLD_LIFTED_VIEW: Final = "observed"
+"""The lifted view of checkpoints written before the field existed."""
 
 
 def _checksum(meta: Mapping[str, Any], params: Mapping[str, np.ndarray]) -> str:
@@ -97,6 +102,7 @@ def save_checkpoint(path: str | os.PathLike[str], checkpoint: Checkpoint) -> Pat
         "observation_shape": list(checkpoint.observation_shape),
         "model": as_mapping(checkpoint.model),
         "chance_view": checkpoint.chance_view,
+        "lifted_view": checkpoint.lifted_view,
         "record": dict(checkpoint.record),
     }
     meta["checksum"] = _checksum(meta, params)
@@ -197,12 +203,17 @@ def _read_checkpoint(source: Path, resolved: Path, stamp: tuple[int, int, int]) 
         record=meta["record"],
         version=meta["version"],
         chance_view=meta.get("chance_view", _OLD_CHANCE_VIEW),
+        lifted_view=meta.get("lifted_view", _OLD_LIFTED_VIEW),
     )
-    if checkpoint.chance_view not in CHANCE_VIEWS:
-        raise ValueError(
-            f"checkpoint {str(source)!r} has an unknown chance view {checkpoint.chance_view!r}; "
-            f"accepted: {', '.join(CHANCE_VIEWS)} (written by a newer spiel_bounded?)"
-        )
+    for name, view, accepted in (
+        ("chance", checkpoint.chance_view, CHANCE_VIEWS),
+        ("lifted", checkpoint.lifted_view, LIFTED_VIEWS),
+    ):
+        if view not in accepted:
+            raise ValueError(
+                f"checkpoint {str(source)!r} has an unknown {name} view {view!r}; "
+                f"accepted: {', '.join(accepted)} (written by a newer spiel_bounded?)"
+            )
     return checkpoint
 
 

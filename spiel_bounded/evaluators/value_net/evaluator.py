@@ -79,7 +79,7 @@ class ValueNetEvaluator:
         self.checkpoint = load_checkpoint(self.path, game)
         self.layout = layout_of(self.checkpoint, game)
         self.form: OutputForm = output_form(game)
-        self._features = Features(game, self.checkpoint.chance_view)
+        self._features = Features(game, self.checkpoint.chance_view, self.checkpoint.lifted_view)
         self._network = NumpyNetwork(self.layout, self.checkpoint.params)
         self._buffer = np.zeros((1, self._features.size), dtype=np.float32)
         self._write = self._features.writer(self._buffer[0])

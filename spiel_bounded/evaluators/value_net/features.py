@@ -16,7 +16,8 @@ At a chance node what the input says depends on the `chance_view` (`CHANCE_VIEWS
 - "player_0" (checkpoints written before): player 0 observes and only the chance bit is set.
 
 A checkpoint records its view (`Checkpoint.chance_view`); in games without chance nodes the two
-are the same input.
+are the same input. It records too how an amazon lifted mid-turn is shown (`lifted.LIFTED_VIEWS`,
+`Checkpoint.lifted_view`): back on its cell, or missing as OpenSpiel's observation has it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ import numpy as np
 import pyspiel
 from open_spiel.python.observation import make_observation
 
+from spiel_bounded.evaluators.value_net.lifted import LIFTED_VIEWS, restore_lifted
+from spiel_bounded.evaluators.value_net.territory import amazons_board
 from spiel_bounded.games import game_description
 
 CHANCE_VIEWS: Final = ("next_mover", "player_0")
@@ -54,6 +57,7 @@ class Features:
     Args:
         game: The game.
         chance_view: One of `CHANCE_VIEWS`: what a chance node's input says.
+        lifted_view: One of `LIFTED_VIEWS`: whether an amazon lifted mid-turn is put back.
 
     Attributes:
         observation_shape: The game's `observation_tensor_shape()`.
@@ -61,12 +65,22 @@ class Features:
         size: Entries of the whole input (observation, then the mover's one-hot).
         observation: The reused array `observe` writes the observation into.
         chance_view: One of `CHANCE_VIEWS`.
+        lifted_view: One of `LIFTED_VIEWS`.
     """
 
-    def __init__(self, game: pyspiel.Game, chance_view: str = CHANCE_VIEWS[0]) -> None:
+    def __init__(
+        self,
+        game: pyspiel.Game,
+        chance_view: str = CHANCE_VIEWS[0],
+        lifted_view: str = LIFTED_VIEWS[0],
+    ) -> None:
         if chance_view not in CHANCE_VIEWS:
             raise ValueError(
                 f"unknown chance view {chance_view!r}; accepted: {', '.join(CHANCE_VIEWS)}"
+            )
+        if lifted_view not in LIFTED_VIEWS:
+            raise ValueError(
+                f"unknown lifted view {lifted_view!r}; accepted: {', '.join(LIFTED_VIEWS)}"
             )
         if not game.get_type().provides_observation_tensor:
             raise ValueError(
@@ -81,6 +95,8 @@ class Features:
         self.observation: np.ndarray = self._observer.tensor
         self.chance_view = chance_view
         self._next_mover = chance_view == "next_mover"
+        self.lifted_view = lifted_view
+        self._lifted = amazons_board(game) if lifted_view == "restored" else None
 
     def observe(self, state: pyspiel.State) -> int:
         """Writes the observation of `state` (not terminal) into `observation` and returns the
@@ -90,6 +106,8 @@ class Features:
         mover = state.current_player()
         if mover >= 0:
             self._observer.set_from(state, mover)
+            if self._lifted is not None:
+                restore_lifted(state, self.observation, self._lifted)
             return mover
         if not self._next_mover:
             self._observer.set_from(state, 0)

@@ -87,7 +87,7 @@ void BindAlphaBeta(py::module_& m) {
          const std::string& key_kind, int first_depth, int final_depth,
          std::optional<int64_t> max_nodes, std::optional<double> seconds,
          std::optional<py::function> clock, std::optional<std::string> label_chance_view,
-         int label_min_depth) {
+         const std::string& label_lifted_view, int label_min_depth) {
         AlphaBetaConfig config;
         config.epsilon = epsilon;
         config.transpositions = transpositions;
@@ -101,7 +101,7 @@ void BindAlphaBeta(py::module_& m) {
         config.final_depth = final_depth;
         Budget budget = MakeBudget(max_nodes, seconds, std::move(clock));
         if (!label_chance_view) return AlphaBetaSearch(state, evaluator, config, budget);
-        Features features(*state.GetGame(), *label_chance_view);
+        Features features(*state.GetGame(), {*label_chance_view, label_lifted_view});
         const LabelRequest request{features, label_min_depth};
         return AlphaBetaSearch(state, evaluator, config, budget, &request);
       },
@@ -110,7 +110,7 @@ void BindAlphaBeta(py::module_& m) {
       py::arg("probing"), py::arg("undo"), py::arg("key_kind"), py::arg("first_depth"),
       py::arg("final_depth"), py::arg("max_nodes") = py::none(), py::arg("seconds") = py::none(),
       py::arg("clock") = py::none(), py::arg("label_chance_view") = py::none(),
-      py::arg("label_min_depth") = 1,
+      py::arg("label_lifted_view") = "restored", py::arg("label_min_depth") = 1,
       "Bounded alpha-beta / Star-1 / Star-2 / paranoid from a decision state "
       "(spiel_bounded.search.alphabeta decides the arguments); with label_chance_view, the "
       "outcome's labels are the positions its table bounded (spiel_bounded.search.table_walk).");

@@ -102,7 +102,8 @@ void BindSelfPlay(py::module_& m) {
          bool probing, bool undo, const std::string& key_kind, int first_depth, int final_depth,
          int endgame_plies, std::optional<int64_t> max_nodes, std::optional<double> seconds,
          const std::string& policy, int opening_moves, bool bounds_game_value, double total,
-         const std::string& below, int label_min_depth, const std::string& chance_view) {
+         const std::string& below, int label_min_depth, const std::string& chance_view,
+         const std::string& lifted_view) {
         SelfPlayRules rules;
         rules.search.epsilon = epsilon;
         rules.search.transpositions = transpositions;
@@ -121,7 +122,7 @@ void BindSelfPlay(py::module_& m) {
         rules.total = total;
         rules.below = ParseBelow(below);
         rules.label_min_depth = label_min_depth;
-        Features features(game, chance_view);
+        Features features(game, {chance_view, lifted_view});
         return PlaySelfPlayGame(game, evaluator, rules, PythonChoices(draws), features,
                                 [&]() { return MakeBudget(max_nodes, seconds, std::nullopt); });
       },
@@ -131,7 +132,7 @@ void BindSelfPlay(py::module_& m) {
       py::arg("final_depth"), py::arg("endgame_plies"), py::arg("max_nodes") = py::none(),
       py::arg("seconds") = py::none(), py::arg("policy"), py::arg("opening_moves"),
       py::arg("bounds_game_value"), py::arg("total"), py::arg("below"), py::arg("label_min_depth"),
-      py::arg("chance_view"),
+      py::arg("chance_view"), py::arg("lifted_view"),
       "One self-play game of the alpha-beta family from the initial state "
       "(spiel_bounded.training.native_selfplay decides the arguments; `draws` makes the random "
       "choices: opening(legal), explore(legal), chance(outcomes, probabilities), "

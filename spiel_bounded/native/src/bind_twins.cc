@@ -89,7 +89,7 @@ void BindTwins(py::module_& m) {
       "value_net_evaluator",
       [](const open_spiel::Game& game, const std::string& kind, int width, int depth, int channels,
          int conv_layers, const std::string& inputs, const std::string& chance_view,
-         const py::dict& params) -> std::shared_ptr<Evaluator> {
+         const std::string& lifted_view, const py::dict& params) -> std::shared_ptr<Evaluator> {
         std::map<std::string, NetParam> arrays;
         for (const auto& item : params) {
           const auto name = item.first.cast<std::string>();
@@ -105,14 +105,15 @@ void BindTwins(py::module_& m) {
         }
         NetModel model{kind, width, depth, channels, conv_layers, inputs};
         try {
-          return MakeValueNetEvaluator(game, model, chance_view, std::move(arrays));
+          return MakeValueNetEvaluator(game, model, {chance_view, lifted_view}, std::move(arrays));
         } catch (const std::invalid_argument& error) {
           throw py::value_error(error.what());
         }
       },
       py::arg("game"), py::arg("kind"), py::arg("width"), py::arg("depth"), py::arg("channels"),
-      py::arg("conv_layers"), py::arg("inputs"), py::arg("chance_view"), py::arg("params"),
-      "`ValueNetEvaluator` in C++: the model config's fields, the chance view, and the "
+      py::arg("conv_layers"), py::arg("inputs"), py::arg("chance_view"), py::arg("lifted_view"),
+      py::arg("params"),
+      "`ValueNetEvaluator` in C++: the model config's fields, the chance and lifted views, and the "
       "parameters (name -> array, as `Layout.shapes()`); ValueError names a misfit.");
 }
 

@@ -32,19 +32,18 @@ void Toggle(Key& key, const Key& entry) {
 
 }  // namespace
 
-ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first,
-                     open_spiel::Observation& observation, const float* observed,
+ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first, Features& features,
                      const InputPlanes* planes)
     : first_(first),
-      observation_(observation),
-      observed_(observed),
+      features_(features),
+      observed_(features.observed()),
       size_(game.ObservationTensorSize()),
       limit_(std::max(4, size_ / 4)),
       exact_(first.ExactSums()),
       bases_(game.NumPlayers()),
       // A placement child's derived inputs come from its parent's board: threat planes only.
       placement_(planes == nullptr || dynamic_cast<const ThreatPlanes*>(planes) != nullptr
-                     ? Placement::Of(game, observation, observed)
+                     ? Placement::Of(game, features.observation(), observed_)
                      : std::nullopt),
       keyed_(placement_.has_value() && exact_),
       rows_(2 * size_ + 1),
@@ -67,7 +66,7 @@ ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first,
     }
   }
   if (placement_.has_value()) {
-    observation_.SetFrom(*game.NewInitialState(), 0);
+    features_.ObserveAs(*game.NewInitialState(), 0);
     empty_board_.assign(observed_, observed_ + size_);
   }
 }
@@ -84,7 +83,7 @@ void ChildSums::StartSearch(const open_spiel::State& root) {
                          static_cast<int>(rows_.size())) < 0) {
     return;
   }
-  observation_.SetFrom(root, 0);
+  features_.ObserveAs(root, 0);
   from_history_ = std::equal(board.begin(), board.end(), observed_);
 }
 
@@ -107,12 +106,12 @@ void ChildSums::Begin(open_spiel::State& parent, bool undo) {
         for (int k = 0; k < count; ++k) Toggle(base.key, entry_keys_[rows_[k]]);
       }
     } else {
-      observation_.SetFrom(parent, mover_);
+      features_.ObserveAs(parent, mover_);
       Refresh(base);
       RefreshKey(base);
     }
   } else {
-    observation_.SetFrom(parent, mover_);
+    features_.ObserveAs(parent, mover_);
     Update(base);
     RefreshKey(base);
   }
@@ -181,7 +180,7 @@ bool ChildSums::PrepareChild(const open_spiel::State& child) {
   const int mover = child.CurrentPlayer();
   if (child.IsTerminal() || mover < 0 || mover >= static_cast<int>(bases_.size())) return false;
   prepared_base_ = &Observed(mover);
-  observation_.SetFrom(child, mover);
+  features_.ObserveAs(child, mover);
   count_ = Changes(prepared_base_->observation.data(), mover);
   if (planes_ != nullptr) {
     plane_count_ = planes_->Entries(observed_, plane_offset_, plane_rows_.data());
@@ -201,7 +200,7 @@ void ChildSums::Sum(double* sum) const {
 ChildSums::Base& ChildSums::Observed(int observer) {
   Base& base = bases_[observer];
   if (base.ready) return base;
-  observation_.SetFrom(*parent_, observer);
+  features_.ObserveAs(*parent_, observer);
   Update(base);
   base.ready = base.held = true;
   return base;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "features.h"
 #include "input_planes.h"
 #include "keys.h"
 #include "net_layers.h"
@@ -22,11 +23,10 @@ namespace spiel_bounded {
 
 class ChildSums {
  public:
-  // For the network whose first layer is `first`, reading `observation` (which writes
-  // `observed`) of `game`, a turn-based game without chance, and after the mover bits the
-  // `planes` derived from the observation where not null: all outlive this.
-  ChildSums(const open_spiel::Game& game, const DenseLayer& first,
-            open_spiel::Observation& observation, const float* observed,
+  // For the network whose first layer is `first`, reading the observations `features` writes
+  // (as its views show them) of `game`, a turn-based game without chance, and after the mover
+  // bits the `planes` derived from the observation where not null: all outlive this.
+  ChildSums(const open_spiel::Game& game, const DenseLayer& first, Features& features,
             const InputPlanes* planes = nullptr);
 
   // A search from `root` starts (the parents' sums of the last one are dropped).
@@ -67,8 +67,8 @@ class ChildSums {
   int Changes(const float* before, int mover);
 
   const DenseLayer& first_;
-  open_spiel::Observation& observation_;
-  const float* observed_;
+  Features& features_;
+  const float* observed_;    // where `features_` observes
   int size_;                 // of the observation
   int limit_;                // the most terms a sum is brought up to date by (more: made afresh)
   bool exact_;               // `first.ExactSums()`: sums brought up to date equal those made afresh

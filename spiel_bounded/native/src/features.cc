@@ -18,15 +18,20 @@ int NextMover(const open_spiel::State& state) {
 
 }  // namespace
 
-Features::Features(const open_spiel::Game& game, const std::string& chance_view)
+Features::Features(const open_spiel::Game& game, const FeatureViews& views)
     : players_(game.NumPlayers()),
       observation_size_(0),
-      next_mover_(chance_view == "next_mover"),
+      next_mover_(views.chance == "next_mover"),
       bits_(players_ + 1, 0.0f) {
-  if (chance_view != "next_mover" && chance_view != "player_0") {
-    throw std::invalid_argument("value network: unknown chance view '" + chance_view +
+  if (views.chance != "next_mover" && views.chance != "player_0") {
+    throw std::invalid_argument("value network: unknown chance view '" + views.chance +
                                 "'; accepted: next_mover, player_0");
   }
+  if (views.lifted != "restored" && views.lifted != "observed") {
+    throw std::invalid_argument("value network: unknown lifted view '" + views.lifted +
+                                "'; accepted: restored, observed");
+  }
+  if (views.lifted == "restored") lifted_ = LiftedAmazon::For(game);
   if (!game.GetType().provides_observation_tensor) {
     throw std::invalid_argument("value network: " + GameDescription(game) +
                                 " has no observation tensor, which a value network reads");
@@ -56,17 +61,22 @@ void Features::Observe(const open_spiel::State& state) {
   const int mover = state.CurrentPlayer();
   std::fill(bits_.begin(), bits_.end(), 0.0f);
   if (mover >= 0) {
-    observation_->SetFrom(state, mover);
+    ObserveAs(state, mover);
     bits_[mover] = 1.0f;
   } else if (!next_mover_) {
-    observation_->SetFrom(state, 0);
+    ObserveAs(state, 0);
     bits_[players_] = 1.0f;
   } else {
     const int observer = NextMover(state);
-    observation_->SetFrom(state, observer);
+    ObserveAs(state, observer);
     bits_[observer] = 1.0f;
     bits_[players_] = 1.0f;
   }
+}
+
+void Features::ObserveAs(const open_spiel::State& state, int observer) {
+  observation_->SetFrom(state, observer);
+  if (lifted_) lifted_->Restore(state, observed_);
 }
 
 void Features::Write(const open_spiel::State& state, float* out) {

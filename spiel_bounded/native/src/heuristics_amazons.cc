@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "heuristics_games.h"
+#include "lifted_amazon.h"
 #include "territory_planes.h"
 
 namespace spiel_bounded {
@@ -16,17 +17,12 @@ namespace {
 
 constexpr int kTerritory = 5;         // AMAZONS_TERRITORY
 constexpr double kScale = 50.0;       // AMAZONS_SCALE
-constexpr int kTurnActions = 3;       // TURN_ACTIONS: the amazon, its destination, the arrow
 constexpr double kConfidence = 0.95;  // _CONFIDENCE
-constexpr int kEmptyPlane = 0;
-constexpr std::array<int, 2> kPlayerPlanes = {2, 1};
 
 class AmazonsHeuristic final : public Evaluator {
  public:
-  AmazonsHeuristic(const open_spiel::Game& game, int rows)
-      : planes_(rows, kEmptyPlane, kPlayerPlanes),
-        cells_(rows * rows),
-        observation_(game.ObservationTensorSize()) {
+  AmazonsHeuristic(const open_spiel::Game& game, LiftedAmazon lifted)
+      : planes_(game), lifted_(lifted), observation_(game.ObservationTensorSize()) {
     const double low = game.MinUtility(), high = game.MaxUtility();
     mid_ = 0.5 * (low + high);
     half_ = 0.5 * (high - low) * kConfidence;
@@ -47,21 +43,14 @@ class AmazonsHeuristic final : public Evaluator {
  private:
   double Offset(const open_spiel::State& state) {
     state.ObservationTensor(0, absl::MakeSpan(observation_));
-    // After the turn's first action the chosen amazon is missing from the observation: put it
-    // back on its cell.
-    const std::vector<open_spiel::State::PlayerAction>& history = state.FullHistory();
-    if (history.size() % kTurnActions == 1) {
-      const open_spiel::Action cell = history.back().action;
-      observation_[kEmptyPlane * cells_ + cell] = 0.0F;
-      observation_[kPlayerPlanes[state.CurrentPlayer()] * cells_ + cell] = 1.0F;
-    }
+    lifted_.Restore(state, observation_.data());
     const std::array<int, TerritoryPlanes::kPlanes> counts = planes_.Counts(observation_.data());
     const int score = kTerritory * (counts[0] - counts[1]) + (counts[3] - counts[4]);
     return half_ * std::tanh(score * (1.0 / kScale));
   }
 
   TerritoryPlanes planes_;
-  int cells_;
+  LiftedAmazon lifted_;
   double mid_ = 0.0;
   double half_ = 0.0;
   std::vector<float> observation_;  // scratch of `Offset`
@@ -74,7 +63,7 @@ std::unique_ptr<Evaluator> MakeAmazonsHeuristic(const open_spiel::Game& game) {
   const int rows = game.GetParameters().at("board_size").int_value();
   // OpenSpiel's boards (6, 8, 10 rows) all fit; a larger one would be left to Python.
   if (rows * rows > TerritoryPlanes::kMaxCells) return nullptr;
-  return std::make_unique<AmazonsHeuristic>(game, rows);
+  return std::make_unique<AmazonsHeuristic>(game, *LiftedAmazon::For(game));
 }
 
 }  // namespace spiel_bounded

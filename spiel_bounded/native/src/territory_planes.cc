@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "amazons_observation.h"
 #include "heuristics_games.h"
 
 namespace spiel_bounded {
@@ -15,8 +16,8 @@ TerritoryPlanes::TerritoryPlanes(const open_spiel::Game& game) {
         "value network: inputs = territory reads an amazons board; " + GameDescription(game) +
         " is not one; accepted: amazons (any size), or inputs = observation");
   }
-  // The observation: empty cells, player 1's amazons, player 0's, arrows.
-  *this = TerritoryPlanes(game.GetParameters().at("board_size").int_value(), 0, {2, 1});
+  *this = TerritoryPlanes(game.GetParameters().at("board_size").int_value(),
+                          amazons_observation::kEmptyPlane, amazons_observation::kPlayerPlanes);
 }
 
 TerritoryPlanes::TerritoryPlanes(int rows, int empty_plane, std::array<int, 2> player_planes)

@@ -80,9 +80,9 @@ struct OutputForm {
 
 class ValueNetEvaluator final : public Evaluator {
  public:
-  ValueNetEvaluator(const open_spiel::Game& game, const NetModel& model,
-                    const std::string& chance_view, std::map<std::string, NetParam> params)
-      : form_(game), players_(game.NumPlayers()), features_(game, chance_view) {
+  ValueNetEvaluator(const open_spiel::Game& game, const NetModel& model, const FeatureViews& views,
+                    std::map<std::string, NetParam> params)
+      : form_(game), players_(game.NumPlayers()), features_(game, views) {
     if (model.kind != "mlp" && model.kind != "conv") {
       throw std::invalid_argument("value network: unknown model kind '" + model.kind +
                                   "'; accepted: mlp, conv");
@@ -148,8 +148,7 @@ class ValueNetEvaluator final : public Evaluator {
     const open_spiel::GameType& type = game.GetType();
     if (convs_.empty() && type.dynamics == open_spiel::GameType::Dynamics::kSequential &&
         type.chance_mode == open_spiel::GameType::ChanceMode::kDeterministic) {
-      children_ = std::make_unique<ChildSums>(game, layers_[0], features_.observation(),
-                                              features_.observed(), derived_.get());
+      children_ = std::make_unique<ChildSums>(game, layers_[0], features_, derived_.get());
       if (children_->keyed()) memo_.emplace(players_, kMemoSlotsLog2);
     }
   }
@@ -288,10 +287,9 @@ class ValueNetEvaluator final : public Evaluator {
 }  // namespace
 
 std::unique_ptr<Evaluator> MakeValueNetEvaluator(const open_spiel::Game& game,
-                                                 const NetModel& model,
-                                                 const std::string& chance_view,
+                                                 const NetModel& model, const FeatureViews& views,
                                                  std::map<std::string, NetParam> params) {
-  return std::make_unique<ValueNetEvaluator>(game, model, chance_view, std::move(params));
+  return std::make_unique<ValueNetEvaluator>(game, model, views, std::move(params));
 }
 
 }  // namespace spiel_bounded

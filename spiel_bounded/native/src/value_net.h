@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "evaluator.h"
+#include "features.h"
 #include "open_spiel/spiel.h"
 
 namespace spiel_bounded {
@@ -34,14 +35,13 @@ struct NetParam {
 };
 
 // The network `model` with `params` (named as `Layout.shapes()`: "dense_0/kernel", ...) on
-// `game`, showing chance nodes as `chance_view` ("next_mover" or "player_0"). Throws
-// std::invalid_argument naming what is wrong: an unknown kind or chance view, a game without an
+// `game`, its inputs shown as `views` say (`Features`). Throws
+// std::invalid_argument naming what is wrong: an unknown kind or view, a game without an
 // observation tensor, a conv model over a non-board observation, derived inputs on a game they
 // cannot read (threats without lines, connections off hex), a missing, unexpected or misshapen
 // parameter.
 std::unique_ptr<Evaluator> MakeValueNetEvaluator(const open_spiel::Game& game,
-                                                 const NetModel& model,
-                                                 const std::string& chance_view,
+                                                 const NetModel& model, const FeatureViews& views,
                                                  std::map<std::string, NetParam> params);
 
 }  // namespace spiel_bounded

@@ -368,6 +368,7 @@ def _native_run(
             if labels is None
             else {
                 "label_chance_view": labels.features.chance_view,
+                "label_lifted_view": labels.features.lifted_view,
                 "label_min_depth": labels.min_depth,
             }
         ),
