@@ -147,27 +147,30 @@ def test_a_point_target_is_an_interval_of_width_zero() -> None:
 )
 def test_mirror_features_are_the_features_of_the_mirrored_position(game_string: str) -> None:
     """Brute force: replay random games on a second board, each move replaced by the legal
-    move whose child's observation is the mirror image of the original child's."""
+    move whose child's observation is the mirror image of the original child's (as OpenSpiel
+    shows it: in amazons the input after choosing an amazon is its parent's, the lifted amazon
+    back on its cell, whichever is chosen)."""
     game = pyspiel.load_game(game_string)
     assert game.get_type().short_name in MIRRORS
     assert symmetry_of(game) is not None
-    features = Features(game)
+    features, observed = Features(game), Features(game, lifted_view="observed")
     rng = np.random.default_rng(0)
     for _ in range(5):
         state, mirror = game.new_initial_state(), game.new_initial_state()
         while not state.is_terminal():
-            original = features.of(state)[None, :]
-            assert np.array_equal(mirror_features(game, original)[0], features.of(mirror))
+            for view in (features, observed):
+                original = view.of(state)[None, :]
+                assert np.array_equal(mirror_features(game, original)[0], view.of(mirror))
             action = int(rng.choice(state.legal_actions()))
             state.apply_action(action)
             if state.is_terminal():
                 break
-            wanted = mirror_features(game, features.of(state)[None, :])[0]
+            wanted = mirror_features(game, observed.of(state)[None, :])[0]
             matches = [
                 move
                 for move in mirror.legal_actions()
                 if not mirror.child(move).is_terminal()
-                and np.array_equal(features.of(mirror.child(move)), wanted)
+                and np.array_equal(observed.of(mirror.child(move)), wanted)
             ]
             assert len(matches) == 1
             mirror.apply_action(matches[0])
