@@ -33,10 +33,11 @@ TURN_ACTIONS: Final = 3
 def restore_lifted(state: pyspiel.State, observation: np.ndarray, board: AmazonsBoard) -> None:
     """Puts the amazon `state`'s turn has lifted (if its first action is the last one played)
     back on its cell in `observation` (the flat observation of `state`, written in place)."""
-    history = state.history()
-    if len(history) % TURN_ACTIONS != 1:
+    # Every action counts as a move in amazons (no chance nodes): the move number is the
+    # history's length without building the history at every leaf.
+    if state.move_number() % TURN_ACTIONS != 1:
         return
-    cell = history[-1]
+    cell = state.history()[-1]
     planes = observation.reshape(-1, board.cells)
     planes[board.empty_plane, cell] = 0.0
     planes[board.player_planes[state.current_player()], cell] = 1.0
