@@ -258,6 +258,18 @@ def test_the_curve_scores_every_nth_network_against_its_references(tmp_path: Pat
     assert len(played) == 2
     assert run_curve(config, settings, executor="inline") == points
     assert {path: path.read_text() for path in played} == played  # read back, not replayed
+    # One more generation: generation 3, scored as the newest, keeps its point (read back) and
+    # is generation 4's previous network.
+    longer = replace(config, generations=replace(config.generations, count=4))
+    run_generations(longer, executor="inline")
+    resumed = run_curve(longer, settings, executor="inline")
+    assert [point.generation for point in resumed] == [2, 3, 4]
+    assert resumed[:2] == points
+    assert set(resumed[2].scores) == {"heuristic", "mcts", "previous"}
+    assert "gen_03/model.npz" in (tmp_path / "curve" / "gen_04" / "run.json").read_text()
+    assert {path: path.read_text() for path in played} == played
+    stored = json.loads((tmp_path / "curve.json").read_text())
+    assert [entry["generation"] for entry in stored["points"]] == [2, 3, 4]
 
 
 def test_curve_settings_and_references_are_checked() -> None:

@@ -1,8 +1,9 @@
 """The learning curve of a generations run: its networks scored against fixed references.
 
-Every `every`-th generation's network (and the newest) plays, as the `[data]` bot with that
-network as its evaluator, `games` games (every seat in turn, `seconds_per_move` for every bot) from
-openings of `opening_moves` random plies against each reference. In games without chance nodes
+Every `every`-th generation's network (and the newest, and any scored by an earlier call: a newest
+network keeps its point when the run goes on) plays, as the `[data]` bot with that network as its
+evaluator, `games` games (every seat in turn, `seconds_per_move` for every bot) from openings of
+`opening_moves` random plies against each reference. In games without chance nodes
 the openings are a suite drawn when the curve is first measured, `OUTPUT/curve/openings.txt`,
 none of whose positions a training game of the generations then finished reached
 (`training.openings`; a resumed run's later generations are checked against it before it is
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -77,13 +78,17 @@ class CurvePoint:
     scores: dict[str, Score]
 
 
-def scored_generations(records: list[GenerationRecord], every: int) -> list[int]:
-    """The generations whose networks are scored: every `every`-th, and the newest."""
+def scored_generations(
+    records: list[GenerationRecord], every: int, scored_before: Collection[int] = ()
+) -> list[int]:
+    """The generations whose networks are scored: every `every`-th, the newest, and those scored
+    already (a newest one of an earlier call keeps its point when later generations follow)."""
     numbers = [record.generation for record in records]
-    chosen = [number for number in numbers if number % every == 0]
-    if numbers and numbers[-1] not in chosen:
-        chosen.append(numbers[-1])
-    return chosen
+    return [
+        number
+        for number in numbers
+        if number % every == 0 or number == numbers[-1] or number in scored_before
+    ]
 
 
 def match_config(
@@ -242,6 +247,11 @@ def plot_curve(points: list[CurvePoint], path: Path, title: str) -> None:
     figure.savefig(path, dpi=110)
 
 
+def _curve_directory(directory: Path, generation: int) -> Path:
+    """Where generation `generation`'s matches are played (`OUTPUT/curve/gen_NN/`)."""
+    return directory / "curve" / generation_directory(directory, generation).name
+
+
 def run_curve(
     config: RunConfig,
     settings: CurveSettings,
@@ -272,8 +282,13 @@ def run_curve(
         if openings is not None
         else f"{opening_plies(config, settings)} random plies a game"
     )
-    for generation in scored_generations(records, settings.every):
-        output = directory / "curve" / generation_directory(directory, generation).name
+    scored_before = [
+        record.generation
+        for record in records
+        if (_curve_directory(directory, record.generation) / "games.csv").exists()
+    ]
+    for generation in scored_generations(records, settings.every, scored_before):
+        output = _curve_directory(directory, generation)
         matches = match_config(
             config,
             settings,
