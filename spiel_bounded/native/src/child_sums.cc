@@ -50,10 +50,14 @@ ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first, Feat
       xs_(2 * size_ + 1),
       planes_(planes),
       threats_(dynamic_cast<const ThreatPlanes*>(planes)),
-      plane_offset_(size_ + game.NumPlayers() + 1) {
+      territory_(dynamic_cast<const TerritoryPlanes*>(planes)),
+      plane_offset_(size_ + game.NumPlayers() + 1),
+      diff_planes_(planes != nullptr && !placement_.has_value()) {
   if (planes_ != nullptr) {
-    plane_rows_.resize(planes_->size());
-    ones_.assign(planes_->size(), 1.0f);
+    plane_rows_.resize(2 * planes_->size());
+    plane_xs_.assign(2 * planes_->size(), 1.0f);
+    entries_.resize(planes_->size());
+    bits_.resize((planes_->size() + 63) / 64);
   }
   for (Base& base : bases_) {
     base.observation.resize(size_);
@@ -182,8 +186,9 @@ bool ChildSums::PrepareChild(const open_spiel::State& child) {
   prepared_base_ = &Observed(mover);
   features_.ObserveAs(child, mover);
   count_ = Changes(prepared_base_->observation.data(), mover);
-  if (planes_ != nullptr) {
-    plane_count_ = planes_->Entries(observed_, plane_offset_, plane_rows_.data());
+  if (diff_planes_) {
+    PlaneBits();
+    plane_count_ = PlaneChanges(prepared_base_->planes);
   }
   return true;
 }
@@ -194,7 +199,9 @@ void ChildSums::Sum(double* sum) const {
   } else {
     first_.Add(prepared_base_->sum.data(), sum, rows_.data(), xs_.data(), count_);
   }
-  if (planes_ != nullptr) first_.Add(sum, sum, plane_rows_.data(), ones_.data(), plane_count_);
+  if (planes_ != nullptr) {
+    first_.Add(sum, sum, plane_rows_.data(), plane_xs_.data(), plane_count_);
+  }
 }
 
 ChildSums::Base& ChildSums::Observed(int observer) {
@@ -214,6 +221,15 @@ void ChildSums::Update(Base& base) {
   if (count < 0 || count > limit_) return Refresh(base);
   first_.Add(base.sum.data(), base.sum.data(), rows_.data(), xs_.data(), count);
   std::copy(observed_, observed_ + size_, base.observation.begin());
+  if (diff_planes_) UpdatePlanes(base);
+}
+
+// `base.planes` and their share of its sum brought to the observation `observed_`.
+void ChildSums::UpdatePlanes(Base& base) {
+  PlaneBits();
+  const int terms = PlaneChanges(base.planes);
+  first_.Add(base.sum.data(), base.sum.data(), plane_rows_.data(), plane_xs_.data(), terms);
+  base.planes = bits_;
 }
 
 // The observation `observed_` and its sum made afresh into `base`.
@@ -221,6 +237,10 @@ void ChildSums::Refresh(Base& base) {
   std::copy(observed_, observed_ + size_, base.observation.begin());
   first_.Start(base.sum.data());
   first_.AddNonZero(base.sum.data(), observed_, size_, 0);
+  if (diff_planes_) {
+    base.planes.assign(bits_.size(), 0);
+    UpdatePlanes(base);
+  }
 }
 
 // `base.key` made afresh from its observation, where `keyed_`.
@@ -262,6 +282,29 @@ int ChildSums::Changes(const float* before, int mover) {
     xs_[count++] = 1.0f;
   }
   return count;
+}
+
+// The derived inputs of `observed_` into `bits_`.
+void ChildSums::PlaneBits() {
+  if (territory_ != nullptr) return territory_->EntryBits(observed_, bits_.data());
+  std::fill(bits_.begin(), bits_.end(), uint64_t{0});
+  const int count = planes_->Entries(observed_, 0, entries_.data());
+  for (int k = 0; k < count; ++k) bits_[entries_[k] / 64] |= uint64_t{1} << (entries_[k] % 64);
+}
+
+// The terms that bring a sum over the derived inputs `before` to one over `bits_` (both packed
+// bits) into `plane_rows_` and `plane_xs_`: -1 for each entry only in `before`, +1 for each only
+// in `bits_`; their count.
+int ChildSums::PlaneChanges(const std::vector<uint64_t>& before) {
+  int terms = 0;
+  for (size_t word = 0; word < bits_.size(); ++word) {
+    for (uint64_t differ = bits_[word] ^ before[word]; differ != 0; differ &= differ - 1) {
+      const int bit = __builtin_ctzll(differ);
+      plane_rows_[terms] = plane_offset_ + static_cast<int>(64 * word) + bit;
+      plane_xs_[terms++] = (bits_[word] >> bit) & 1 ? 1.0f : -1.0f;
+    }
+  }
+  return terms;
 }
 
 }  // namespace spiel_bounded

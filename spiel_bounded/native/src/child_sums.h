@@ -2,10 +2,12 @@
 // lets a value network value the children at a search's depth limit (`Evaluator::BeginChildren`)
 // at the cost of the layers above the first. A child's observation differs from its parent's in
 // a few entries (a placement game: two), so its sum is the parent's plus the rows of those
-// entries and of its mover's bit (and, for a network reading derived inputs, of its own:
-// input_planes.h), in float64 (`DenseLayer::Add`).
+// entries and of its mover's bit, in float64 (`DenseLayer::Add`). A network reading derived
+// inputs (input_planes.h) adds a child's: in a placement game all of them (threat planes, from the
+// parent's board), else those that differ from the parent's, whose sum holds the parent's.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "open_spiel/observer.h"
 #include "open_spiel/spiel.h"
 #include "placement.h"
+#include "territory_planes.h"
 #include "threat_planes.h"
 
 namespace spiel_bounded {
@@ -51,13 +54,14 @@ class ChildSums {
 
  private:
   // The parent observed by one observer, and the first layer's sum over it without the mover
-  // bits.
+  // bits (with its derived inputs where `diff_planes_`).
   struct Base {
     bool ready = false;  // observes the current parent
     bool held = false;   // observes some parent
     std::vector<float> observation;
     std::vector<double> sum;
-    Key key;  // where `keyed_`: of the observation, without the mover bits
+    Key key;                       // where `keyed_`: of the observation, without the mover bits
+    std::vector<uint64_t> planes;  // where `diff_planes_`: its derived inputs, packed bits
   };
   Base& Observed(int observer);
   bool PrepareChild(const open_spiel::State& child);
@@ -65,6 +69,9 @@ class ChildSums {
   void Refresh(Base& base);
   void RefreshKey(Base& base) const;
   int Changes(const float* before, int mover);
+  void PlaneBits();
+  int PlaneChanges(const std::vector<uint64_t>& before);
+  void UpdatePlanes(Base& base);
 
   const DenseLayer& first_;
   Features& features_;
@@ -93,13 +100,18 @@ class ChildSums {
   int count_ = 0;
   Key child_key_;
   // Where the network reads derived inputs: the prepared child's (a function of its observation,
-  // so the keys need not cover them) as terms: the input entries that are 1, each times 1.
+  // so the keys need not cover them) as terms: in placement games the input entries that are 1,
+  // each times 1; else those that differ from its base's (`diff_planes_`), times +1 or -1.
   const InputPlanes* planes_;
   const ThreatPlanes* threats_;         // `planes_` where they are threat planes
+  const TerritoryPlanes* territory_;    // `planes_` where they are territory planes
   int plane_offset_;                    // their first input entry
   ThreatPlanes::Stones parent_stones_;  // placement games with threat planes: the parent's board
-  std::vector<int> plane_rows_;         // the prepared child's terms
-  std::vector<float> ones_;
+  bool diff_planes_ = false;     // outside placement games: a base's sum holds its derived inputs
+  std::vector<int> plane_rows_;  // the prepared child's terms
+  std::vector<float> plane_xs_;  // their factors (1 in placement games)
+  std::vector<uint64_t> bits_;   // `PlaneBits`: the derived inputs of `observed_`, packed
+  std::vector<int> entries_;     // scratch of `PlaneBits`
   int plane_count_ = 0;
 };
 

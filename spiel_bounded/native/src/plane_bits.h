@@ -36,4 +36,16 @@ inline CellBits NonZeroBits(const float* values, int count) {
   return (CellBits{words[1]} << 64) | words[0];
 }
 
+// ORs `bits` into the packed bits `words` from bit `offset` on (bit k of `bits` to bit offset + k);
+// `words` holds every bit set.
+inline void DepositBits(uint64_t* words, int offset, CellBits bits) {
+  for (int half = 0; half < 2; ++half, offset += 64) {
+    const uint64_t part = static_cast<uint64_t>(bits >> (64 * half));
+    if (part == 0) continue;
+    const int word = offset / 64, shift = offset % 64;
+    words[word] |= part << shift;
+    if (shift != 0 && (part >> (64 - shift)) != 0) words[word + 1] |= part >> (64 - shift);
+  }
+}
+
 }  // namespace spiel_bounded

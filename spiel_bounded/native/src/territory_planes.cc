@@ -96,6 +96,12 @@ std::array<TerritoryPlanes::Bits, TerritoryPlanes::kPlanes> TerritoryPlanes::Pla
   return planes;
 }
 
+void TerritoryPlanes::EntryBits(const float* observation, uint64_t* words) const {
+  const std::array<Bits, kPlanes> planes = Planes(observation);
+  std::fill(words, words + (size() + 63) / 64, uint64_t{0});
+  for (int plane = 0; plane < kPlanes; ++plane) DepositBits(words, plane * cells_, planes[plane]);
+}
+
 std::array<int, TerritoryPlanes::kPlanes> TerritoryPlanes::Counts(const float* observation) const {
   const std::array<Bits, kPlanes> planes = Planes(observation);
   std::array<int, kPlanes> counts{};

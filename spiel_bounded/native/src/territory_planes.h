@@ -29,6 +29,9 @@ class TerritoryPlanes final : public InputPlanes {
 
   int size() const override { return kPlanes * cells_; }
   int Entries(const float* observation, int first, int* entries) const override;
+  // The entries that are 1 on `observation` as packed bits (entry k: bit k % 64 of word k / 64)
+  // into `words`, (size() + 63) / 64 of them.
+  void EntryBits(const float* observation, uint64_t* words) const;
   // How many cells each of the five planes of `observation` holds.
   std::array<int, kPlanes> Counts(const float* observation) const;
 
