@@ -54,8 +54,8 @@ ChildSums::ChildSums(const open_spiel::Game& game, const DenseLayer& first, Feat
       plane_offset_(size_ + game.NumPlayers() + 1),
       diff_planes_(planes != nullptr && !placement_.has_value()) {
   if (planes_ != nullptr) {
-    plane_rows_.resize(2 * planes_->size());
-    plane_xs_.assign(2 * planes_->size(), 1.0f);
+    plane_rows_.resize(planes_->size());  // at most one term an entry
+    plane_xs_.assign(planes_->size(), 1.0f);
     entries_.resize(planes_->size());
     bits_.resize((planes_->size() + 63) / 64);
   }
