@@ -234,3 +234,22 @@ def game_record(round_: int, seats: tuple[str, str], returns: tuple[float, float
         actions=(0,),
         duration=0.0,
     )
+
+
+def table_record(number: int, seats: tuple[str, ...], returns: tuple[float, ...]) -> GameRecord:
+    """A record of game "g", round `number`, with these seats and returns (any number of seats)."""
+    from dataclasses import replace
+
+    return replace(
+        game_record(0, ("a", "b"), (0.0, 0.0)),
+        game_id=f"g|{','.join(seats)}|{number}",
+        round=number,
+        seats=seats,
+        bots=("random",) * len(seats),
+        params_hashes=("h",) * len(seats),
+        returns=returns,
+        seat_moves=(1,) + (0,) * (len(seats) - 1),
+        seconds_per_move=(0.0,) + (math.nan,) * (len(seats) - 1),
+        max_seconds=(0.0,) + (math.nan,) * (len(seats) - 1),
+        nodes_per_move=(None,) * len(seats),
+    )

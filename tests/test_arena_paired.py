@@ -20,7 +20,7 @@ from spiel_bounded.arena.plackett_luce import finishing_order, plackett_luce_tab
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.sprt import H0, H1, SPRTSettings, llr, replay, status
 from spiel_bounded.stats import wilson
-from tests.helpers import game_record
+from tests.helpers import game_record, table_record
 
 
 def pair(round_: int, first: float, second: float) -> list[GameRecord]:
@@ -203,26 +203,16 @@ def test_the_sprt_accepts_each_hypothesis_at_about_the_stated_error_rates() -> N
 # -- Plackett-Luce ratings from finishing orders ----------------------------------------------
 
 
-def table(number: int, seats: tuple[str, ...], returns: tuple[float, ...]) -> GameRecord:
-    base = game_record(0, ("a", "b"), (0.0, 0.0))
-    return GameRecord(
-        **{
-            **base.__dict__,
-            "game_id": f"g|{','.join(seats)}|{number}",
-            "round": number,
-            "seats": seats,
-            "returns": returns,
-        }
-    )
-
-
 def test_a_finishing_order_shares_ranks_on_ties_and_averages_copies() -> None:
-    assert finishing_order(table(0, ("x", "y", "z"), (0.5, 0.5, -1.0))) == (
+    assert finishing_order(table_record(0, ("x", "y", "z"), (0.5, 0.5, -1.0))) == (
         ["x", "y", "z"],
         [1, 1, 3],
     )
     # y holds two seats: its mean return (0.0) is behind x's 1.0.
-    assert finishing_order(table(1, ("y", "x", "y"), (-1.0, 1.0, 1.0))) == (["y", "x"], [2, 1])
+    assert finishing_order(table_record(1, ("y", "x", "y"), (-1.0, 1.0, 1.0))) == (
+        ["y", "x"],
+        [2, 1],
+    )
 
 
 def test_plackett_luce_recovers_the_order_of_known_strengths() -> None:
@@ -238,7 +228,7 @@ def test_plackett_luce_recovers_the_order_of_known_strengths() -> None:
             weights = np.exp([strengths[name] for name in left])
             finish.append(left.pop(rng.choice(len(left), p=weights / weights.sum())))
         returns = tuple(float(len(seats) - finish.index(name)) for name in seats)
-        records.append(table(number, seats, returns))
+        records.append(table_record(number, seats, returns))
     shuffled = ["s3", "s1", "s5", "s2", "s4"]
     ratings = plackett_luce_table(records, shuffled)
     assert set(ratings["scope"]) == {"g"}

@@ -20,6 +20,8 @@ class Report:
         paired: Per two-player game and pair: pentanomial statistics (`paired.paired_table`).
         plackett_luce: Per scope and bot: ratings from finishing orders
             (`plackett_luce.plackett_luce_table`).
+        plackett_luce_fit: Per scope with tables of three or more bots: the same model fitted
+            by maximum likelihood, order-free (`plackett_luce_fit.plackett_luce_fit_table`).
         sprt: Per two-bot pairing, the SPRT's result when the tournament has one
             (`report_statistics.sprt_table`).
         markdown: summary.md.
@@ -32,5 +34,6 @@ class Report:
     scores: dict[str, pd.DataFrame] = field(default_factory=dict)
     paired: pd.DataFrame = field(default_factory=pd.DataFrame)
     plackett_luce: pd.DataFrame = field(default_factory=pd.DataFrame)
+    plackett_luce_fit: pd.DataFrame = field(default_factory=pd.DataFrame)
     sprt: pd.DataFrame = field(default_factory=pd.DataFrame)
     markdown: str = ""

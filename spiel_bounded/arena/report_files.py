@@ -32,9 +32,10 @@ def write_report(report: Report, directory: str | Path, *, figures: bool = True)
         ("errors.csv", report.errors),
         ("paired.csv", report.paired),
         ("plackett_luce.csv", report.plackett_luce),
+        ("plackett_luce_fit.csv", report.plackett_luce_fit),
         ("sprt.csv", report.sprt),
     ):
-        if name == "sprt.csv" and report.sprt.empty:
+        if name in ("sprt.csv", "plackett_luce_fit.csv") and table.empty:
             continue
         path = directory / name
         table.to_csv(path, index=False, float_format="%.6g")
@@ -69,6 +70,12 @@ def _write_figures(report: Report, directory: Path) -> list[Path]:
             value="mu",
             label="Plackett-Luce mu (95% interval)",
             reference=PLACKETT_LUCE_START,
+        )
+        written.append(path)
+    if not report.plackett_luce_fit.empty:
+        path = directory / "ratings_plackett_luce_fit.png"
+        plots.rating_chart(
+            report.plackett_luce_fit, path, label="Plackett-Luce fit, Elo scale (95% interval)"
         )
         written.append(path)
     return written

@@ -15,6 +15,7 @@ import pandas as pd
 from spiel_bounded import markdown
 from spiel_bounded.arena.paired import pairs_of
 from spiel_bounded.arena.records import GameRecord
+from spiel_bounded.arena.settings import ReportSettings
 from spiel_bounded.arena.sprt import SPRTSettings, replay
 
 SPRT_COLUMNS: Final = (
@@ -157,3 +158,35 @@ def plackett_luce_lines(ratings: pd.DataFrame) -> list[str]:
     ]
     header = ["scope", "bot", "mu", "sigma", "95% interval", "ordinal", "order sd", "games"]
     return [*lines, *markdown.table(header, rows, "llrrrrrr"), ""]
+
+
+def plackett_luce_fit_lines(ratings: pd.DataFrame, settings: ReportSettings) -> list[str]:
+    """The section of the maximum-likelihood Plackett-Luce fit (only when some table seated
+    three or more distinct bots)."""
+    if ratings.empty:
+        return []
+    anchor = f"{settings.anchor} is at 0" if settings.anchor else "centred on their mean"
+    lines = [
+        "## Plackett-Luce by maximum likelihood",
+        "",
+        "The same model fitted to all finishing orders at once (the result does not depend on "
+        "the order of the games), on the Elo scale: a difference of D means finishing ahead of "
+        "the other bot 1 / (1 + 10^(-D/400)) of the time. Equal returns are an order not "
+        "observed (the likelihood sums over the tied bots' orders), so a tie says nothing about "
+        f"the tied bots; {anchor}. Intervals: 95% percentile bootstrap over "
+        f"{settings.bootstrap} resamples of each table's games. Only games whose tables seat "
+        "three or more distinct bots.",
+        "",
+    ]
+    rows = [
+        [
+            row["scope"],
+            row["bot"],
+            f"{row['elo']:+.0f}",
+            "-" if math.isnan(row["low"]) else f"[{row['low']:+.0f}, {row['high']:+.0f}]",
+            str(row["tables"]),
+        ]
+        for row in ratings.to_dict("records")
+    ]
+    header = ["scope", "bot", "Elo scale", "95% interval", "games"]
+    return [*lines, *markdown.table(header, rows, "llrrr"), ""]

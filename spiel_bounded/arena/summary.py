@@ -14,6 +14,7 @@ from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.report_data import Report
 from spiel_bounded.arena.report_statistics import (
     paired_lines,
+    plackett_luce_fit_lines,
     plackett_luce_lines,
     sprt_lines,
 )
@@ -128,6 +129,7 @@ def summary_markdown(
 
     lines += sprt_lines(report.sprt, sprt)
     lines += plackett_luce_lines(report.plackett_luce)
+    lines += plackett_luce_fit_lines(report.plackett_luce_fit, settings)
     lines += [
         "## Time and nodes per move",
         "",
