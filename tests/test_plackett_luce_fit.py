@@ -164,3 +164,22 @@ def test_the_report_holds_the_fit_for_tables_of_three_only(tmp_path: Path) -> No
     assert "maximum likelihood" not in report.markdown
     written = {path.name for path in write_report(report, tmp_path / "two", figures=False)}
     assert "plackett_luce_fit.csv" not in written
+
+
+def test_a_bot_that_never_finished_ahead_is_marked_as_held_by_the_prior() -> None:
+    records = simulated_tables({"x": 0.5, "y": 0.0, "z": -0.5}, 60, np.random.default_rng(8))
+    # w sits with x and y twelve times and always finishes last (behind both).
+    records += [
+        table_record(100 + number, ("w", "x", "y"), (-1.0, 1.0 - number % 2, number % 2))
+        for number in range(12)
+    ]
+    fit = fit_plackett_luce(
+        records, ["w", "x", "y", "z"], anchor="x", bootstrap=20, rng=np.random.default_rng(0)
+    )
+    assert fit.bounded == (False, True, True, True)
+    report = build_report(records, ReportSettings(anchor="x", bootstrap=20))
+    assert "| w (prior) |" in report.markdown and "| x (prior) |" not in report.markdown
+    assert "the prior of 1000 Elo holds it" in report.markdown
+    assert fit_plackett_luce(
+        records[:60], ["x", "y", "z"], anchor=None, bootstrap=0, rng=np.random.default_rng(0)
+    ).bounded == (True, True, True)

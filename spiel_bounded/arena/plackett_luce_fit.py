@@ -38,6 +38,8 @@ from typing import Final
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 from spiel_bounded.arena.plackett_luce import finishing_order
 from spiel_bounded.arena.ratings import ALL_GAMES
@@ -47,7 +49,7 @@ ELO_PER_NAT: Final = 400.0 / math.log(10.0)
 """Elo points per unit of theta (a natural-log odds)."""
 PRIOR_ELO: Final = 1000.0
 """Standard deviation of the normal prior on every strength, in Elo."""
-PLACKETT_LUCE_FIT_COLUMNS: Final = ("scope", "bot", "elo", "low", "high", "tables")
+PLACKETT_LUCE_FIT_COLUMNS: Final = ("scope", "bot", "elo", "low", "high", "tables", "bounded")
 
 Ranking = tuple[tuple[int, ...], ...]
 """A finishing order as groups of bot indices, the first place's group first."""
@@ -195,12 +197,18 @@ class PlackettLuceFit:
         samples: The strengths refitted on each bootstrap resample (resamples x bots), shifted
             the same way; empty without a bootstrap.
         tables: The finished tables each bot sat at.
+        bounded: Whether the games alone bound the bot's strength against the others': it is
+            in the largest group of bots each of which finished ahead of, and behind, the rest
+            of the group, directly or through others (Hunter's condition for a finite maximum,
+            Ann. Statist. 32, 2004). A bot that never finished ahead of anyone has no finite
+            strength by the games; the prior holds it, and its figures say little.
     """
 
     bots: tuple[str, ...]
     elo: np.ndarray
     samples: np.ndarray
     tables: tuple[int, ...]
+    bounded: tuple[bool, ...]
 
     def interval(self, bot: str) -> tuple[float, float]:
         """The 95% percentile interval of `bot`'s strength (NaN without a bootstrap)."""
@@ -256,7 +264,7 @@ def fit_plackett_luce(
         for bot in table:
             tables[bot] += sum(counter.values())
     if not bots:
-        return PlackettLuceFit((), np.zeros(0), np.zeros((0, 0)), ())
+        return PlackettLuceFit((), np.zeros(0), np.zeros((0, 0)), (), ())
     anchor_index = index.get(anchor) if anchor is not None else None
 
     def shifted(theta: np.ndarray) -> np.ndarray:
@@ -279,7 +287,22 @@ def fit_plackett_luce(
             total = int(counts[begin:end].sum())
             resampled[begin:end] = rng.multinomial(total, counts[begin:end] / total)
         samples[sample] = shifted(maximum_likelihood(terms, resampled, len(bots), theta))
-    return PlackettLuceFit(tuple(bots), shifted(theta), samples, tuple(tables))
+    return PlackettLuceFit(
+        tuple(bots), shifted(theta), samples, tuple(tables), bounded_bots(rankings, len(bots))
+    )
+
+
+def bounded_bots(rankings: Sequence[Ranking], size: int) -> tuple[bool, ...]:
+    """For each of `size` bots, whether it is in the largest strongly connected component of
+    the graph with an edge from every bot to each bot it finished ahead of (ties add none)."""
+    ahead = np.zeros((size, size))
+    for ranking in rankings:
+        for position, group in enumerate(ranking):
+            for after in ranking[position + 1 :]:
+                ahead[np.ix_(group, after)] = 1.0
+    _, component = connected_components(csr_matrix(ahead), directed=True, connection="strong")
+    largest = np.bincount(component).argmax()
+    return tuple(bool(label == largest) for label in component)
 
 
 def plackett_luce_fit_table(
@@ -302,5 +325,15 @@ def plackett_luce_fit_table(
         fit = fit_plackett_luce(chosen, order, anchor=anchor, bootstrap=bootstrap, rng=rng)
         for position, bot in enumerate(fit.bots):
             low, high = fit.interval(bot)
-            rows.append((scope, bot, float(fit.elo[position]), low, high, fit.tables[position]))
+            rows.append(
+                (
+                    scope,
+                    bot,
+                    float(fit.elo[position]),
+                    low,
+                    high,
+                    fit.tables[position],
+                    fit.bounded[position],
+                )
+            )
     return pd.DataFrame(rows, columns=list(PLACKETT_LUCE_FIT_COLUMNS))

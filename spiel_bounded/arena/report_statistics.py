@@ -14,6 +14,7 @@ import pandas as pd
 
 from spiel_bounded import markdown
 from spiel_bounded.arena.paired import pairs_of
+from spiel_bounded.arena.plackett_luce_fit import PRIOR_ELO
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.settings import ReportSettings
 from spiel_bounded.arena.sprt import SPRTSettings, replay
@@ -181,7 +182,7 @@ def plackett_luce_fit_lines(ratings: pd.DataFrame, settings: ReportSettings) -> 
     rows = [
         [
             row["scope"],
-            row["bot"],
+            row["bot"] + ("" if row["bounded"] else " (prior)"),
             f"{row['elo']:+.0f}",
             "-" if math.isnan(row["low"]) else f"[{row['low']:+.0f}, {row['high']:+.0f}]",
             str(row["tables"]),
@@ -189,4 +190,12 @@ def plackett_luce_fit_lines(ratings: pd.DataFrame, settings: ReportSettings) -> 
         for row in ratings.to_dict("records")
     ]
     header = ["scope", "bot", "Elo scale", "95% interval", "games"]
-    return [*lines, *markdown.table(header, rows, "llrrr"), ""]
+    lines += [*markdown.table(header, rows, "llrrr"), ""]
+    if not ratings["bounded"].all():
+        lines += [
+            "(prior): the games alone do not bound this bot's strength against the others' "
+            "(it never finished ahead of them, or never behind, directly or through other "
+            f"bots); the prior of {PRIOR_ELO:.0f} Elo holds it, so its figures say little.",
+            "",
+        ]
+    return lines
