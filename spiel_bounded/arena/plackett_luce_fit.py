@@ -244,14 +244,12 @@ def fit_plackett_luce(
         bootstrap: Resamples for the intervals (0: none).
         rng: Source of the resampling.
     """
-    orders = [finishing_order(record) for record in records if record.ok]
-    played = {bot for bots, _ in orders if len(bots) >= 2 for bot in bots}
+    finished = [record for record in records if record.ok and len(set(record.seats)) >= 2]
+    played = {bot for record in finished for bot in record.seats}
     bots = [label for label in labels if label in played] + sorted(played - set(labels))
     index = {bot: position for position, bot in enumerate(bots)}
     per_table: dict[tuple[int, ...], Counter[Ranking]] = {}
-    for record in sorted(records, key=lambda record: record.game_id):
-        if not record.ok or len(set(record.seats)) < 2:
-            continue
+    for record in sorted(finished, key=lambda record: record.game_id):
         ranking = ranking_of(record, index)
         table = tuple(sorted(bot for group in ranking for bot in group))
         per_table.setdefault(table, Counter())[ranking] += 1
