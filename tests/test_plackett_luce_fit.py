@@ -16,7 +16,7 @@ from spiel_bounded.arena.plackett_luce_fit import (
     RankingTerms,
     _group_log_probability,
     fit_plackett_luce,
-    plackett_luce_fit_table,
+    plackett_luce_fit_tables,
 )
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.report import build_report
@@ -143,27 +143,43 @@ def test_known_strengths_are_recovered_within_their_intervals() -> None:
 
 def test_the_fit_is_a_function_of_the_set_of_games() -> None:
     records = simulated_tables({"x": 0.5, "y": 0.0, "z": -0.5}, 90, np.random.default_rng(5))
-    first = plackett_luce_fit_table(records, ["x", "y", "z"], anchor=None, bootstrap=50, seed=1)
+    first = plackett_luce_fit_tables(records, ["x", "y", "z"], anchor=None, bootstrap=50, seed=1)
     shuffled = [records[index] for index in np.random.default_rng(2).permutation(len(records))]
-    again = plackett_luce_fit_table(shuffled, ["x", "y", "z"], anchor=None, bootstrap=50, seed=1)
-    pd.testing.assert_frame_equal(first, again)
-    assert first["elo"].sum() == pytest.approx(0.0, abs=1e-6)  # centred without an anchor
+    again = plackett_luce_fit_tables(shuffled, ["x", "y", "z"], anchor=None, bootstrap=50, seed=1)
+    pd.testing.assert_frame_equal(first.ratings, again.ratings)
+    pd.testing.assert_frame_equal(first.leads, again.leads)
+    assert first.ratings["elo"].sum() == pytest.approx(0.0, abs=1e-6)  # centred without an anchor
+    # each pair once, in display order, its lead the difference of the two strengths
+    elo = first.ratings.set_index("bot")["elo"]
+    assert [tuple(pair) for pair in first.leads[["bot", "opponent"]].to_numpy()] == [
+        ("x", "y"),
+        ("x", "z"),
+        ("y", "z"),
+    ]
+    for row in first.leads.to_dict("records"):
+        assert row["lead"] == pytest.approx(elo[row["bot"]] - elo[row["opponent"]])
+        assert row["low"] <= row["lead"] <= row["high"]
 
 
 def test_the_report_holds_the_fit_for_tables_of_three_only(tmp_path: Path) -> None:
     settings = ReportSettings(anchor="z", bootstrap=50)
     three = simulated_tables({"x": 0.5, "y": 0.0, "z": -0.5}, 60, np.random.default_rng(8))
     report = build_report(three, settings)
-    assert list(report.plackett_luce_fit["bot"]) == ["x", "y", "z"]
+    assert list(report.plackett_luce_fit.ratings["bot"]) == ["x", "y", "z"]
+    assert len(report.plackett_luce_fit.leads) == 3 and "| x | z |" in report.markdown
     assert "## Plackett-Luce by maximum likelihood" in report.markdown
     written = {path.name for path in write_report(report, tmp_path / "three")}
-    assert {"plackett_luce_fit.csv", "ratings_plackett_luce_fit.png"} <= written
+    assert {
+        "plackett_luce_fit.csv",
+        "plackett_luce_leads.csv",
+        "ratings_plackett_luce_fit.png",
+    } <= written
     two = [table_record(number, ("x", "y"), (1.0, -1.0)) for number in range(4)]
     report = build_report(two, settings)
-    assert report.plackett_luce_fit.empty
+    assert report.plackett_luce_fit.ratings.empty and report.plackett_luce_fit.leads.empty
     assert "maximum likelihood" not in report.markdown
     written = {path.name for path in write_report(report, tmp_path / "two", figures=False)}
-    assert "plackett_luce_fit.csv" not in written
+    assert not {"plackett_luce_fit.csv", "plackett_luce_leads.csv"} & written
 
 
 def test_a_bot_that_never_finished_ahead_is_marked_as_held_by_the_prior() -> None:

@@ -33,6 +33,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Final
 
 import numpy as np
@@ -50,6 +51,7 @@ ELO_PER_NAT: Final = 400.0 / math.log(10.0)
 PRIOR_ELO: Final = 1000.0
 """Standard deviation of the normal prior on every strength, in Elo."""
 PLACKETT_LUCE_FIT_COLUMNS: Final = ("scope", "bot", "elo", "low", "high", "tables", "bounded")
+PLACKETT_LUCE_LEAD_COLUMNS: Final = ("scope", "bot", "opponent", "lead", "low", "high")
 
 Ranking = tuple[tuple[int, ...], ...]
 """A finishing order as groups of bot indices, the first place's group first."""
@@ -303,27 +305,50 @@ def bounded_bots(rankings: Sequence[Ranking], size: int) -> tuple[bool, ...]:
     return tuple(bool(label == largest) for label in component)
 
 
-def plackett_luce_fit_table(
+@dataclass(frozen=True)
+class PlackettLuceTables:
+    """The fit's tables for a report.
+
+    Attributes:
+        ratings: `PLACKETT_LUCE_FIT_COLUMNS`: each bot's strength and interval, per scope.
+        leads: `PLACKETT_LUCE_LEAD_COLUMNS`: for each pair of bots of a scope (`bot` before
+            `opponent` in display order), `bot`'s strength minus `opponent`'s and its interval
+            from the same resamples (what says one is ahead of the other).
+    """
+
+    ratings: pd.DataFrame
+    leads: pd.DataFrame
+
+    @classmethod
+    def empty(cls) -> PlackettLuceTables:
+        """No scope to fit (no table seated three or more bots)."""
+        return cls(
+            ratings=pd.DataFrame(columns=list(PLACKETT_LUCE_FIT_COLUMNS)),
+            leads=pd.DataFrame(columns=list(PLACKETT_LUCE_LEAD_COLUMNS)),
+        )
+
+
+def plackett_luce_fit_tables(
     records: Sequence[GameRecord],
     order: Sequence[str],
     *,
     anchor: str | None,
     bootstrap: int,
     seed: int,
-) -> pd.DataFrame:
-    """`PLACKETT_LUCE_FIT_COLUMNS` per game whose tables seat three or more distinct bots (for
-    two the pairwise Elo says it) and over all such games when there are several."""
+) -> PlackettLuceTables:
+    """The fit per game whose tables seat three or more distinct bots (for two the pairwise Elo
+    says it) and over all such games when there are several."""
     games = sorted({record.game for record in records if record.ok and len(set(record.seats)) >= 3})
     scopes = [(game, [record for record in records if record.game == game]) for game in games]
     if len(games) > 1:
         scopes.append((ALL_GAMES, [record for record in records if record.game in games]))
-    rows = []
+    ratings, leads = [], []
     for scope_index, (scope, chosen) in enumerate(scopes):
         rng = np.random.default_rng([seed, scope_index])
         fit = fit_plackett_luce(chosen, order, anchor=anchor, bootstrap=bootstrap, rng=rng)
         for position, bot in enumerate(fit.bots):
             low, high = fit.interval(bot)
-            rows.append(
+            ratings.append(
                 (
                     scope,
                     bot,
@@ -334,4 +359,9 @@ def plackett_luce_fit_table(
                     fit.bounded[position],
                 )
             )
-    return pd.DataFrame(rows, columns=list(PLACKETT_LUCE_FIT_COLUMNS))
+        for bot, opponent in combinations(fit.bots, 2):
+            leads.append((scope, bot, opponent, *fit.difference(bot, opponent)))
+    return PlackettLuceTables(
+        ratings=pd.DataFrame(ratings, columns=list(PLACKETT_LUCE_FIT_COLUMNS)),
+        leads=pd.DataFrame(leads, columns=list(PLACKETT_LUCE_LEAD_COLUMNS)),
+    )

@@ -31,7 +31,7 @@ import pandas as pd
 
 from spiel_bounded.arena.paired import paired_table
 from spiel_bounded.arena.plackett_luce import plackett_luce_table
-from spiel_bounded.arena.plackett_luce_fit import plackett_luce_fit_table
+from spiel_bounded.arena.plackett_luce_fit import plackett_luce_fit_tables
 from spiel_bounded.arena.ratings import ALL_GAMES, outcome_counts, pairwise_outcomes, rate
 from spiel_bounded.arena.records import GameRecord, latest
 from spiel_bounded.arena.report_data import Report
@@ -284,7 +284,7 @@ def build_report(
         scores=scores,
         paired=paired_table(records, order),
         plackett_luce=plackett_luce_table(records, order),
-        plackett_luce_fit=plackett_luce_fit_table(
+        plackett_luce_fit=plackett_luce_fit_tables(
             records,
             order,
             anchor=settings.anchor,

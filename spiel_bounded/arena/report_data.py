@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from spiel_bounded.arena.plackett_luce_fit import PlackettLuceTables
+
 
 @dataclass(frozen=True, kw_only=True)
 class Report:
@@ -21,7 +23,8 @@ class Report:
         plackett_luce: Per scope and bot: ratings from finishing orders
             (`plackett_luce.plackett_luce_table`).
         plackett_luce_fit: Per scope with tables of three or more bots: the same model fitted
-            by maximum likelihood, order-free (`plackett_luce_fit.plackett_luce_fit_table`).
+            by maximum likelihood, order-free, each bot's rating and each pair's lead
+            (`plackett_luce_fit.plackett_luce_fit_tables`).
         sprt: Per two-bot pairing, the SPRT's result when the tournament has one
             (`report_statistics.sprt_table`).
         markdown: summary.md.
@@ -34,6 +37,6 @@ class Report:
     scores: dict[str, pd.DataFrame] = field(default_factory=dict)
     paired: pd.DataFrame = field(default_factory=pd.DataFrame)
     plackett_luce: pd.DataFrame = field(default_factory=pd.DataFrame)
-    plackett_luce_fit: pd.DataFrame = field(default_factory=pd.DataFrame)
+    plackett_luce_fit: PlackettLuceTables = field(default_factory=PlackettLuceTables.empty)
     sprt: pd.DataFrame = field(default_factory=pd.DataFrame)
     markdown: str = ""

@@ -32,10 +32,11 @@ def write_report(report: Report, directory: str | Path, *, figures: bool = True)
         ("errors.csv", report.errors),
         ("paired.csv", report.paired),
         ("plackett_luce.csv", report.plackett_luce),
-        ("plackett_luce_fit.csv", report.plackett_luce_fit),
+        ("plackett_luce_fit.csv", report.plackett_luce_fit.ratings),
+        ("plackett_luce_leads.csv", report.plackett_luce_fit.leads),
         ("sprt.csv", report.sprt),
     ):
-        if name in ("sprt.csv", "plackett_luce_fit.csv") and table.empty:
+        if name in ("sprt.csv", "plackett_luce_fit.csv", "plackett_luce_leads.csv") and table.empty:
             continue
         path = directory / name
         table.to_csv(path, index=False, float_format="%.6g")
@@ -72,10 +73,12 @@ def _write_figures(report: Report, directory: Path) -> list[Path]:
             reference=PLACKETT_LUCE_START,
         )
         written.append(path)
-    if not report.plackett_luce_fit.empty:
+    if not report.plackett_luce_fit.ratings.empty:
         path = directory / "ratings_plackett_luce_fit.png"
         plots.rating_chart(
-            report.plackett_luce_fit, path, label="Plackett-Luce fit, Elo scale (95% interval)"
+            report.plackett_luce_fit.ratings,
+            path,
+            label="Plackett-Luce fit, Elo scale (95% interval)",
         )
         written.append(path)
     return written

@@ -14,7 +14,7 @@ import pandas as pd
 
 from spiel_bounded import markdown
 from spiel_bounded.arena.paired import pairs_of
-from spiel_bounded.arena.plackett_luce_fit import PRIOR_ELO
+from spiel_bounded.arena.plackett_luce_fit import PRIOR_ELO, PlackettLuceTables
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.settings import ReportSettings
 from spiel_bounded.arena.sprt import SPRTSettings, replay
@@ -161,9 +161,10 @@ def plackett_luce_lines(ratings: pd.DataFrame) -> list[str]:
     return [*lines, *markdown.table(header, rows, "llrrrrrr"), ""]
 
 
-def plackett_luce_fit_lines(ratings: pd.DataFrame, settings: ReportSettings) -> list[str]:
+def plackett_luce_fit_lines(tables: PlackettLuceTables, settings: ReportSettings) -> list[str]:
     """The section of the maximum-likelihood Plackett-Luce fit (only when some table seated
     three or more distinct bots)."""
+    ratings = tables.ratings
     if ratings.empty:
         return []
     anchor = f"{settings.anchor} is at 0" if settings.anchor else "centred on their mean"
@@ -198,4 +199,21 @@ def plackett_luce_fit_lines(ratings: pd.DataFrame, settings: ReportSettings) -> 
             f"bots); the prior of {PRIOR_ELO:.0f} Elo holds it, so its figures say little.",
             "",
         ]
+    leads = [
+        [
+            row["scope"],
+            row["bot"],
+            row["opponent"],
+            f"{row['lead']:+.0f}",
+            "-" if math.isnan(row["low"]) else f"[{row['low']:+.0f}, {row['high']:+.0f}]",
+        ]
+        for row in tables.leads.to_dict("records")
+    ]
+    lines += [
+        "Each pair's lead (`bot`'s strength minus `opponent`'s), with its interval from the same "
+        "resamples: an interval clear of 0 says which of the two is ahead.",
+        "",
+        *markdown.table(["scope", "bot", "opponent", "lead", "95% interval"], leads, "lllrr"),
+        "",
+    ]
     return lines
