@@ -54,7 +54,6 @@ def main(argv: Sequence[str]) -> None:
         model=model,
         params=params,
         record={"command": command, "made": "the amazons heuristic as a network, untrained"},
-        lifted_view="restored",
     )
     sys.stdout.write(f"wrote {save_checkpoint(_OUTPUT.value, checkpoint)}\n")
 

@@ -34,6 +34,9 @@ AMAZONS_TERRITORY: Final = 5
 """Score per empty cell a side reaches in fewer queen moves than the other."""
 AMAZONS_SCALE: Final = 50.0
 """The tanh scale of the score."""
+AMAZONS_PLANE_WEIGHTS: Final = (AMAZONS_TERRITORY, -AMAZONS_TERRITORY, 0, 1, -1)
+"""The score's weight on a cell of each territory plane (`territory.PLANES`: player 0's first,
+player 1's first, tied, player 0's one-move reach, player 1's)."""
 
 
 class AmazonsScorer:
@@ -53,6 +56,5 @@ class AmazonsScorer:
         """The score of `state` from player 0's side (positive: player 0 better off)."""
         cells = self._board.cells
         planes = territory_planes(self.board(state)[None], self._board)[0].reshape(-1, cells)
-        first = int(planes[0].sum()) - int(planes[1].sum())
-        reach = int(planes[3].sum()) - int(planes[4].sum())
-        return AMAZONS_TERRITORY * first + reach
+        counts = planes.sum(axis=1).astype(np.int64)
+        return int(np.dot(AMAZONS_PLANE_WEIGHTS, counts))

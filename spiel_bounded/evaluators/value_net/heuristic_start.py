@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from spiel_bounded.evaluators.heuristics_amazons import AMAZONS_SCALE, AMAZONS_TERRITORY
+from spiel_bounded.evaluators.heuristics_amazons import AMAZONS_PLANE_WEIGHTS, AMAZONS_SCALE
 from spiel_bounded.evaluators.value_net.layout import Layout
 from spiel_bounded.evaluators.value_net.territory import PLANES
-
-_WEIGHTS = (AMAZONS_TERRITORY, -AMAZONS_TERRITORY, 0.0, 1.0, -1.0)
-"""The heuristic's weight on a cell of each territory plane (player 0's side)."""
 
 
 def heuristic_params(layout: Layout, seed: int) -> dict[str, np.ndarray]:
@@ -57,7 +54,7 @@ def heuristic_params(layout: Layout, seed: int) -> dict[str, np.ndarray]:
         else:  # LeCun normal, Flax's default for dense kernels
             params[name] = rng.normal(0.0, 1.0 / np.sqrt(shape[0]), shape).astype(np.float32)
     cells = derived.size // PLANES
-    first = np.repeat(np.asarray(_WEIGHTS, np.float32), cells) / AMAZONS_SCALE
+    first = np.repeat(np.asarray(AMAZONS_PLANE_WEIGHTS, np.float32), cells) / AMAZONS_SCALE
     start = layout.dense_input - derived.size  # the derived planes come last
     kernel = params["dense_0/kernel"]
     kernel[:, :2] = 0.0
