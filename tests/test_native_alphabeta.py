@@ -175,6 +175,21 @@ def test_a_full_table_refuses_the_same_entries_on_both_engines(
         assert native != unfilled, capacity
 
 
+def test_amazons_transpositions_on_the_board_key() -> None:
+    """The native table keys amazons by its cells (its text, one character a cell, is not
+    built): searches deep enough to meet the same board by two move orders hit the table and
+    search exactly as the Python engine, which keys by the text."""
+    game = pyspiel.load_game("amazons(board_size=6)")
+    hits = 0
+    for seed in range(3):
+        state = _position(game, seed, 30)
+        assert state is not None
+        python, native = _both(bounded_ab, state, lambda seed=seed: HashEvaluator(game, seed), 9)
+        assert python == native, seed
+        hits += native["tt_hits"]
+    assert hits > 0
+
+
 @pytest.mark.parametrize(("name", "depth"), CHANCE, ids=[name for name, _ in CHANCE])
 @pytest.mark.parametrize("search", [bounded_star1, bounded_star2], ids=lambda f: f.__name__)
 def test_chance_games(search: Any, name: str, depth: int) -> None:

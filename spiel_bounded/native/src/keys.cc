@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "open_spiel/games/amazons/amazons.h"
+
 namespace spiel_bounded {
 namespace {
 
@@ -76,6 +78,24 @@ void KeyFunction::Text(const open_spiel::State& state) const {
     Int(static_cast<int64_t>(stones[1]));
     return;
   }
+  // amazons' text is its board, one character a cell: the cells, two bits each, marked by
+  // another length no text has.
+  if (const auto* amazons = dynamic_cast<const open_spiel::amazons::AmazonsState*>(&state)) {
+    Int(-2);
+    uint64_t word = 0;
+    int bits = 0;
+    for (int cell = 0; cell < amazons->NumCells(); ++cell) {
+      word |= static_cast<uint64_t>(amazons->BoardAt(cell)) << bits;
+      bits += 2;
+      if (bits == 64) {
+        Int(static_cast<int64_t>(word));
+        word = 0;
+        bits = 0;
+      }
+    }
+    if (bits > 0) Int(static_cast<int64_t>(word));
+    return;
+  }
   // Written with its length, so that different parts never read alike.
   text_.Write(state, text_buffer_);
   Int(static_cast<int64_t>(text_buffer_.size()));
@@ -98,7 +118,7 @@ Key KeyFunction::operator()(const open_spiel::State& state) const {
       const int phase = state.MoveNumber() % 3;
       if (phase != 0) {
         Int(phase);
-        Int(state.History().back());
+        Int(state.FullHistory().back().action);  // by reference: `History` would copy it
       }
       break;
     }

@@ -24,8 +24,9 @@ enum class KeyKind { kString, kStringMove, kAmazons, kCheckers, kPig, kChanceCou
 // The kind named `name`; throws std::invalid_argument naming the accepted ones.
 KeyKind ParseKeyKind(const std::string& name);
 
-// The keys of one search: the same parts as the Python key function of `kind` (connect_four's
-// board text as its stones), hashed.
+// The keys of one search: the same parts as the Python key function of `kind` (the board text
+// of connect_four as its stones and of amazons as its cells, read without building the text),
+// hashed.
 class KeyFunction {
  public:
   KeyFunction(const open_spiel::State& root, KeyKind kind) : kind_(kind), text_(root) {}
