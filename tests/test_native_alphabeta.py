@@ -177,8 +177,8 @@ def test_a_full_table_refuses_the_same_entries_on_both_engines(
 
 def test_amazons_transpositions_on_the_board_key() -> None:
     """The native table keys amazons by its cells (its text, one character a cell, is not
-    built): searches deep enough to meet the same board by two move orders hit the table and
-    search exactly as the Python engine, which keys by the text."""
+    built): searches 9 plies deep, whose iterations find the states the iteration before stored
+    (table hits), search exactly as the Python engine, which keys by the text."""
     game = pyspiel.load_game("amazons(board_size=6)")
     hits = 0
     for seed in range(3):
