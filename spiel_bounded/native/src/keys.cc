@@ -68,6 +68,11 @@ KeyKind ParseKeyKind(const std::string& name) {
                               "chance_count, history");
 }
 
+KeyFunction::KeyFunction(const open_spiel::State& root, KeyKind kind)
+    : kind_(kind),
+      text_(root),
+      amazons_(dynamic_cast<const open_spiel::amazons::AmazonsState*>(&root) != nullptr) {}
+
 void KeyFunction::Text(const open_spiel::State& state) const {
   // connect_four's board as its stones (cheaper than its text, and equal exactly when the text
   // is), marked by a length no text has.
@@ -79,8 +84,11 @@ void KeyFunction::Text(const open_spiel::State& state) const {
     return;
   }
   // amazons' text is its board, one character a cell: the cells, two bits each, marked by
-  // another length no text has.
-  if (const auto* amazons = dynamic_cast<const open_spiel::amazons::AmazonsState*>(&state)) {
+  // another length no text has (the cast only where the root is amazons': off other games'
+  // hot path).
+  const auto* amazons =
+      amazons_ ? dynamic_cast<const open_spiel::amazons::AmazonsState*>(&state) : nullptr;
+  if (amazons != nullptr) {
     Int(-2);
     uint64_t word = 0;
     int bits = 0;

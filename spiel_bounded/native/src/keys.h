@@ -29,7 +29,7 @@ KeyKind ParseKeyKind(const std::string& name);
 // hashed.
 class KeyFunction {
  public:
-  KeyFunction(const open_spiel::State& root, KeyKind kind) : kind_(kind), text_(root) {}
+  KeyFunction(const open_spiel::State& root, KeyKind kind);
 
   // The key of `state` (the root or a state below it).
   Key operator()(const open_spiel::State& state) const;
@@ -42,6 +42,7 @@ class KeyFunction {
 
   KeyKind kind_;
   StateText text_;
+  bool amazons_;  // the root is amazons': its states' text is read as their cells
   mutable std::string text_buffer_;  // reused: no allocation per key
   mutable std::string bytes_;
 };
