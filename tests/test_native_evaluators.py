@@ -194,6 +194,7 @@ NETWORKS = [
     ("tic_tac_toe", ModelConfig(kind="conv", channels=3, width=8, inputs="threats"), 9),
     ("hex(board_size=5)", ModelConfig(width=8, inputs="connections"), 20),
     ("amazons(board_size=6)", ModelConfig(width=8, inputs="territory"), 30),
+    ("clobber", ModelConfig(width=8, inputs="contacts"), 20),
     (
         "hex(num_rows=3,num_cols=5,plain_obs_tensor=true)",
         ModelConfig(width=8, inputs="connections"),
@@ -297,6 +298,8 @@ def test_a_network_whose_weights_do_not_fit_is_refused() -> None:
         _network(othello, model, _params(othello, model), inputs="connections")
     with pytest.raises(ValueError, match=r"othello is not one; accepted: amazons \(any size\)"):
         _network(othello, model, _params(othello, model), inputs="territory")
+    with pytest.raises(ValueError, match=r"othello is not one; accepted: clobber \(boards of"):
+        _network(othello, model, _params(othello, model), inputs="contacts")
     with pytest.raises(ValueError, match="unknown chance view 'x'"):
         _network(game, model, _params(game, model), chance_view="x")
     with pytest.raises(ValueError, match="unknown lifted view 'x'; accepted: restored, observed"):
@@ -332,6 +335,8 @@ CHILDREN = [
     ("hex(board_size=5)", ModelConfig(width=16, depth=1, inputs="connections"), 20),
     ("amazons(board_size=6)", ModelConfig(width=16, depth=1, inputs="territory"), 90),
     ("amazons", ModelConfig(width=16, depth=1, inputs="territory"), 120),  # planes across words
+    ("clobber", ModelConfig(width=16, depth=1, inputs="contacts"), 20),
+    ("clobber(rows=8,columns=8)", ModelConfig(width=16, depth=1, inputs="contacts"), 40),
 ]
 
 

@@ -698,6 +698,7 @@ def test_an_unknown_engine_is_refused(tmp_path: Path) -> None:
         ("connect_four", ModelConfig(width=12, depth=1, inputs="threats")),
         ("hex(board_size=5)", ModelConfig(width=12, depth=1, inputs="connections")),
         ("amazons(board_size=6)", ModelConfig(width=12, depth=1, inputs="territory")),
+        ("clobber", ModelConfig(width=12, depth=1, inputs="contacts")),
         ("backgammon", ModelConfig(width=24, depth=2)),
         ("chinese_checkers(players=3)", ModelConfig(width=16, depth=1)),
         ("yacht(players=3)", ModelConfig(width=16, depth=0)),

@@ -55,6 +55,7 @@ def _derived_text(inputs: str) -> str:
         "threats": "reading each player's threat planes too ",
         "connections": "reading each side's cheapest connections and distance too ",
         "territory": "reading the cells each side reaches first too ",
+        "contacts": "reading the contacts and groups of stones too ",
     }.get(inputs, "")
 
 

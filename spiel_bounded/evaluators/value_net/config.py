@@ -34,7 +34,9 @@ class ModelConfig:
         "observation, or threats: also each player's cells that would complete a line "
         "(connect_four, tic_tac_toe, boards of at most 64 cells; value_net.threats), or "
         "connections: also each hex side's cheapest paths and distance (value_net.connections), "
-        "or territory: also the amazons cells each side reaches first (value_net.territory)",
+        "territory: also the amazons cells each side reaches first (value_net.territory), "
+        "or contacts: also the clobber stones that can capture, the contacts and the groups "
+        "(value_net.contacts)",
         OneOf(MODEL_INPUTS),
     )
 

@@ -1,6 +1,7 @@
 """Inputs a network derives from the observation (`ModelConfig.inputs`) and reads after the
 mover bits: threat planes of a line game (`threats.py`), connections of a hex board
-(`connections.py`) or territory of an amazons board (`territory.py`). They are functions of the
+(`connections.py`), territory of an amazons board (`territory.py`) or contacts and groups of a
+clobber board (`contacts.py`). They are functions of the
 observation computed inside the network, so stored features, datasets and mirror images are the
 same whatever a network derives."""
 
@@ -11,10 +12,11 @@ from typing import Any, Final, Protocol
 import pyspiel
 
 from spiel_bounded.evaluators.value_net.connections import connection_board
+from spiel_bounded.evaluators.value_net.contacts import contact_board
 from spiel_bounded.evaluators.value_net.territory import territory_board
 from spiel_bounded.evaluators.value_net.threats import threat_lines
 
-MODEL_INPUTS: Final = ("observation", "threats", "connections", "territory")
+MODEL_INPUTS: Final = ("observation", "threats", "connections", "territory", "contacts")
 """What a network reads: the observation and the mover bits, or those and derived inputs."""
 
 
@@ -41,4 +43,6 @@ def derived_inputs(game: pyspiel.Game, inputs: str) -> DerivedInputs | None:
         return connection_board(game)
     if inputs == "territory":
         return territory_board(game)
+    if inputs == "contacts":
+        return contact_board(game)
     return None

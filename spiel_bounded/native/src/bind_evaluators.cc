@@ -15,6 +15,7 @@
 
 #include "bindings.h"
 #include "connection_planes.h"
+#include "contact_planes.h"
 #include "evaluator.h"
 #include "open_spiel/spiel.h"
 #include "state_text.h"
@@ -132,6 +133,28 @@ void BindEvaluators(py::module_& m) {
       py::arg("observations"), py::arg("rows"), py::arg("empty_plane"), py::arg("player_planes"),
       "The territory inputs [batch, size] of amazons observations [batch, ...] "
       "(value_net.territory).");
+  m.def(
+      "contact_planes",
+      [](py::array_t<float, py::array::c_style | py::array::forcecast> observations, int rows,
+         int columns) {
+        const ContactPlanes contacts(rows, columns);
+        const py::ssize_t needed = py::ssize_t{2} * rows * columns;
+        if (observations.ndim() != 2 || observations.shape(1) < needed) {
+          throw py::value_error("observations must be [batch, >= " + std::to_string(needed) +
+                                "] for a " + std::to_string(rows) + "x" + std::to_string(columns) +
+                                " board");
+        }
+        const py::ssize_t batch = observations.shape(0);
+        py::array_t<float> out({batch, py::ssize_t{contacts.size()}});
+        for (py::ssize_t row = 0; row < batch; ++row) {
+          contacts.Write(observations.data() + row * observations.shape(1),
+                         out.mutable_data() + row * contacts.size());
+        }
+        return out;
+      },
+      py::arg("observations"), py::arg("rows"), py::arg("columns"),
+      "The contact inputs [batch, size] of clobber observations [batch, ...] "
+      "(value_net.contacts).");
   m.def(
       "child_leaves",
       [](Evaluator& evaluator, const open_spiel::State& state, int player, bool start_search,

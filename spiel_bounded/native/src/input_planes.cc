@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "connection_planes.h"
+#include "contact_planes.h"
 #include "territory_planes.h"
 #include "threat_planes.h"
 
@@ -23,8 +24,10 @@ std::unique_ptr<InputPlanes> MakeInputPlanes(const open_spiel::Game& game,
   if (inputs == "threats") return std::make_unique<ThreatPlanes>(game);
   if (inputs == "connections") return std::make_unique<ConnectionPlanes>(game);
   if (inputs == "territory") return std::make_unique<TerritoryPlanes>(game);
-  throw std::invalid_argument("value network: unknown inputs '" + inputs +
-                              "'; accepted: observation, threats, connections, territory");
+  if (inputs == "contacts") return std::make_unique<ContactPlanes>(game);
+  throw std::invalid_argument(
+      "value network: unknown inputs '" + inputs +
+      "'; accepted: observation, threats, connections, territory, contacts");
 }
 
 }  // namespace spiel_bounded

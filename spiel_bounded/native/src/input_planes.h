@@ -1,7 +1,7 @@
 // Inputs a value network derives from a position's observation and reads after the mover bits
 // (`ModelConfig.inputs`): the threat planes of a line game (threat_planes.h), the connections
-// of a hex board (connection_planes.h) or the territory of an amazons board
-// (territory_planes.h). Their entries are 0 or 1.
+// of a hex board (connection_planes.h), the territory of an amazons board (territory_planes.h)
+// or the contacts and groups of a clobber board (contact_planes.h). Their entries are 0 or 1.
 #pragma once
 
 #include <memory>
