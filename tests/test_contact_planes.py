@@ -5,12 +5,14 @@ images, and networks that read them."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pyspiel
 import pytest
 
 from spiel_bounded import native
+from spiel_bounded.evaluators.value_net import ValueNetEvaluator
 from spiel_bounded.evaluators.value_net.config import ModelConfig
 from spiel_bounded.evaluators.value_net.contacts import (
     CONTACT_STEPS,
@@ -22,8 +24,10 @@ from spiel_bounded.evaluators.value_net.contacts import (
 )
 from spiel_bounded.evaluators.value_net.features import Features
 from spiel_bounded.evaluators.value_net.layout import layout_for
+from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
 from spiel_bounded.testing import random_positions
 from spiel_bounded.training.symmetry import mirror_features, symmetry_of
+from tests.helpers import write_network
 
 needs_native = pytest.mark.skipif(not native.available(), reason=native.unavailable_reason())
 
@@ -79,6 +83,18 @@ def test_a_position_by_hand() -> None:
     assert blocks["live groups"].ravel().tolist() == [1, 1, 0, 0, 0, 0, 0, 0]
     assert blocks["live groups of 2"].ravel().tolist() == [1, 0, 0, 0, 0, 0, 0, 0]
     assert blocks["contacts"].ravel().tolist() == [1, 1] + [0] * (len(CONTACT_STEPS) - 2)
+
+
+def test_group_sizes_by_hand() -> None:
+    """o x o x . / . . . . . / x o . o x / o . x x o: live groups of 4 across the top, of 3 at the
+    bottom left and of 5 at the bottom right (two x side by side join its halves), none of 2."""
+    board = ClobberBoard(4, 5)
+    planes = reference_planes(np.array([_observation(["oxox.", ".....", "xo.ox", "o.xxo"])]), board)
+    blocks = _split(planes[0], board)
+    assert np.flatnonzero(blocks["groups of 3-4"]).tolist() == [0, 1, 2, 3, 10, 11, 15]
+    assert np.flatnonzero(blocks["groups of 5+"]).tolist() == [13, 14, 17, 18, 19]
+    assert not blocks["groups of 2"].any()
+    assert blocks["live groups"].ravel().tolist() == [1, 1, 1, 0, 0, 0, 0, 0]
 
 
 def _from_cell(move: str, board: ClobberBoard) -> int:
@@ -163,26 +179,42 @@ def test_the_native_inputs_refuse_a_wrong_shape_or_board() -> None:
     engine = native.module()
     with pytest.raises(ValueError, match=r"observations must be \[batch, >= 60\] for a 5x6"):
         engine.contact_planes(np.zeros((2, 50), np.float32), 5, 6)
-    with pytest.raises(ValueError, match="boards of 1 to 64 cells; this one has 81"):
+    with pytest.raises(
+        ValueError, match="at least 2 rows and 2 columns and at most 64 cells; this one is 9x9"
+    ):
         engine.contact_planes(np.zeros((2, 300), np.float32), 9, 9)
+    with pytest.raises(ValueError, match="this one is 1x64"):  # no shift of 64 bits
+        engine.contact_planes(np.zeros((2, 200), np.float32), 1, 64)
 
 
 def test_contact_inputs_need_a_clobber_board_of_64_cells() -> None:
     with pytest.raises(ValueError, match=r"reads a clobber board; .*accepted: clobber"):
         layout_for(pyspiel.load_game("hex"), ModelConfig(inputs="contacts"))
-    with pytest.raises(ValueError, match=r"at most 64 cells; .*has 81"):
+    with pytest.raises(ValueError, match=r"at most 64 cells; .* is 9x9"):
         layout_for(pyspiel.load_game("clobber(rows=9,columns=9)"), ModelConfig(inputs="contacts"))
+    with pytest.raises(ValueError, match=r"at least 2 rows and 2 columns.* is 1x6"):
+        layout_for(pyspiel.load_game("clobber(rows=1,columns=6)"), ModelConfig(inputs="contacts"))
 
 
-def test_a_contacts_network_reads_the_inputs_after_the_mover_bits() -> None:
+def test_a_contacts_network_reads_the_inputs_after_the_mover_bits(tmp_path: Path) -> None:
+    """The first layer reads the observation, the mover bits, then the contact inputs: with the
+    rows of those inputs zeroed the values change, so the network reads them."""
     game = pyspiel.load_game("clobber")
     board = clobber_board(game)
     assert board is not None
-    layout = layout_for(game, ModelConfig(width=8, depth=1, inputs="contacts"))
-    assert (
-        layout.dense_input
-        == layout_for(game, ModelConfig(width=8, depth=1)).dense_input + board.size
-    )
+    model = ModelConfig(width=8, depth=1, inputs="contacts")
+    layout = layout_for(game, model)
+    plain = layout_for(game, ModelConfig(width=8, depth=1)).dense_input
+    assert (plain, board.size, layout.dense_input) == (3 * 30 + 3, 225, 3 * 30 + 3 + 225)
+    path = write_network(tmp_path / "model.npz", game, model, "next_mover", seed=2)
+    evaluator = ValueNetEvaluator(game, path)
+    states = [s for s in random_positions(game, 5, plies=(4, 12), seed=1) if not s.is_terminal()]
+    params = dict(evaluator.checkpoint.params)
+    kernel = params["dense_0/kernel"].copy()
+    kernel[plain:] = 0.0
+    without = NumpyNetwork(layout, {**params, "dense_0/kernel": kernel})
+    inputs = evaluator.features(states)
+    assert not np.allclose(without(inputs), [evaluator.raw(state) for state in states])
 
 
 @pytest.mark.parametrize(
@@ -203,7 +235,7 @@ def test_a_mirror_image_mirrors_the_planes(name: str) -> None:
     for plane, image in zip(planes, mirrored, strict=True):
         expected, got = _split(plane, board), _split(image, board)
         for name_, grid in expected.items():
-            if grid.shape[0] > 1:
+            if name_ not in ("live groups", "live groups of 2", "contacts"):  # counts
                 grid = grid[::-1] if symmetry.flip_rows else grid
                 grid = grid[:, ::-1] if symmetry.flip_columns else grid
             assert np.array_equal(got[name_], grid), name_

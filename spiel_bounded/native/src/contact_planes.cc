@@ -9,13 +9,14 @@
 namespace spiel_bounded {
 namespace {
 
+constexpr int kGroupStep[ContactPlanes::kGroupSteps] = {1, 2, 3, 4, 5, 6, 7, 8};
 constexpr int kContactStep[ContactPlanes::kContactSteps] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
 
-// The entries of a thermometer of `steps` entries from `first`: entry k where `value` >= k + 1.
-int Thermometer(int value, int steps, int first, int* entries) {
-  int count = 0;
-  for (int k = 0; k < steps && k < value; ++k) entries[count++] = first + k;
-  return count;
+// The entries of a thermometer from `first`: entry k where `value` >= steps[k], k < `count`.
+int Thermometer(int value, const int* steps, int count, int first, int* entries) {
+  int made = 0;
+  for (int k = 0; k < count && value >= steps[k]; ++k) entries[made++] = first + k;
+  return made;
 }
 
 }  // namespace
@@ -33,10 +34,12 @@ ContactPlanes::ContactPlanes(const open_spiel::Game& game) {
 
 ContactPlanes::ContactPlanes(int rows, int columns)
     : rows_(rows), columns_(columns), cells_(rows * columns) {
-  if (rows < 1 || columns < 1 || cells_ > kMaxCells) {
-    throw std::invalid_argument("value network: inputs = contacts reads clobber boards of 1 to " +
-                                std::to_string(kMaxCells) + " cells; this one has " +
-                                std::to_string(rows * columns));
+  if (rows < 2 || columns < 2 || cells_ > kMaxCells) {  // so no shift reaches 64 bits
+    throw std::invalid_argument(
+        "value network: inputs = contacts reads clobber boards of at least 2 rows and 2 "
+        "columns and at most " +
+        std::to_string(kMaxCells) + " cells; this one is " + std::to_string(rows) + "x" +
+        std::to_string(columns));
   }
   for (int cell = 0; cell < cells_; ++cell) {
     const uint64_t bit = uint64_t{1} << cell;
@@ -100,14 +103,12 @@ int ContactPlanes::Entries(const float* observation, int first, int* entries) co
     deposit(stones, offset);
     offset += cells_;
   }
-  count += Thermometer(live, kGroupSteps, offset, entries + count);
+  count += Thermometer(live, kGroupStep, kGroupSteps, offset, entries + count);
   offset += kGroupSteps;
-  count += Thermometer(pairs, kGroupSteps, offset, entries + count);
+  count += Thermometer(pairs, kGroupStep, kGroupSteps, offset, entries + count);
   offset += kGroupSteps;
   const int contacts = __builtin_popcountll(across) + __builtin_popcountll(down);
-  for (int k = 0; k < kContactSteps && contacts >= kContactStep[k]; ++k)
-    entries[count++] = offset + k;
-  return count;
+  return count + Thermometer(contacts, kContactStep, kContactSteps, offset, entries + count);
 }
 
 }  // namespace spiel_bounded

@@ -22,8 +22,8 @@ class ContactPlanes final : public InputPlanes {
   // The board of `game`, clobber of at most 64 cells; throws std::invalid_argument naming what
   // is accepted for any other game or a larger board.
   explicit ContactPlanes(const open_spiel::Game& game);
-  // A `rows` x `columns` board whose observation holds player 0's stones in plane 0 and player
-  // 1's in plane 1.
+  // A `rows` x `columns` board (at least 2 x 2, at most 64 cells; else std::invalid_argument)
+  // whose observation holds player 0's stones in plane 0 and player 1's in plane 1.
   ContactPlanes(int rows, int columns);
 
   int size() const override { return size_; }
