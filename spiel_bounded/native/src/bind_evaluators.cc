@@ -17,6 +17,7 @@
 #include "connection_planes.h"
 #include "contact_planes.h"
 #include "evaluator.h"
+#include "input_planes.h"
 #include "open_spiel/spiel.h"
 #include "state_text.h"
 #include "territory_planes.h"
@@ -24,6 +25,35 @@
 namespace py = pybind11;
 
 namespace spiel_bounded {
+namespace {
+
+using Observations = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+// What a derived-inputs binding says of observations not shaped for its `board`.
+std::string ShapeMessage(py::ssize_t needed, const std::string& board) {
+  return "observations must be [batch, >= " + std::to_string(needed) + "] for a " + board;
+}
+
+// Throws a ValueError unless `observations` is [batch, >= needed].
+void CheckObservations(const Observations& observations, py::ssize_t needed,
+                       const std::string& board) {
+  if (observations.ndim() != 2 || observations.shape(1) < needed) {
+    throw py::value_error(ShapeMessage(needed, board));
+  }
+}
+
+// The inputs `planes` derives from each row of `observations`, [batch, planes.size()].
+py::array_t<float> DerivedPlanes(const Observations& observations, const InputPlanes& planes) {
+  const py::ssize_t batch = observations.shape(0);
+  py::array_t<float> out({batch, py::ssize_t{planes.size()}});
+  for (py::ssize_t row = 0; row < batch; ++row) {
+    planes.Write(observations.data() + row * observations.shape(1),
+                 out.mutable_data() + row * planes.size());
+  }
+  return out;
+}
+
+}  // namespace
 
 void BindEvaluators(py::module_& m) {
   py::class_<Evaluator, std::shared_ptr<Evaluator>>(
@@ -79,8 +109,8 @@ void BindEvaluators(py::module_& m) {
 
   m.def(
       "connection_planes",
-      [](py::array_t<float, py::array::c_style | py::array::forcecast> observations, int rows,
-         int columns, const std::vector<int>& x_planes, const std::vector<int>& o_planes) {
+      [](const Observations& observations, int rows, int columns, const std::vector<int>& x_planes,
+         const std::vector<int>& o_planes) {
         if (rows < 1 || columns < 1) throw py::value_error("rows and columns must be >= 1");
         int planes = 0;
         for (const std::vector<int>* side : {&x_planes, &o_planes}) {
@@ -89,21 +119,9 @@ void BindEvaluators(py::module_& m) {
             planes = std::max(planes, plane + 1);
           }
         }
-        const py::ssize_t needed = static_cast<py::ssize_t>(planes) * rows * columns;
-        if (observations.ndim() != 2 || observations.shape(1) < needed) {
-          throw py::value_error("observations must be [batch, >= " + std::to_string(needed) +
-                                "] for a " + std::to_string(rows) + "x" + std::to_string(columns) +
-                                " board");
-        }
-        const ConnectionPlanes connections(rows, columns, x_planes, o_planes);
-        const py::ssize_t batch = observations.shape(0);
-        py::array_t<float> out({batch, py::ssize_t{connections.size()}});
-        const float* in = observations.data();
-        float* written = out.mutable_data();
-        for (py::ssize_t row = 0; row < batch; ++row) {
-          connections.Write(in + row * observations.shape(1), written + row * connections.size());
-        }
-        return out;
+        const std::string board = std::to_string(rows) + "x" + std::to_string(columns) + " board";
+        CheckObservations(observations, py::ssize_t{planes} * rows * columns, board);
+        return DerivedPlanes(observations, ConnectionPlanes(rows, columns, x_planes, o_planes));
       },
       py::arg("observations"), py::arg("rows"), py::arg("columns"), py::arg("x_planes"),
       py::arg("o_planes"),
@@ -111,46 +129,29 @@ void BindEvaluators(py::module_& m) {
       "(value_net.connections).");
   m.def(
       "territory_planes",
-      [](py::array_t<float, py::array::c_style | py::array::forcecast> observations, int rows,
-         int empty_plane, const std::array<int, 2>& player_planes) {
+      [](const Observations& observations, int rows, int empty_plane,
+         const std::array<int, 2>& player_planes) {
         const TerritoryPlanes territory(rows, empty_plane, player_planes);
         const int planes = 1 + std::max({empty_plane, player_planes[0], player_planes[1]});
-        const py::ssize_t needed = static_cast<py::ssize_t>(planes) * rows * rows;
-        if (std::min({empty_plane, player_planes[0], player_planes[1]}) < 0 ||
-            observations.ndim() != 2 || observations.shape(1) < needed) {
-          throw py::value_error("observations must be [batch, >= " + std::to_string(needed) +
-                                "] for a " + std::to_string(rows) + "x" + std::to_string(rows) +
-                                " board, planes >= 0");
+        const py::ssize_t needed = py::ssize_t{planes} * rows * rows;
+        const std::string board =
+            std::to_string(rows) + "x" + std::to_string(rows) + " board, planes >= 0";
+        if (std::min({empty_plane, player_planes[0], player_planes[1]}) < 0) {
+          throw py::value_error(ShapeMessage(needed, board));
         }
-        const py::ssize_t batch = observations.shape(0);
-        py::array_t<float> out({batch, py::ssize_t{territory.size()}});
-        for (py::ssize_t row = 0; row < batch; ++row) {
-          territory.Write(observations.data() + row * observations.shape(1),
-                          out.mutable_data() + row * territory.size());
-        }
-        return out;
+        CheckObservations(observations, needed, board);
+        return DerivedPlanes(observations, territory);
       },
       py::arg("observations"), py::arg("rows"), py::arg("empty_plane"), py::arg("player_planes"),
       "The territory inputs [batch, size] of amazons observations [batch, ...] "
       "(value_net.territory).");
   m.def(
       "contact_planes",
-      [](py::array_t<float, py::array::c_style | py::array::forcecast> observations, int rows,
-         int columns) {
+      [](const Observations& observations, int rows, int columns) {
         const ContactPlanes contacts(rows, columns);
-        const py::ssize_t needed = py::ssize_t{2} * rows * columns;
-        if (observations.ndim() != 2 || observations.shape(1) < needed) {
-          throw py::value_error("observations must be [batch, >= " + std::to_string(needed) +
-                                "] for a " + std::to_string(rows) + "x" + std::to_string(columns) +
-                                " board");
-        }
-        const py::ssize_t batch = observations.shape(0);
-        py::array_t<float> out({batch, py::ssize_t{contacts.size()}});
-        for (py::ssize_t row = 0; row < batch; ++row) {
-          contacts.Write(observations.data() + row * observations.shape(1),
-                         out.mutable_data() + row * contacts.size());
-        }
-        return out;
+        CheckObservations(observations, py::ssize_t{2} * rows * columns,
+                          std::to_string(rows) + "x" + std::to_string(columns) + " board");
+        return DerivedPlanes(observations, contacts);
       },
       py::arg("observations"), py::arg("rows"), py::arg("columns"),
       "The contact inputs [batch, size] of clobber observations [batch, ...] "
