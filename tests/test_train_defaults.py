@@ -36,7 +36,16 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.parametrize(
     ("game", "bot", "start", "mirror", "tree", "inputs"),
     [
-        ("connect_four", "bounded_ab", "heuristic", True, True, "observation"),
+        ("connect_four", "bounded_ab", "heuristic", True, True, "threats"),
+        (
+            "connect_four(egocentric_obs_tensor=true)",
+            "bounded_ab",
+            "heuristic",
+            True,
+            True,
+            "observation",
+        ),
+        ("connect_four(rows=8,columns=9)", "bounded_ab", "heuristic", True, True, "observation"),
         ("othello", "bounded_ab", "rollout", True, True, "observation"),  # a half turn
         ("hex(board_size=7)", "bounded_ab", "rollout", True, True, "connections"),
         ("amazons(board_size=6)", "bounded_ab", "heuristic", True, True, "territory"),
