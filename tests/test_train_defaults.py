@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
             True,
             "observation",
         ),
+        ("connect_four(rows=8,columns=8)", "bounded_ab", "heuristic", True, True, "threats"),
         ("connect_four(rows=8,columns=9)", "bounded_ab", "heuristic", True, True, "observation"),
         ("othello", "bounded_ab", "rollout", True, True, "observation"),  # a half turn
         ("hex(board_size=7)", "bounded_ab", "rollout", True, True, "connections"),

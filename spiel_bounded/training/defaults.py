@@ -176,9 +176,8 @@ def model_inputs(game: pyspiel.Game) -> str:
         return "connections"
     if amazons_board(game) is not None:
         return "territory"
-    lines = line_game(game) if game.get_type().short_name == "connect_four" else None
-    if lines is not None and lines.cells <= THREAT_CELLS:
-        return "threats"
+    if game.get_type().short_name == "connect_four" and (lines := line_game(game)) is not None:
+        return "threats" if lines.cells <= THREAT_CELLS else "observation"
     return "observation"
 
 
