@@ -26,7 +26,8 @@ What the game decides, measured or read from it, never guessed per name:
   generations, where amazons_v2 reached 60.0% after 38; `results/models/amazons_territory/`);
   on connect_four, the cells that would complete each side's lines (`inputs = "threats"`: from
   no knowledge, 0.55 hours of loop with them scored 70.5% [58.9, 79.9] and 65.0% [57.5, 71.9]
-  on two suites against the same hours without them; `results/models/connect_four_scratch_threats/`);
+  on two suites against the same hours without them;
+  `results/models/connect_four_scratch_threats/`);
 - labels: for the alpha-beta family the top two plies of each search's tree (`tree_labels`,
   intervals, `label_depth` two below the search depth; one ply, the root's children, in wide
   games: `tree_labelling`), else the search value; mixed with the game's outcome at weight 0.5.
