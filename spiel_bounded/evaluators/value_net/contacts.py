@@ -98,7 +98,7 @@ def contact_board(game: pyspiel.Game) -> ClobberBoard:
     if board is None:
         raise ValueError(
             f"inputs = contacts reads a clobber board; {game_description(game)} is not one; "
-            "accepted: clobber (boards of at most 64 cells), or inputs = observation"
+            "accepted: clobber (boards of 2x2 up to 64 cells), or inputs = observation"
         )
     if board.rows < 2 or board.columns < 2 or board.cells > MAX_CELLS:
         raise ValueError(

@@ -25,7 +25,7 @@ ContactPlanes::ContactPlanes(const open_spiel::Game& game) {
   if (game.GetType().short_name != "clobber") {
     throw std::invalid_argument("value network: inputs = contacts reads a clobber board; " +
                                 GameDescription(game) +
-                                " is not one; accepted: clobber (boards of at most 64 cells), "
+                                " is not one; accepted: clobber (boards of 2x2 up to 64 cells), "
                                 "or inputs = observation");
   }
   const open_spiel::GameParameters params = game.GetParameters();

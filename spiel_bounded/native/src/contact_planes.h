@@ -19,7 +19,7 @@ class ContactPlanes final : public InputPlanes {
   static constexpr int kGroupSteps = 8;     // contacts.GROUP_STEPS
   static constexpr int kContactSteps = 10;  // len(contacts.CONTACT_STEPS)
 
-  // The board of `game`, clobber of at most 64 cells; throws std::invalid_argument naming what
+  // The board of `game`, clobber of 2x2 up to 64 cells; throws std::invalid_argument naming what
   // is accepted for any other game or a larger board.
   explicit ContactPlanes(const open_spiel::Game& game);
   // A `rows` x `columns` board (at least 2 x 2, at most 64 cells; else std::invalid_argument)
