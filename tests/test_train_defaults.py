@@ -170,11 +170,14 @@ data_directory = "{tmp_path / "run" / "unused"}"
 
 
 def test_committed_loop_overrides_merge_into_valid_configs() -> None:
-    """Each `configs/loop_*.toml` a `--game` command in its comments uses, over that game's
-    derived config, reads as a run config (the check a run makes before it starts)."""
+    """Each `configs/loop_*.toml` a `train_value_net.py --game` command in its comments uses,
+    over that game's derived config, reads as a run config (the check a run makes before it
+    starts). Other mentions of `--game=` (round-robin configs named `loop_checkpoints_*`
+    quote it in prose) are not commands."""
     checked = 0
     for path in sorted((ROOT / "configs").glob("loop_*.toml")):
-        quoted_or_not = re.findall(r'--game=(?:"([^"]+)"|(\S+))', path.read_text())
+        commands = [line for line in path.read_text().splitlines() if "train_value_net.py" in line]
+        quoted_or_not = re.findall(r'--game=(?:"([^"]+)"|(\S+))', "\n".join(commands))
         for game in {quoted or plain for quoted, plain in quoted_or_not}:
             raw = merge(default_config(game, "runs/x"), read_toml(path))
             check_data_config(run_config_from(raw, f"--game={game} --config={path}").data)
