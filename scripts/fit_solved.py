@@ -7,9 +7,13 @@ Draws positions of random games (`--plies` random moves) and solves them with `b
 of `--sizes` to train on, from another seed (a test position equal to a training one is left
 out). Each network shape of `--models` (`mlp`, `conv`, or `KIND:INPUTS` such as
 `mlp:contacts`; the package's default widths) is trained on the first N training positions for
-each N of `--sizes`, every label the exact value, and scored on the test positions
+each N of `--sizes`, every label the exact value (the default training settings, at most 60
+epochs with a patience of 6, symmetric images where the package knows the game's symmetry),
+and scored on the test positions
 (`spiel_bounded.training.learnability`). Prints a Markdown table: how often each network's value
 has the exact value's sign, and their correlation, beside the rule "the player to move wins".
+With `--save=DIR`, each network is written there as `KIND_INPUTS_N.npz`, an evaluator
+(`net:DIR/KIND_INPUTS_N.npz`).
 Two-player zero-sum games without chance nodes; needs the `jax` extra. Exit status: 0 done; 2 a
 bad flag or game.
 """
@@ -18,15 +22,17 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from absl import app, flags
 
 from spiel_bounded import commandline
+from spiel_bounded.evaluators.value_net.checkpoint import Checkpoint, save_checkpoint
 from spiel_bounded.evaluators.value_net.config import ModelConfig
 from spiel_bounded.games import load_game
 from spiel_bounded.training.accuracy import PositionDraw, SolvedPosition, solved_positions
 from spiel_bounded.training.config import TrainConfig
-from spiel_bounded.training.learnability import fit_solved, mover_wins, solved_dataset
+from spiel_bounded.training.learnability import FitScore, fit_solved, mover_wins, solved_dataset
 
 _GAME = flags.DEFINE_string("game", None, "Game string (two players, zero-sum, no chance).")
 _MODELS = flags.DEFINE_list("models", ["mlp", "conv"], "Network shapes: KIND or KIND:INPUTS.")
@@ -35,6 +41,7 @@ _TEST = flags.DEFINE_integer("test", 1000, "Solved positions to score on.")
 _PLIES = flags.DEFINE_list("plies", ["8", "14"], "Fewest and most random plies before one.")
 _SOLVE_NODES = flags.DEFINE_integer("solve_nodes", 3_000_000, "Node budget of each solve.")
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of the test games (training: seed + 1) and fits.")
+_SAVE = flags.DEFINE_string("save", None, "Directory to write each network to (optional).")
 
 
 def _integers(name: str, values: Sequence[str]) -> list[int]:
@@ -56,6 +63,33 @@ def model_config(spec: str) -> ModelConfig:
 
 def _fingerprint(position: SolvedPosition) -> str:
     return str(position.state)
+
+
+def _save(directory: Path, game: str, score: FitScore, draw: PositionDraw) -> Path:
+    """Writes `score`'s network as an evaluator checkpoint; returns its path."""
+    model = score.model
+    path = directory / f"{model.kind}_{model.inputs}_{score.train_positions}.npz"
+    record = {
+        "labels": "exact values of solved positions (scripts/fit_solved.py)",
+        "plies": list(draw.plies),
+        "solve_nodes": draw.solve_nodes,
+        "training_seed": draw.seed + 1,
+        "train_positions": score.train_positions,
+        "best_epoch": score.epochs,
+        "validation_loss": score.validation_loss,
+        "test_sign_agreement": score.sign_agreement,
+        "test_correlation": score.correlation,
+        "command": " ".join(sys.argv),
+    }
+    observation_shape = tuple(load_game(game).observation_tensor_shape())
+    checkpoint = Checkpoint(
+        game=game,
+        observation_shape=observation_shape,
+        model=model,
+        params=score.params,
+        record=record,
+    )
+    return save_checkpoint(path, checkpoint)
 
 
 def main(argv: Sequence[str]) -> None:
@@ -101,6 +135,10 @@ def main(argv: Sequence[str]) -> None:
     except ValueError as error:
         sys.stderr.write(f"error: {error}\n")
         sys.exit(commandline.USAGE_ERROR)
+    saved = []
+    if _SAVE.value is not None:
+        Path(_SAVE.value).mkdir(parents=True, exist_ok=True)
+        saved = [_save(Path(_SAVE.value), draw.game, score, draw) for score in scores]
     print(
         f"{draw.game}: networks fit to positions after {plies[0]}-{plies[1]} random plies "
         f"solved by bounded_ab within {draw.solve_nodes:,} nodes (training seed {draw.seed + 1}), "
@@ -114,6 +152,8 @@ def main(argv: Sequence[str]) -> None:
             f"| {score.model.kind} | {score.model.inputs} | {score.train_positions:,} | "
             f"{score.epochs} | {100 * score.sign_agreement:.1f}% | {score.correlation:.2f} |"
         )
+    for path in saved:
+        print(f"\nsaved {path}")
 
 
 if __name__ == "__main__":

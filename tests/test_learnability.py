@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from spiel_bounded import load_bot
 from spiel_bounded.evaluators.value_net import ModelConfig, jax_available
 from spiel_bounded.games import load_game
 from spiel_bounded.training import TrainConfig
@@ -72,10 +73,19 @@ def test_a_network_fit_to_exact_values_learns_them() -> None:
 
 
 @needs_jax
-def test_the_script_prints_a_table_and_refuses_bad_flags() -> None:
+def test_the_script_prints_a_table_saves_evaluators_and_refuses_bad_flags(
+    tmp_path: Path,
+) -> None:
     command = [sys.executable, "scripts/fit_solved.py", "--game=tic_tac_toe"]
     done = subprocess.run(
-        [*command, "--models=mlp,conv", "--sizes=40,80", "--test=20", "--plies=1,5"],
+        [
+            *command,
+            "--models=mlp,conv",
+            "--sizes=40,80",
+            "--test=20",
+            "--plies=1,5",
+            f"--save={tmp_path}",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -85,6 +95,14 @@ def test_the_script_prints_a_table_and_refuses_bad_flags() -> None:
     assert "| the player to move wins |" in done.stdout
     for row in ("| mlp | observation | 40 |", "| conv | observation | 80 |"):
         assert row in done.stdout
+    saved = sorted(path.name for path in tmp_path.iterdir())
+    assert saved == [
+        f"{kind}_observation_{size}.npz" for kind in ("conv", "mlp") for size in (40, 80)
+    ]
+    game = load_game("tic_tac_toe")
+    bot = load_bot("bounded_ab", game, 0, evaluator=f"net:{tmp_path / 'conv_observation_80.npz'}")
+    state = game.new_initial_state()
+    assert bot.step(state) in state.legal_actions()
     for flags, message in (
         (["--models=mlp:bogus"], "ModelConfig.inputs must be one of observation"),
         (["--models=tree"], "ModelConfig.kind must be one of mlp, conv"),

@@ -11,8 +11,8 @@ must beat: the share of positions the rule "the player to move wins" gets right.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyspiel
@@ -45,6 +45,7 @@ class FitScore:
         sign_agreement: The share of test positions whose value for the player to move has the
             exact value's sign.
         correlation: Pearson's correlation of those values with the exact ones.
+        params: The network's parameters (those of the epoch kept).
     """
 
     model: ModelConfig
@@ -54,6 +55,7 @@ class FitScore:
     validation_loss: float
     sign_agreement: float
     correlation: float
+    params: Mapping[str, np.ndarray] = field(repr=False, compare=False)
 
 
 def _player_values(position: SolvedPosition) -> list[float]:
@@ -123,4 +125,5 @@ def fit_solved(
         validation_loss=result.best_validation,
         sign_agreement=float(np.mean(np.sign(values) == np.sign(exact))),
         correlation=float("nan") if constant else float(np.corrcoef(values, exact)[0, 1]),
+        params=result.params,
     )
