@@ -152,8 +152,8 @@ def main(argv: Sequence[str]) -> None:
             f"| {score.model.kind} | {score.model.inputs} | {score.train_positions:,} | "
             f"{score.epochs} | {100 * score.sign_agreement:.1f}% | {score.correlation:.2f} |"
         )
-    for path in saved:
-        print(f"\nsaved {path}")
+    if saved:
+        print("\nsaved " + ", ".join(str(path) for path in saved))
 
 
 if __name__ == "__main__":
