@@ -33,23 +33,12 @@ _SOLVE_NODES = flags.DEFINE_integer("solve_nodes", 2_000_000, "Node budget of ea
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of the random games and of the rollouts.")
 
 
-def _integers(name: str, values: Sequence[str]) -> list[int]:
-    """A list flag's integers; `app.UsageError` naming the flag for anything else."""
-    try:
-        return [int(value) for value in values]
-    except ValueError:
-        raise app.UsageError(
-            f"--{name} must be integers separated by commas; got {','.join(values)}",
-            exitcode=commandline.USAGE_ERROR,
-        ) from None
-
-
 def main(argv: Sequence[str]) -> None:
     commandline.refuse_arguments(argv)
     if _GAME.value is None:
         raise app.UsageError("--game is required", exitcode=commandline.USAGE_ERROR)
-    depths = _integers("depths", _DEPTHS.value)
-    plies = _integers("plies", _PLIES.value)
+    depths = commandline.integers("depths", _DEPTHS.value)
+    plies = commandline.integers("plies", _PLIES.value)
     if len(plies) != 2:
         raise app.UsageError(
             f"--plies must be two numbers, the fewest and the most; got {','.join(_PLIES.value)}",

@@ -4,35 +4,39 @@
 
 Draws positions of random games (`--plies` random moves) and solves them with `bounded_ab`
 (`evaluator_accuracy.py` does the same): `--test` of them to score, and as many as the largest
-of `--sizes` to train on, from another seed (a test position equal to a training one is left
-out). Each network shape of `--models` (`mlp`, `conv`, or `KIND:INPUTS` such as
+of `--sizes` to train on, from the next seed (a test position equal to a training one is left
+out, and counted). Each network shape of `--models` (`mlp`, `conv`, or `KIND:INPUTS` such as
 `mlp:contacts`; the package's default widths) is trained on the first N training positions for
-each N of `--sizes`, every label the exact value (the default training settings, at most 60
-epochs with a patience of 6, symmetric images where the package knows the game's symmetry),
-and scored on the test positions
-(`spiel_bounded.training.learnability`). Prints a Markdown table: how often each network's value
-has the exact value's sign, and their correlation, beside the rule "the player to move wins".
-With `--save=DIR`, each network is written there as `KIND_INPUTS_N.npz`, an evaluator
-(`net:DIR/KIND_INPUTS_N.npz`).
-Two-player zero-sum games without chance nodes; needs the `jax` extra. Exit status: 0 done; 2 a
-bad flag or game.
+each N of `--sizes`, every label the exact value (the default training settings, but at most 60
+epochs and a patience of 6, with symmetric images where the package knows the game's symmetry),
+and scored on the test positions (`spiel_bounded.training.learnability`). Prints a Markdown
+table: how often each network's value of a decided position has the exact value's sign, and
+the correlation of its values with the exact ones, beside the commoner sign's share. With
+`--save=DIR`, each network is written there as `KIND_INPUTS_N.npz`, an evaluator
+(`net:DIR/KIND_INPUTS_N.npz`). Two-player zero-sum games without chance nodes; needs the jax
+extra. Exit status: 0 done; 1 the jax extra missing; 2 a bad flag or game, or no position
+solved.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 from absl import app, flags
 
 from spiel_bounded import commandline
-from spiel_bounded.evaluators.value_net.checkpoint import Checkpoint, save_checkpoint
-from spiel_bounded.evaluators.value_net.config import ModelConfig
+from spiel_bounded.evaluators.value_net.config import ModelConfig, as_mapping
+from spiel_bounded.evaluators.value_net.extra import (
+    jax_available,
+    missing_jax,
+    quiet_backend_probe,
+)
 from spiel_bounded.games import load_game
-from spiel_bounded.training.accuracy import PositionDraw, SolvedPosition, solved_positions
+from spiel_bounded.training.accuracy import PositionDraw, check_solvable, solved_positions
 from spiel_bounded.training.config import TrainConfig
-from spiel_bounded.training.learnability import FitScore, fit_solved, mover_wins, solved_dataset
 
 _GAME = flags.DEFINE_string("game", None, "Game string (two players, zero-sum, no chance).")
 _MODELS = flags.DEFINE_list("models", ["mlp", "conv"], "Network shapes: KIND or KIND:INPUTS.")
@@ -44,69 +48,41 @@ _SEED = flags.DEFINE_integer("seed", 0, "Seed of the test games (training: seed 
 _SAVE = flags.DEFINE_string("save", None, "Directory to write each network to (optional).")
 
 
-def _integers(name: str, values: Sequence[str]) -> list[int]:
-    """A list flag's integers; `app.UsageError` naming the flag for anything else."""
-    try:
-        return [int(value) for value in values]
-    except ValueError:
-        raise app.UsageError(
-            f"--{name} must be integers separated by commas; got {','.join(values)}",
-            exitcode=commandline.USAGE_ERROR,
-        ) from None
-
-
 def model_config(spec: str) -> ModelConfig:
     """`KIND` or `KIND:INPUTS` as a model config; `ValueError` naming what is accepted."""
     kind, _, inputs = spec.partition(":")
     return ModelConfig(kind=kind, inputs=inputs or "observation")
 
 
-def _fingerprint(position: SolvedPosition) -> str:
-    return str(position.state)
-
-
-def _save(directory: Path, game: str, score: FitScore, draw: PositionDraw) -> Path:
-    """Writes `score`'s network as an evaluator checkpoint; returns its path."""
-    model = score.model
-    path = directory / f"{model.kind}_{model.inputs}_{score.train_positions}.npz"
-    record = {
-        "labels": "exact values of solved positions (scripts/fit_solved.py)",
-        "plies": list(draw.plies),
-        "solve_nodes": draw.solve_nodes,
-        "training_seed": draw.seed + 1,
-        "train_positions": score.train_positions,
-        "best_epoch": score.epochs,
-        "validation_loss": score.validation_loss,
-        "test_sign_agreement": score.sign_agreement,
-        "test_correlation": score.correlation,
-        "command": " ".join(sys.argv),
-    }
-    observation_shape = tuple(load_game(game).observation_tensor_shape())
-    checkpoint = Checkpoint(
-        game=game,
-        observation_shape=observation_shape,
-        model=model,
-        params=score.params,
-        record=record,
-    )
-    return save_checkpoint(path, checkpoint)
-
-
 def main(argv: Sequence[str]) -> None:
     commandline.refuse_arguments(argv)
     if _GAME.value is None:
         raise app.UsageError("--game is required", exitcode=commandline.USAGE_ERROR)
-    sizes = _integers("sizes", _SIZES.value)
-    plies = _integers("plies", _PLIES.value)
-    if len(plies) != 2 or min(sizes, default=0) < 1:
+    sizes = commandline.integers("sizes", _SIZES.value)
+    plies = commandline.integers("plies", _PLIES.value)
+    if len(plies) != 2:
         raise app.UsageError(
-            "--plies must be two numbers (the fewest and the most) and --sizes positive; got "
-            f"--plies={','.join(_PLIES.value)} --sizes={','.join(_SIZES.value)}",
+            f"--plies must be two numbers, the fewest and the most; got {','.join(_PLIES.value)}",
+            exitcode=commandline.USAGE_ERROR,
+        )
+    if not jax_available():
+        sys.stderr.write(f"error: {missing_jax(ImportError('jax'))}\n")
+        sys.exit(1)
+    quiet_backend_probe()
+    from spiel_bounded.training import learnability
+
+    if min(sizes) < learnability.FEWEST_TRAINING_POSITIONS:
+        raise app.UsageError(
+            f"--sizes must be at least {learnability.FEWEST_TRAINING_POSITIONS} each (a tenth "
+            f"of a fit's positions is held out); got {','.join(_SIZES.value)}",
             exitcode=commandline.USAGE_ERROR,
         )
     try:
         models = [model_config(spec) for spec in _MODELS.value]
         game = load_game(_GAME.value)
+        check_solvable(game)
+        for model in models:
+            learnability.check_model(game, model)
         draw = PositionDraw(
             game=_GAME.value,
             positions=_TEST.value,
@@ -114,43 +90,70 @@ def main(argv: Sequence[str]) -> None:
             solve_nodes=_SOLVE_NODES.value,
             seed=_SEED.value,
         )
-        test = solved_positions(draw)
-        train = solved_positions(
-            PositionDraw(
-                game=draw.game,
-                positions=max(sizes),
-                plies=draw.plies,
-                solve_nodes=draw.solve_nodes,
-                seed=draw.seed + 1,
-            )
+        train_draw = PositionDraw(
+            **{**asdict(draw), "positions": max(sizes), "seed": _SEED.value + 1}
         )
-        seen = {_fingerprint(position) for position in train}
-        test = [position for position in test if _fingerprint(position) not in seen]
+        drawn_test = solved_positions(draw)
+        train = solved_positions(train_draw)
+        test = learnability.unseen(drawn_test, train)
+        fitted = [size for size in sizes if size <= len(train)]
+        if not fitted or not test:
+            raise ValueError(
+                f"solved {len(train)} training and {len(test)} test positions within "
+                f"--solve_nodes={draw.solve_nodes:,}: too few to fit {min(sizes)} and score; "
+                "raise --solve_nodes or lower --sizes"
+            )
         config = TrainConfig(max_epochs=60, patience=6, mirror=True, seed=_SEED.value)
         scores = [
-            fit_solved(game, solved_dataset(draw.game, train[:size]), test, model, config)
+            learnability.fit_solved(
+                game, learnability.solved_dataset(draw.game, train[:size]), test, model, config
+            )
             for model in models
-            for size in sizes
+            for size in fitted
         ]
     except ValueError as error:
         sys.stderr.write(f"error: {error}\n")
         sys.exit(commandline.USAGE_ERROR)
     saved = []
     if _SAVE.value is not None:
-        Path(_SAVE.value).mkdir(parents=True, exist_ok=True)
-        saved = [_save(Path(_SAVE.value), draw.game, score, draw) for score in scores]
+        directory = Path(_SAVE.value)
+        directory.mkdir(parents=True, exist_ok=True)
+        record = {
+            "labels": "exact values of solved positions (scripts/fit_solved.py)",
+            "positions": asdict(train_draw),
+            "test": {**asdict(draw), "positions": len(test)},
+            "train": as_mapping(config),
+            "command": " ".join(["python", *sys.argv]),
+        }
+        for score in scores:
+            name = f"{score.model.kind}_{score.model.inputs}_{score.train_positions}.npz"
+            fit = {
+                "train_positions": score.train_positions,
+                "best_epoch": score.best_epoch,
+                "validation_loss": score.validation_loss,
+                "test_sign_agreement": score.sign_agreement,
+                "test_correlation": score.correlation,
+            }
+            saved.append(
+                learnability.save_network(directory / name, draw.game, score, {**record, **fit})
+            )
+    left_out = len(drawn_test) - len(test)
     print(
         f"{draw.game}: networks fit to positions after {plies[0]}-{plies[1]} random plies "
-        f"solved by bounded_ab within {draw.solve_nodes:,} nodes (training seed {draw.seed + 1}), "
-        f"scored on {len(test)} others (seed {draw.seed}); values for the player to move.\n"
+        f"solved by bounded_ab within {draw.solve_nodes:,} nodes (seed {train_draw.seed}: "
+        f"{len(train):,} solved), scored on {len(test):,} others (seed {draw.seed}; "
+        f"{left_out} equal to a training position left out; {scores[0].drawn} drawn, in the "
+        "correlation only); values for the player to move.\n"
     )
+    if len(fitted) < len(sizes):
+        print(f"Sizes above the {len(train):,} positions solved are left out.\n")
     print("| network | inputs | training positions | epoch kept | sign agrees | correlation |")
     print("| --- | --- | ---: | ---: | ---: | ---: |")
-    print(f"| the player to move wins | | | | {100 * mover_wins(test):.1f}% | |")
+    print(f"| the commoner sign | | | | {100 * learnability.majority_sign(test):.1f}% | |")
     for score in scores:
         print(
             f"| {score.model.kind} | {score.model.inputs} | {score.train_positions:,} | "
-            f"{score.epochs} | {100 * score.sign_agreement:.1f}% | {score.correlation:.2f} |"
+            f"{score.best_epoch} | {100 * score.sign_agreement:.1f}% | {score.correlation:.2f} |"
         )
     if saved:
         print("\nsaved " + ", ".join(str(path) for path in saved))

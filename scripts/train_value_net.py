@@ -30,7 +30,6 @@ games that failed).
 
 from __future__ import annotations
 
-import logging
 import re
 import shlex
 import sys
@@ -43,6 +42,7 @@ from typing import TextIO
 from absl import app, flags
 
 from spiel_bounded import commandline
+from spiel_bounded.evaluators.value_net.extra import quiet_backend_probe
 from spiel_bounded.runs import EXECUTORS, ClusterError, StoreError
 from spiel_bounded.training.card import publish
 from spiel_bounded.training.curve import CurvePoint, run_curve
@@ -157,21 +157,6 @@ def _bar(done: int, total: int, started: float, what: str) -> None:
     sys.stderr.flush()
 
 
-class _NoBackendProbe(logging.Filter):
-    """Drops JAX's INFO line `Unable to initialize backend 'tpu': ...`, which every run on a
-    machine without that accelerator printed: JAX then runs on the backends it found, and
-    `training.json` records which one (`backend`). Its warnings and errors are kept."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.levelno >= logging.WARNING or not record.getMessage().startswith(
-            "Unable to initialize backend"
-        )
-
-
-def _quiet_backend_probe() -> None:
-    logging.getLogger("jax._src.xla_bridge").addFilter(_NoBackendProbe())
-
-
 def main(argv: Sequence[str]) -> None:
     commandline.refuse_arguments(argv)
     if _CONFIG.value is None and _GAME.value is None:
@@ -186,7 +171,7 @@ def main(argv: Sequence[str]) -> None:
     except ValueError as error:  # names the file and the [section] key: one line, no usage
         sys.stderr.write(f"error: {error}\n")
         sys.exit(commandline.USAGE_ERROR)
-    _quiet_backend_probe()
+    quiet_backend_probe()
     if _GAMES.value is not None:
         config = replace(config, data=replace(config.data, games=_GAMES.value))
     command = "python " + shlex.join(sys.argv)

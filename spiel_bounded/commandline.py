@@ -75,6 +75,18 @@ def refuse_arguments(argv: Sequence[str]) -> None:
         raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}", exitcode=USAGE_ERROR)
 
 
+def integers(name: str, values: Sequence[str]) -> list[int]:
+    """A list flag's values as integers; `app.UsageError` (exit status 2) naming the flag for
+    anything else."""
+    try:
+        return [int(value) for value in values]
+    except ValueError:
+        raise app.UsageError(
+            f"--{name} must be integers separated by commas; got {','.join(values)}",
+            exitcode=USAGE_ERROR,
+        ) from None
+
+
 @contextmanager
 def reader_gone_ends_quietly() -> Iterator[None]:
     """A program whose standard output is closed early (`... | head`) exits with status 0 and

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,15 @@ import numpy as np
 import pytest
 
 from spiel_bounded import load_bot
-from spiel_bounded.evaluators.value_net import ModelConfig, jax_available
+from spiel_bounded.evaluators.value_net import (
+    ModelConfig,
+    ValueNetEvaluator,
+    jax_available,
+    load_checkpoint,
+)
+from spiel_bounded.evaluators.value_net.features import Features
+from spiel_bounded.evaluators.value_net.layout import layout_for
+from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import load_game
 from spiel_bounded.training import TrainConfig
 from spiel_bounded.training.accuracy import PositionDraw, SolvedPosition, solved_positions
@@ -31,7 +40,7 @@ def _position(moves: list[int], value: float) -> SolvedPosition:
 
 @needs_jax
 def test_a_solved_dataset_labels_each_player_with_the_exact_value() -> None:
-    from spiel_bounded.training.learnability import mover_wins, solved_dataset
+    from spiel_bounded.training.learnability import solved_dataset
 
     # x 0, o 3, x 1, o 4: x to move wins by 2; then o to move after x 8 wins by 5.
     x_wins = _position([0, 3, 1, 4], 1.0)
@@ -43,33 +52,72 @@ def test_a_solved_dataset_labels_each_player_with_the_exact_value() -> None:
         np.testing.assert_array_equal(labels, expected)
     assert dataset.exact is not None and dataset.exact.all()
     assert list(dataset.games) == [0, 1, 2] and dataset.features.shape[0] == 3
-    assert mover_wins([x_wins, o_wins, drawn]) == pytest.approx(2 / 3)
     with pytest.raises(ValueError, match="no solved position to learn from"):
         solved_dataset("tic_tac_toe", [])
-    with pytest.raises(ValueError, match="no solved position to score"):
-        mover_wins([])
+
+
+def test_the_floor_is_the_commoner_sign_of_the_decided_positions_and_unseen_drops_doubles() -> None:
+    from spiel_bounded.training.learnability import majority_sign, unseen
+
+    loses = _position([0], -1.0)  # (not tic_tac_toe's value: the rule reads the labels)
+    wins = _position([0, 3, 1, 4], 1.0)
+    drawn = _position([4], 0.0)
+    assert majority_sign([loses, loses, wins, drawn]) == pytest.approx(2 / 3)
+    assert majority_sign([wins, drawn, drawn]) == 1.0
+    assert math.isnan(majority_sign([drawn]))
+    same_as_wins = _position([1, 4, 0, 3], 1.0)  # another order, the same position
+    assert unseen([wins, drawn, loses], [same_as_wins, loses]) == [drawn]
 
 
 @needs_jax
-def test_a_network_fit_to_exact_values_learns_them() -> None:
-    """Scored on the decided positions it was fit to, an mlp knows tic_tac_toe's values better
-    than the rule "the player to move wins" (a draw's sign is 0, which a network's value
-    never is exactly, so drawn positions train but are not scored); scored on nothing, it is
-    refused."""
-    from spiel_bounded.training.learnability import fit_solved, mover_wins, solved_dataset
+def test_a_network_fit_to_exact_values_learns_them_and_is_saved_as_fit(tmp_path: Path) -> None:
+    """On the decided positions it was fit to, an mlp knows tic_tac_toe's values better than
+    the commoner sign; on 148 others its values correlate with the exact ones (a label or a
+    player mixed up would not); the network saved is the network scored; bad fits are refused."""
+    from spiel_bounded.evaluators.value_net.model import BatchValues
+    from spiel_bounded.training.learnability import (
+        fit_solved,
+        majority_sign,
+        save_network,
+        solved_dataset,
+        unseen,
+    )
 
     game = load_game("tic_tac_toe")
     positions = solved_positions(PositionDraw("tic_tac_toe", positions=300, plies=(1, 6), seed=5))
     dataset = solved_dataset("tic_tac_toe", positions)
     config = TrainConfig(max_epochs=60, patience=60, seed=1)
+    score = fit_solved(game, dataset, positions, ModelConfig(), config)
     decided = [position for position in positions if position.value != 0]
-    score = fit_solved(game, dataset, decided, ModelConfig(), config)
-    assert (score.train_positions, score.test_positions) == (300, len(decided))
-    assert len(decided) > 100
-    assert score.sign_agreement > 0.95 > mover_wins(decided)
+    assert (score.train_positions, score.test_positions) == (300, 300)
+    assert score.drawn == 300 - len(decided) > 0 and len(decided) > 100
+    assert score.sign_agreement > 0.95 > majority_sign(decided)
     assert score.correlation > 0.8 and score.validation_loss < 0.25
+
+    train = solved_positions(PositionDraw("tic_tac_toe", positions=1500, plies=(1, 7), seed=5))
+    drawn = solved_positions(PositionDraw("tic_tac_toe", positions=300, plies=(1, 7), seed=6))
+    held_out = unseen(drawn, train)
+    assert len(held_out) == 148
+    wider = fit_solved(
+        game, solved_dataset("tic_tac_toe", train), held_out, ModelConfig(), TrainConfig(seed=1)
+    )
+    assert wider.correlation > 0.2
+
+    path = save_network(tmp_path / "n.npz", "tic_tac_toe", score, {"k": 1})
+    evaluator = ValueNetEvaluator(game, path, engine="numpy")
+    fitted = BatchValues(layout_for(game, ModelConfig()), output_form(game), score.params)
+    for position in positions[:20]:
+        features = Features(game).of(position.state)[None, :]
+        np.testing.assert_allclose(
+            evaluator.evaluate(position.state), fitted(features)[0], atol=1e-5
+        )
+
     with pytest.raises(ValueError, match="no solved position to score"):
         fit_solved(game, dataset, [], ModelConfig(), config)
+    with pytest.raises(ValueError, match="at least 20 training positions"):
+        fit_solved(
+            game, solved_dataset("tic_tac_toe", positions[:19]), positions, ModelConfig(), config
+        )
 
 
 @needs_jax
@@ -92,7 +140,7 @@ def test_the_script_prints_a_table_saves_evaluators_and_refuses_bad_flags(
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    assert "| the player to move wins |" in done.stdout
+    assert "| the commoner sign |" in done.stdout
     for row in ("| mlp | observation | 40 |", "| conv | observation | 80 |"):
         assert row in done.stdout
     saved = sorted(path.name for path in tmp_path.iterdir())
@@ -100,14 +148,21 @@ def test_the_script_prints_a_table_saves_evaluators_and_refuses_bad_flags(
         f"{kind}_observation_{size}.npz" for kind in ("conv", "mlp") for size in (40, 80)
     ]
     game = load_game("tic_tac_toe")
+    record = load_checkpoint(tmp_path / "conv_observation_80.npz").record
+    assert record["command"].startswith("python scripts/fit_solved.py --game=tic_tac_toe")
+    assert record["train"]["max_epochs"] == 60 and record["train_positions"] == 80
+    assert record["positions"]["seed"] == 1 and record["test"]["seed"] == 0
     bot = load_bot("bounded_ab", game, 0, evaluator=f"net:{tmp_path / 'conv_observation_80.npz'}")
     state = game.new_initial_state()
     assert bot.step(state) in state.legal_actions()
     for flags, message in (
         (["--models=mlp:bogus"], "ModelConfig.inputs must be one of observation"),
         (["--models=tree"], "ModelConfig.kind must be one of mlp, conv"),
-        (["--sizes=0"], "--sizes positive"),
+        (["--sizes=10"], "--sizes must be at least 20"),
         (["--plies=3"], "--plies must be two numbers"),
+        (["--plies=1,x"], "--plies must be integers"),
+        (["--solve_nodes=1", "--sizes=20", "--test=5"], "raise --solve_nodes or lower --sizes"),
+        (["--game=clobber", "--models=mlp:threats"], "clobber has none"),
     ):
         bad = subprocess.run(
             [*command, *flags], cwd=ROOT, capture_output=True, text=True, timeout=120

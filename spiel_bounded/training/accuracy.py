@@ -81,16 +81,22 @@ class Accuracy:
     correlation: float
 
 
-def solved_positions(draw: PositionDraw, *, attempts: int = 20) -> list[SolvedPosition]:
-    """Up to `draw.positions` solved positions, from at most `attempts` times as many random
-    games; `ValueError` for a game `bounded_ab` does not play."""
-    game = load_game(draw.game)
+def check_solvable(game: pyspiel.Game) -> None:
+    """`ValueError` unless `game` has exact values `solved_positions` can find: two players,
+    zero-sum, no chance nodes."""
     info = game_info(game)
     if info.num_players != 2 or not info.zero_sum or info.has_chance:
         raise ValueError(
             f"exact values need a two-player zero-sum game without chance nodes; got "
             f"{game_description(game)}"
         )
+
+
+def solved_positions(draw: PositionDraw, *, attempts: int = 20) -> list[SolvedPosition]:
+    """Up to `draw.positions` solved positions, from at most `attempts` times as many random
+    games; `ValueError` for a game `bounded_ab` does not play."""
+    game = load_game(draw.game)
+    check_solvable(game)
     zero = make_evaluator("zero", game)
     rng = np.random.default_rng(draw.seed)
     found: list[SolvedPosition] = []
@@ -124,11 +130,18 @@ def measure(positions: Sequence[SolvedPosition], evaluator: Evaluator, depth: in
         else:
             result = bounded_ab(state, evaluator=evaluator, limits=Limits(depth=depth))
             values[index] = 0.5 * (result.lower + result.upper)
-    constant = len(positions) < 2 or np.ptp(exact) == 0 or np.ptp(values) == 0
     return Accuracy(
         evaluator=evaluator.name,
         depth=depth,
         positions=len(positions),
         sign_agreement=float(np.mean(np.sign(values) == np.sign(exact))) if positions else 0.0,
-        correlation=float("nan") if constant else float(np.corrcoef(values, exact)[0, 1]),
+        correlation=correlation(values, exact),
     )
+
+
+def correlation(values: np.ndarray, exact: np.ndarray) -> float:
+    """Pearson's correlation of `values` with `exact`; NaN when either is constant (or fewer
+    than two)."""
+    if len(values) < 2 or np.ptp(exact) == 0 or np.ptp(values) == 0:
+        return float("nan")
+    return float(np.corrcoef(values, exact)[0, 1])
