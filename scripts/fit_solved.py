@@ -114,10 +114,9 @@ def main(argv: Sequence[str]) -> None:
                 "--solve_nodes, choose --plies that reach more (and fewer ended) positions, or "
                 "lower --sizes"
             )
+        datasets = {size: learnability.solved_dataset(draw.game, train[:size]) for size in fitted}
         scores = [
-            learnability.fit_solved(
-                game, learnability.solved_dataset(draw.game, train[:size]), test, model, config
-            )
+            learnability.fit_solved(game, datasets[size], test, model, config)
             for model in models
             for size in fitted
         ]

@@ -12,7 +12,6 @@ import pytest
 from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.schedule import seatings
 from spiel_bounded.arena.store import GameStore
-from spiel_bounded.evaluators.value_net import jax_available
 from spiel_bounded.evaluators.value_net.config import ModelConfig
 from spiel_bounded.games import load_game
 from spiel_bounded.training import pipeline
@@ -40,8 +39,7 @@ from spiel_bounded.training.generations import (
     strengths,
 )
 from spiel_bounded.training.pipeline import RunConfig, read_run_config
-
-needs_jax = pytest.mark.skipif(not jax_available(), reason="training needs the jax extra")
+from tests.markers import needs_jax
 
 
 def tiny(directory: Path, **generations: object) -> RunConfig:

@@ -16,7 +16,6 @@ from spiel_bounded import load_bot
 from spiel_bounded.evaluators.value_net import (
     ModelConfig,
     ValueNetEvaluator,
-    jax_available,
     load_checkpoint,
 )
 from spiel_bounded.evaluators.value_net.features import Features
@@ -25,10 +24,8 @@ from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import load_game
 from spiel_bounded.training import TrainConfig
 from spiel_bounded.training.accuracy import PositionDraw, SolvedPosition, solved_positions
+from tests.markers import needs_jax
 
-needs_jax = pytest.mark.skipif(
-    not jax_available(), reason="the jax extra is not installed: pip install '.[jax]'"
-)
 ROOT = Path(__file__).resolve().parents[1]
 
 

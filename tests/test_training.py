@@ -24,7 +24,6 @@ from spiel_bounded.evaluators.base import check_values
 from spiel_bounded.evaluators.value_net import (
     ModelConfig,
     ValueNetEvaluator,
-    jax_available,
     load_checkpoint,
 )
 from spiel_bounded.evaluators.value_net.files import encode_json
@@ -47,11 +46,7 @@ from spiel_bounded.training.generate import SelfPlayJob, check_data_config, gene
 from spiel_bounded.training.pipeline import read_run_config
 from spiel_bounded.training.selfplay import search_values
 from spiel_bounded.training.targets import split_by_game, targets
-
-needs_jax = pytest.mark.skipif(
-    not jax_available(), reason="the jax extra is not installed: pip install '.[jax]'"
-)
-
+from tests.markers import needs_jax
 
 # -- data ------------------------------------------------------------------------------------
 

@@ -27,7 +27,6 @@ from spiel_bounded.evaluators.value_net import (
     Checkpoint,
     ModelConfig,
     ValueNetEvaluator,
-    jax_available,
     load_checkpoint,
     save_checkpoint,
 )
@@ -39,10 +38,7 @@ from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
 from spiel_bounded.evaluators.value_net.outputs import output_form
 from spiel_bounded.games import game_info
 from spiel_bounded.testing import random_positions
-
-needs_jax = pytest.mark.skipif(
-    not jax_available(), reason="the jax extra is not installed: pip install '.[jax]'"
-)
+from tests.markers import needs_jax
 
 GAMES = (
     "connect_four",
