@@ -26,8 +26,7 @@ from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
 from spiel_bounded.testing import random_positions
 from spiel_bounded.training.symmetry import mirror_features
 from tests.helpers import write_network
-
-needs_native = pytest.mark.skipif(not native.available(), reason=native.unavailable_reason())
+from tests.markers import needs_native
 
 BOARDS = ["hex(board_size=3)", "hex(board_size=4)", "hex(num_rows=3,num_cols=4)"]
 

@@ -28,8 +28,7 @@ from spiel_bounded.evaluators.value_net.numpy_net import NumpyNetwork
 from spiel_bounded.testing import random_positions
 from spiel_bounded.training.symmetry import mirror_features, symmetry_of
 from tests.helpers import write_network
-
-needs_native = pytest.mark.skipif(not native.available(), reason=native.unavailable_reason())
+from tests.markers import needs_native
 
 
 def _observation(rows: list[str]) -> np.ndarray:

@@ -471,7 +471,8 @@ def test_make_evaluator_rejects_unknown_name() -> None:
         ValueError,
         match=(
             r"^unknown evaluator 'mcts'; accepted: zero, rollout, heuristic, seeded_rollout, "
-            r"net:PATH \(a value-network checkpoint\)$"
+            r"net:PATH \(a trained value network\), mix:W:FIRST\+SECOND \(weighted mean, SECOND "
+            r"weighted W\)$"
         ),
     ):
         make_evaluator("mcts", game)

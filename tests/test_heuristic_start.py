@@ -12,13 +12,13 @@ import numpy as np
 import pyspiel
 import pytest
 
-from spiel_bounded import AlphaBetaSettings, Limits, bounded_ab, make_evaluator, native
+from spiel_bounded import AlphaBetaSettings, Limits, bounded_ab, make_evaluator
 from spiel_bounded.evaluators.value_net.config import ModelConfig
 from spiel_bounded.evaluators.value_net.heuristic_start import heuristic_params
 from spiel_bounded.evaluators.value_net.layout import layout_for
 from spiel_bounded.testing import random_positions
+from tests.markers import needs_native
 
-needs_native = pytest.mark.skipif(not native.available(), reason=native.unavailable_reason())
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -8,12 +8,11 @@ import numpy as np
 import pyspiel
 import pytest
 
-from spiel_bounded import AlphaBetaSettings, Limits, bounded_ab, make_evaluator, native
+from spiel_bounded import AlphaBetaSettings, Limits, bounded_ab, make_evaluator
 from spiel_bounded.evaluators.heuristics_amazons import AMAZONS_TERRITORY, AmazonsScorer
 from spiel_bounded.evaluators.value_net.territory import queen_distances, territory_board
 from spiel_bounded.testing import random_positions
-
-needs_native = pytest.mark.skipif(not native.available(), reason=native.unavailable_reason())
+from tests.markers import needs_native
 
 
 def _turn_starts(game: pyspiel.Game, count: int, seed: int) -> list[pyspiel.State]:

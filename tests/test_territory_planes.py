@@ -24,8 +24,7 @@ from spiel_bounded.evaluators.value_net.territory import (
 from spiel_bounded.testing import random_positions
 from spiel_bounded.training.symmetry import mirror_features
 from tests.helpers import write_network
-
-needs_native = pytest.mark.skipif(not native.available(), reason=native.unavailable_reason())
+from tests.markers import needs_native
 
 
 def _destinations(state: pyspiel.State) -> set[int]:

@@ -22,8 +22,16 @@ from typing import Any, Final
 import pyspiel
 
 from spiel_bounded.bots.base import POLICIES, SearchBot
-from spiel_bounded.evaluators import EVALUATOR_NAMES, NET_PREFIX, Evaluator, make_evaluator
+from spiel_bounded.evaluators import (
+    EVALUATOR_FORMS,
+    EVALUATOR_NAMES,
+    MIX_PREFIX,
+    NET_PREFIX,
+    Evaluator,
+    make_evaluator,
+)
 from spiel_bounded.evaluators.heuristics import has_heuristic
+from spiel_bounded.evaluators.mixed import parse_mix
 from spiel_bounded.games import (
     GameInfo,
     Requirements,
@@ -113,15 +121,19 @@ def _shown(value: Any) -> str:
 
 def _evaluator_spec(value: Any) -> Any:
     if isinstance(value, str):
+        if value.startswith(MIX_PREFIX):
+            mix = parse_mix(value)
+            for part in (mix.first, mix.second):
+                if part == "auto":
+                    raise ValueError(f"{value!r}: name each mixed evaluator; auto is not mixed")
+                _evaluator_spec(part)
+            return value
         if value.startswith(NET_PREFIX) and len(value) > len(NET_PREFIX):
             return value
-        return OneOf(("auto", *EVALUATOR_NAMES, f"{NET_PREFIX}PATH"))(value)
+        return OneOf(("auto", *EVALUATOR_NAMES, f"{NET_PREFIX}PATH", f"{MIX_PREFIX}W:A+B"))(value)
     if isinstance(value, Evaluator):
         return value
-    raise ValueError(
-        f"must be one of auto, {', '.join(EVALUATOR_NAMES)}, {NET_PREFIX}PATH or an Evaluator; "
-        f"got {value!r}"
-    )
+    raise ValueError(f"must be one of auto, {EVALUATOR_FORMS} or an Evaluator; got {value!r}")
 
 
 LIMIT_PARAMS: Final = {
@@ -139,8 +151,8 @@ EVALUATOR_PARAMS: Final = {
     "evaluator": Param(
         "auto",
         "leaf evaluator: auto (heuristic when the game has one, else rollout), "
-        + ", ".join(EVALUATOR_NAMES)
-        + f", {NET_PREFIX}PATH (a trained value network), or an Evaluator object",
+        + EVALUATOR_FORMS
+        + ", or an Evaluator object",
         _evaluator_spec,
     ),
     "rollouts": Param(1, "random playouts per evaluation (rollout evaluator)", POSITIVE_INT),
@@ -222,8 +234,8 @@ class SearchSpec:
                 evaluator["evaluator"] = Param(
                     "auto",
                     f"leaf evaluator: auto ({self.auto_evaluator}), "
-                    + ", ".join(EVALUATOR_NAMES)
-                    + f", {NET_PREFIX}PATH (a trained value network), or an Evaluator object",
+                    + EVALUATOR_FORMS
+                    + ", or an Evaluator object",
                     EVALUATOR_PARAMS["evaluator"].check,
                 )
         return {**head, **self.limits, **evaluator, **settings, **self.keywords, **SEED_PARAM}

@@ -1,8 +1,8 @@
 """Leaf evaluators: estimate per-player values of non-terminal states for depth-limited search.
 
-Use `make_evaluator("zero" | "rollout" | "heuristic" | "seeded_rollout" | "net:PATH", game)` or
-pass any object satisfying the `Evaluator` protocol. "net:PATH" loads a trained value network
-(`value_net`).
+Use `make_evaluator("zero" | "rollout" | "heuristic" | "seeded_rollout" | "net:PATH" |
+"mix:W:FIRST+SECOND", game)` or pass any object satisfying the `Evaluator` protocol. "net:PATH"
+loads a trained value network (`value_net`); "mix:W:FIRST+SECOND" weighs two of them (`mixed`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from spiel_bounded.evaluators.heuristics import (
     HeuristicEvaluator,
     has_heuristic,
 )
+from spiel_bounded.evaluators.mixed import MIX_PREFIX, MixedEvaluator, parse_mix
 from spiel_bounded.evaluators.rollout import RolloutEvaluator
 from spiel_bounded.evaluators.seeded_rollout import SeededRolloutEvaluator
 
@@ -23,13 +24,21 @@ EVALUATOR_NAMES = ("zero", "rollout", "heuristic", "seeded_rollout")
 """Names `make_evaluator` accepts, besides `NET_PREFIX` followed by a checkpoint path."""
 NET_PREFIX = "net:"
 """`"net:PATH"` names the value network whose checkpoint is at PATH."""
+EVALUATOR_FORMS = (
+    f"{', '.join(EVALUATOR_NAMES)}, {NET_PREFIX}PATH (a trained value network), "
+    f"{MIX_PREFIX}W:FIRST+SECOND (weighted mean, SECOND weighted W)"
+)
+"""Every form of evaluator name, as messages list them."""
 
 __all__ = [
+    "EVALUATOR_FORMS",
     "EVALUATOR_NAMES",
     "HEURISTIC_GAMES",
+    "MIX_PREFIX",
     "NET_PREFIX",
     "Evaluator",
     "HeuristicEvaluator",
+    "MixedEvaluator",
     "RolloutEvaluator",
     "SeededRolloutEvaluator",
     "ZeroEvaluator",
@@ -49,11 +58,12 @@ def make_evaluator(
     """Builds an evaluator by name, or passes an evaluator object through.
 
     Args:
-        spec: One of `EVALUATOR_NAMES`, "net:PATH" (a value-network checkpoint), or an object
+        spec: One of `EVALUATOR_NAMES`, "net:PATH" (a value-network checkpoint),
+            "mix:W:FIRST+SECOND" (two of those, `(1 - W) * FIRST + W * SECOND`), or an object
             with a `name` and an `evaluate` method.
         game: The game the evaluator will be used on.
-        rollouts: Playouts per evaluation ("rollout" and "seeded_rollout" only).
-        seed: Integer seed or generator for the playouts ("rollout" only).
+        rollouts: Playouts per evaluation ("rollout" and "seeded_rollout", mixed or not).
+        seed: Integer seed or generator for the playouts ("rollout", mixed or not).
 
     Returns:
         The evaluator: a new one for a name, `spec` itself for an object.
@@ -76,14 +86,18 @@ def make_evaluator(
             from spiel_bounded.evaluators.value_net.evaluator import ValueNetEvaluator
 
             return ValueNetEvaluator(game, spec[len(NET_PREFIX) :])
-        raise ValueError(
-            f"unknown evaluator {spec!r}; accepted: {', '.join(EVALUATOR_NAMES)}, "
-            f"{NET_PREFIX}PATH (a value-network checkpoint)"
-        )
+        if spec.startswith(MIX_PREFIX):
+            mix = parse_mix(spec)
+            return MixedEvaluator(
+                make_evaluator(mix.first, game, rollouts=rollouts, seed=seed),
+                make_evaluator(mix.second, game, rollouts=rollouts, seed=seed),
+                mix.weight,
+                game,
+            )
+        raise ValueError(f"unknown evaluator {spec!r}; accepted: {EVALUATOR_FORMS}")
     if isinstance(spec, Evaluator) and callable(getattr(spec, "evaluate", None)):
         return spec
     raise ValueError(
-        f"evaluator must be a name ({', '.join(EVALUATOR_NAMES)}, {NET_PREFIX}PATH) or an object "
-        "with `name` and "
+        f"evaluator must be a name ({EVALUATOR_FORMS}) or an object with `name` and "
         f"`evaluate(state)`, got {type(spec).__name__}"
     )

@@ -12,6 +12,7 @@ import pyspiel
 
 from spiel_bounded.evaluators.base import Evaluator, ZeroEvaluator
 from spiel_bounded.evaluators.heuristics import HeuristicEvaluator
+from spiel_bounded.evaluators.mixed import MixedEvaluator
 from spiel_bounded.evaluators.rollout import RolloutEvaluator
 from spiel_bounded.evaluators.seeded_rollout import SeededRolloutEvaluator
 from spiel_bounded.native import available, check_engine, engine_module, warn_fallback
@@ -30,6 +31,13 @@ def _twin(module: ModuleType, evaluator: Evaluator, game: pyspiel.Game) -> Any |
         return module.rollout_evaluator(evaluator.rollouts, evaluator.draw_seed(), low, high)
     if isinstance(evaluator, SeededRolloutEvaluator):
         return module.seeded_rollout_evaluator(evaluator.rollouts)
+    if isinstance(evaluator, MixedEvaluator):
+        first = _twin(module, evaluator.first, game)
+        second = _twin(module, evaluator.second, game) if first is not None else None
+        if second is None:
+            return None
+        low, high = float(game.min_utility()), float(game.max_utility())
+        return module.mixed_evaluator(first, second, evaluator.weight, low, high)
     if not isinstance(evaluator, HeuristicEvaluator) and not _is_value_net(evaluator):
         return None
     kept = _KEPT_TWINS.setdefault(evaluator, {})
@@ -52,6 +60,8 @@ def has_twin(evaluator: Evaluator, game: pyspiel.Game) -> bool:
         return False
     if isinstance(evaluator, ZeroEvaluator | RolloutEvaluator | SeededRolloutEvaluator):
         return True
+    if isinstance(evaluator, MixedEvaluator):
+        return has_twin(evaluator.first, game) and has_twin(evaluator.second, game)
     if isinstance(evaluator, HeuristicEvaluator):
         try:
             return engine_module("has_twin").heuristic_evaluator(game) is not None
@@ -121,9 +131,17 @@ def reusable_twin(engine: str, algorithm: str, evaluator: Evaluator, game: pyspi
     when `engine` is "python", the native engine is unavailable, `evaluator` has no twin, or its
     twin changes from one search to the next (a rollout evaluator draws a new seed each)."""
     check_engine(engine)
-    if engine == "python" or not available() or isinstance(evaluator, RolloutEvaluator):
+    if engine == "python" or not available() or _draws_seeds(evaluator):
         return None
     return _twin(engine_module(algorithm), evaluator, game)
+
+
+def _draws_seeds(evaluator: Evaluator) -> bool:
+    """Whether `evaluator`'s twin takes a new seed each search (a rollout evaluator, mixed or
+    not)."""
+    if isinstance(evaluator, MixedEvaluator):
+        return _draws_seeds(evaluator.first) or _draws_seeds(evaluator.second)
+    return isinstance(evaluator, RolloutEvaluator)
 
 
 def native_values_evaluator(

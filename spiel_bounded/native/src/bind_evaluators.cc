@@ -90,6 +90,18 @@ void BindEvaluators(py::module_& m) {
       py::arg("playouts"), py::arg("seed"), py::arg("low"), py::arg("high"),
       "Mean return of seeded uniformly random playouts, clamped to [low, high].");
   m.def(
+      "mixed_evaluator",
+      [](std::shared_ptr<Evaluator> first, std::shared_ptr<Evaluator> second, double weight,
+         double low, double high) -> std::shared_ptr<Evaluator> {
+        if (!first || !second) throw py::value_error("both mixed evaluators must be given");
+        if (!(weight > 0.0 && weight < 1.0)) {
+          throw py::value_error("mix weight must be strictly between 0 and 1");
+        }
+        return MakeMixedEvaluator(std::move(first), std::move(second), weight, low, high);
+      },
+      py::arg("first"), py::arg("second"), py::arg("weight"), py::arg("low"), py::arg("high"),
+      "`(1 - weight) * first + weight * second` for every player, clamped to [low, high].");
+  m.def(
       "heuristic_evaluator",
       [](const open_spiel::Game& game) -> std::shared_ptr<Evaluator> {
         return MakeHeuristicEvaluator(game);

@@ -58,6 +58,12 @@ std::unique_ptr<Evaluator> MakeConstantEvaluator(std::vector<double> values);
 std::unique_ptr<Evaluator> MakeRolloutEvaluator(int playouts, uint64_t seed, double low,
                                                 double high);
 
+// `(1 - weight) * first + weight * second` for every player (0 < weight < 1), clamped to
+// [low, high].
+std::unique_ptr<Evaluator> MakeMixedEvaluator(std::shared_ptr<Evaluator> first,
+                                              std::shared_ptr<Evaluator> second, double weight,
+                                              double low, double high);
+
 // Calls `value(state, player)` back (a Python evaluator).
 std::unique_ptr<Evaluator> MakeCallbackEvaluator(
     std::function<double(const open_spiel::State&, int)> value, std::string name);
