@@ -37,6 +37,7 @@ from spiel_bounded.training.generations import (
     scores_of,
     selfplay_directory,
     strengths,
+    with_playouts,
 )
 from spiel_bounded.training.pipeline import RunConfig, read_run_config
 from tests.markers import needs_jax
@@ -106,6 +107,20 @@ def test_without_a_gate_every_network_teaches_the_next(tmp_path: Path) -> None:
     assert all(record.seconds > 0 for record in records)
     assert strengths(records) == []
     assert (tmp_path / "generations.png").exists()
+
+
+@needs_jax
+def test_networks_teach_mixed_with_seeded_playouts_when_asked(tmp_path: Path) -> None:
+    """`playout_weight`: self-play values leaves by the teacher network mixed with a seeded
+    playout (a start that is no network teaches as it is); the records say so."""
+    records = run_generations(
+        tiny(tmp_path, gate_games=0, count=2, playout_weight=0.25), executor="inline"
+    )
+    assert records[0].teacher == "heuristic"
+    network = evaluator_of(1, tmp_path, "heuristic")
+    assert records[1].teacher == f"mix:0.25:{network}+seeded_rollout"
+    assert with_playouts("rollout", GenerationSettings(playout_weight=0.5)) == "rollout"
+    assert with_playouts(network, GenerationSettings()) == network
 
 
 @needs_jax
@@ -179,6 +194,8 @@ def test_generations_resume_and_grow(tmp_path: Path, monkeypatch: pytest.MonkeyP
         ("gate_games = 3", r"\[generations\] gate_games must be even"),
         ('gate_params = { evaluator = "heuristic" }', r"gate_params .* without evaluator"),
         ("gate_score = 1.5", r"\[generations\] gate_score: must be"),
+        ("playout_weight = 1.0", r"\[generations\] playout_weight must be below 1"),
+        ("playout_weight = -0.5", r"\[generations\] playout_weight: must be"),
         ("rounds = 2", r"\[generations\] rounds: unknown key; accepted: count, start, "),
     ],
 )

@@ -77,9 +77,13 @@ def test_the_whole_native_game_is_the_python_engines_game(case: tuple) -> None:
 
 
 @pytest.mark.skipif(not NETWORK.exists(), reason="no committed connect_four network")
-def test_a_network_game_is_the_per_move_native_game() -> None:
-    params = {"depth": 4, "evaluator": f"net:{NETWORK}", "engine": "native"}
+@pytest.mark.parametrize("evaluator", [f"net:{NETWORK}", f"mix:0.3:net:{NETWORK}+seeded_rollout"])
+def test_a_network_game_is_the_per_move_native_game(evaluator: str) -> None:
+    """A network mixed with seeded playouts (`playout_weight`) plays whole natively too."""
+    params = {"depth": 4, "evaluator": evaluator, "engine": "native"}
     chosen = config("connect_four", "bounded_ab", params, tree_labels=True, epsilon=0.2)
+    seeds = np.random.SeedSequence([chosen.seed, 0]).generate_state(3)
+    assert play_native_game(chosen, 0, load_game("connect_four"), seeds) is not None
     for index in range(2):
         expected = play_selfplay_game(chosen, index, whole_game=False)
         assert_same(expected, play_selfplay_game(chosen, index))
@@ -90,6 +94,7 @@ def test_a_network_game_is_the_per_move_native_game() -> None:
     [
         ("bounded_ab", {"depth": 2, "engine": "python"}),
         ("bounded_ab", {"depth": 2, "evaluator": "rollout"}),  # a new seed every search
+        ("bounded_ab", {"depth": 2, "evaluator": "mix:0.5:zero+rollout"}),
         ("paranoid", {"depth": 2}),
         ("bounded_ab", {"depth": 2, "epsilon": -1.0}),  # the Python loop raises the error
     ],

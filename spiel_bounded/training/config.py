@@ -151,6 +151,15 @@ class GenerationSettings:
     warm_start: bool = setting(
         True, "train each new network from the best one's parameters (same [model] only)", FLAG
     )
+    playout_weight: float = setting(
+        0.0,
+        "weight of one seeded random playout mixed into the teacher network's value in "
+        "self-play, below 1 (0: the network alone)",
+        Number(minimum=0.0, maximum=1.0),
+    )
+    # Self-play searches then value a leaf at mix:W:net:PATH+seeded_rollout (AlphaGo's mix,
+    # `evaluators.mixed`); seeded, so each search may keep its evaluator's twin. Gates and
+    # curves play the networks alone.
     # Otherwise, and when the best is the heuristic or a network of another model, a new
     # network starts from [train] seed's initialisation.
 
@@ -159,6 +168,11 @@ class GenerationSettings:
         if self.gate_games % 2:
             raise ValueError(
                 f"[generations] gate_games must be even (seats swapped), got {self.gate_games}"
+            )
+        if self.playout_weight >= 1.0:
+            raise ValueError(
+                "[generations] playout_weight must be below 1 (the network keeps some weight), "
+                f"got {self.playout_weight}"
             )
         if "evaluator" in self.gate_params:
             raise ValueError(

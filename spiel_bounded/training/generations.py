@@ -42,7 +42,7 @@ from spiel_bounded.arena.paired import score_to_elo
 from spiel_bounded.arena.runner import run_tournament
 from spiel_bounded.arena.settings import Config
 from spiel_bounded.arena.store import GameStore
-from spiel_bounded.evaluators import EVALUATOR_NAMES
+from spiel_bounded.evaluators import EVALUATOR_NAMES, MIX_PREFIX, NET_PREFIX
 from spiel_bounded.evaluators.value_net.checkpoint import (
     CHECKPOINT_FILE,
     checkpoint_file,
@@ -133,6 +133,14 @@ def evaluator_of(generation: int, directory: Path, start: str) -> str:
     if generation == 0:
         return start if start in EVALUATOR_NAMES or start.startswith("net:") else f"net:{start}"
     return f"net:{generation_directory(directory, generation) / CHECKPOINT_FILE}"
+
+
+def with_playouts(evaluator: str, settings: GenerationSettings) -> str:
+    """The self-play evaluator of a teacher `evaluator`: a network mixed with one seeded playout
+    a leaf when `settings.playout_weight` is above 0; anything else as it is."""
+    if settings.playout_weight == 0.0 or not evaluator.startswith(NET_PREFIX):
+        return evaluator
+    return f"{MIX_PREFIX}{settings.playout_weight!r}:{evaluator}+seeded_rollout"
 
 
 def generation_directory(directory: Path, generation: int) -> Path:
@@ -465,7 +473,7 @@ def run_generations(
                 tell("not started: the hours are spent")
                 break
             home = generation_directory(directory, generation)
-            teacher = evaluator_of(best, directory, settings.start)
+            teacher = with_playouts(evaluator_of(best, directory, settings.start), settings)
             data = replace(
                 config.data,
                 bot_params={**config.data.bot_params, "evaluator": teacher},

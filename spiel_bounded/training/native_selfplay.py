@@ -18,7 +18,8 @@ import pyspiel
 
 from spiel_bounded import registry
 from spiel_bounded.bots.spec import evaluator_from, limits_from
-from spiel_bounded.evaluators import NET_PREFIX
+from spiel_bounded.evaluators import MIX_PREFIX, NET_PREFIX
+from spiel_bounded.evaluators.mixed import parse_mix
 from spiel_bounded.evaluators.value_net.checkpoint import checkpoint_file
 from spiel_bounded.evaluators.value_net.features import CHANCE_VIEWS
 from spiel_bounded.evaluators.value_net.lifted import LIFTED_VIEWS
@@ -122,13 +123,19 @@ def _evaluator_twin(
     return _kept_twin(str(game), spec, params["rollouts"], engine, algorithm, stamp)
 
 
-def _file_stamp(spec: str) -> tuple[int, int] | None:
-    """(modification time, size) of the checkpoint a "net:PATH" evaluator reads; None for the
-    other evaluators."""
-    if not spec.startswith(NET_PREFIX):
-        return None
-    found = checkpoint_file(spec[len(NET_PREFIX) :]).stat()
-    return found.st_mtime_ns, found.st_size
+def _file_stamp(spec: str) -> tuple[int, ...] | None:
+    """(modification time, size) of each checkpoint a "net:PATH" evaluator, or a mix holding
+    one, reads; None for the other evaluators."""
+    parts = [spec]
+    if spec.startswith(MIX_PREFIX):
+        mix = parse_mix(spec)
+        parts = [mix.first, mix.second]
+    stamp: tuple[int, ...] = ()
+    for part in parts:
+        if part.startswith(NET_PREFIX):
+            found = checkpoint_file(part[len(NET_PREFIX) :]).stat()
+            stamp += (found.st_mtime_ns, found.st_size)
+    return stamp or None
 
 
 @functools.lru_cache(maxsize=4)
@@ -138,7 +145,7 @@ def _kept_twin(
     rollouts: int,
     engine: str,
     algorithm: str,
-    stamp: tuple[int, int] | None,
+    stamp: tuple[int, ...] | None,
 ) -> tuple[pyspiel.Game, Any]:
     """A game and the shared twin of evaluator `spec` on it, made once per process for all
     its games (loading a network and copying it into C++ cost about 5% of a connect_four game at
