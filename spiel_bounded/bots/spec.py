@@ -130,7 +130,9 @@ def _evaluator_spec(value: Any) -> Any:
             return value
         if value.startswith(NET_PREFIX) and len(value) > len(NET_PREFIX):
             return value
-        return OneOf(("auto", *EVALUATOR_NAMES, f"{NET_PREFIX}PATH", f"{MIX_PREFIX}W:A+B"))(value)
+        return OneOf(
+            ("auto", *EVALUATOR_NAMES, f"{NET_PREFIX}PATH", f"{MIX_PREFIX}W:FIRST+SECOND")
+        )(value)
     if isinstance(value, Evaluator):
         return value
     raise ValueError(f"must be one of auto, {EVALUATOR_FORMS} or an Evaluator; got {value!r}")

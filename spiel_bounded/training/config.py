@@ -151,6 +151,8 @@ class GenerationSettings:
     warm_start: bool = setting(
         True, "train each new network from the best one's parameters (same [model] only)", FLAG
     )
+    # Otherwise, and when the best is the heuristic or a network of another model, a new
+    # network starts from [train] seed's initialisation.
     playout_weight: float = setting(
         0.0,
         "weight of one seeded random playout mixed into the teacher network's value in "
@@ -160,8 +162,6 @@ class GenerationSettings:
     # Self-play searches then value a leaf at mix:W:net:PATH+seeded_rollout (AlphaGo's mix,
     # `evaluators.mixed`); seeded, so each search may keep its evaluator's twin. Gates and
     # curves play the networks alone.
-    # Otherwise, and when the best is the heuristic or a network of another model, a new
-    # network starts from [train] seed's initialisation.
 
     def __post_init__(self) -> None:
         check_fields(self)
