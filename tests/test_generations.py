@@ -119,6 +119,10 @@ def test_networks_teach_mixed_with_seeded_playouts_when_asked(tmp_path: Path) ->
     assert records[0].teacher == "heuristic"
     network = evaluator_of(1, tmp_path, "heuristic")
     assert records[1].teacher == f"mix:0.25:{network}+seeded_rollout"
+    trained = json.loads((generation_directory(tmp_path, 2) / "training.json").read_text())
+    assert trained["warm_start"]  # from the teacher's network, as without the mix
+    card = publish(tmp_path, tmp_path / "card", "card").read_text()
+    assert "mixed with one seeded random playout at weight 0.25" in card
     assert with_playouts("rollout", GenerationSettings(playout_weight=0.5)) == "rollout"
     assert with_playouts(network, GenerationSettings()) == network
 

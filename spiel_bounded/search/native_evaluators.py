@@ -32,10 +32,9 @@ def _twin(module: ModuleType, evaluator: Evaluator, game: pyspiel.Game) -> Any |
     if isinstance(evaluator, SeededRolloutEvaluator):
         return module.seeded_rollout_evaluator(evaluator.rollouts)
     if isinstance(evaluator, MixedEvaluator):
-        first = _twin(module, evaluator.first, game)
-        second = _twin(module, evaluator.second, game) if first is not None else None
-        if second is None:
+        if not has_twin(evaluator, game):  # before a rollout part draws its seed
             return None
+        first, second = _twin(module, evaluator.first, game), _twin(module, evaluator.second, game)
         low, high = float(game.min_utility()), float(game.max_utility())
         return module.mixed_evaluator(first, second, evaluator.weight, low, high)
     if not isinstance(evaluator, HeuristicEvaluator) and not _is_value_net(evaluator):

@@ -49,6 +49,17 @@ def _images_text(game: str) -> str:
     return f", symmetric images ({symmetry.name})"
 
 
+def _playouts_text(weight: float) -> str:
+    """How the self-play searches mixed playouts into the teacher network's values, if they
+    did."""
+    if not weight:
+        return ""
+    return (
+        f"; the searches value leaves by the teacher network mixed with one seeded random "
+        f"playout at weight {weight!r} (`mix:{weight!r}:net:PATH+seeded_rollout`)"
+    )
+
+
 def _derived_text(inputs: str) -> str:
     """What a network reads besides the observation, for the card's first line."""
     return {
@@ -167,7 +178,9 @@ def card_text(
         f"{hours:.2f} hours of generations (wall clock, this machine).",
         f"- **Self-play**: `{data['bot']}` ({_params_text(data['bot_params'])}) in every seat, "
         f"{data['games']:,} games a generation, {data['opening_moves']} random opening plies, "
-        f"{data['epsilon']:.0%} random moves; generation 1's teacher: {loop['start']}; {gate}.",
+        f"{data['epsilon']:.0%} random moves; generation 1's teacher: {loop['start']}; {gate}"
+        + _playouts_text(loop.get("playout_weight", 0.0))
+        + ".",
         f"- **Labels**: {labels}, labelling `{train['labelling']}` with the outcome at weight "
         f"{train['outcome_weight']}{_images_text(data['game']) if train['mirror'] else ''}.",
         f"- **Training**: AdamW (learning rate {train['learning_rate']}, weight decay "

@@ -473,7 +473,8 @@ def run_generations(
                 tell("not started: the hours are spent")
                 break
             home = generation_directory(directory, generation)
-            teacher = with_playouts(evaluator_of(best, directory, settings.start), settings)
+            network = evaluator_of(best, directory, settings.start)
+            teacher = with_playouts(network, settings)
             data = replace(
                 config.data,
                 bot_params={**config.data.bot_params, "evaluator": teacher},
@@ -501,7 +502,7 @@ def run_generations(
                     dataset,
                     replace(config, directory=home),
                     command=command,
-                    initial=warm_start_params(config, teacher),
+                    initial=warm_start_params(config, network),
                     on_epoch=_epochs(tell, config.train.max_epochs),
                 )
             del dataset  # so that the next window is not assembled beside this one (memory)

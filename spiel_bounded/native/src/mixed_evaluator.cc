@@ -38,7 +38,8 @@ class MixedEvaluator final : public Evaluator {
   }
 
   // One of the two values the children without building them (a network's sums of the parent's
-  // first layer); the other then values each child built from `parent`.
+  // first layer); the other then values each child: the move applied to `parent` and undone
+  // where `undo` allows, else a copy.
   bool BeginChildren(open_spiel::State& parent, int player, bool undo) override {
     if (first_->BeginChildren(parent, player, undo)) {
       by_children_ = first_.get();
@@ -51,15 +52,24 @@ class MixedEvaluator final : public Evaluator {
     }
     parent_ = &parent;
     player_ = player;
+    undo_ = undo;
     return true;
   }
 
   LeafValue ChildValue(open_spiel::Action move) override {
     const LeafValue leaf = by_children_->ChildValue(move);
     if (leaf.terminal) return leaf;
-    std::unique_ptr<open_spiel::State> child = parent_->Clone();
-    child->ApplyAction(move);
-    const double other = built_->Value(*child, player_);
+    double other;
+    if (undo_) {  // the parent is as it was whenever a call returns
+      const open_spiel::Player mover = parent_->CurrentPlayer();
+      parent_->ApplyAction(move);
+      other = built_->Value(*parent_, player_);
+      parent_->UndoAction(mover, move);
+    } else {
+      std::unique_ptr<open_spiel::State> child = parent_->Clone();
+      child->ApplyAction(move);
+      other = built_->Value(*child, player_);
+    }
     return {by_children_ == first_.get() ? Mix(leaf.value, other) : Mix(other, leaf.value), false};
   }
 
@@ -79,11 +89,12 @@ class MixedEvaluator final : public Evaluator {
   double weight_;
   double low_;
   double high_;
-  std::vector<double> second_values_;  // reused: no allocation per state
-  Evaluator* by_children_ = nullptr;   // the one whose `BeginChildren` returned true
-  Evaluator* built_ = nullptr;         // the other
-  const open_spiel::State* parent_ = nullptr;
+  std::vector<double> second_values_;    // reused: no allocation per state
+  Evaluator* by_children_ = nullptr;     // the one whose `BeginChildren` returned true
+  Evaluator* built_ = nullptr;           // the other
+  open_spiel::State* parent_ = nullptr;  // kept alive by the search while it asks for children
   int player_ = 0;
+  bool undo_ = false;  // the game's UndoAction restores a state exactly
 };
 
 }  // namespace
