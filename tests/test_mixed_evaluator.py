@@ -12,7 +12,7 @@ import pyspiel
 import pytest
 
 from spiel_bounded import native
-from spiel_bounded.evaluators import MixedEvaluator, make_evaluator
+from spiel_bounded.evaluators import MixedEvaluator, make_evaluator, reseeded
 from spiel_bounded.evaluators.mixed import MixSpec, parse_mix
 from spiel_bounded.evaluators.value_net import ModelConfig
 from spiel_bounded.games import UNDO_EXACT_GAMES
@@ -213,6 +213,41 @@ def test_a_bot_with_a_mix_plays_legal_moves_natively(tmp_path: Path) -> None:
     state = game.new_initial_state()
     bots = [load_bot("bounded_ab", game, seat, evaluator=spec, nodes=2_000) for seat in (0, 1)]
     while not state.is_terminal():
-        move = bots[state.current_player()].step(state)
+        bot = bots[state.current_player()]
+        move = bot.step(state)
         assert move in state.legal_actions()
+        assert bot.last_result.stats.engine == "native"
         state.apply_action(move)
+
+
+def test_reseeding_renews_the_playouts_and_keeps_the_rest() -> None:
+    game = pyspiel.load_game("tic_tac_toe")
+    mixed = make_evaluator("mix:0.5:heuristic+rollout", game)
+    again = reseeded(mixed, game, 7)
+    assert isinstance(again, MixedEvaluator) and again is not mixed
+    assert again.first is mixed.first and again.second is not mixed.second
+    assert again.weight == mixed.weight and again.name == mixed.name
+    state = game.new_initial_state()
+    assert reseeded(mixed, game, 7).evaluate(state) == again.evaluate(state)
+    plain = make_evaluator("mix:0.5:heuristic+seeded_rollout", game)
+    assert reseeded(plain, game, 7) is plain
+
+
+def test_babmcts_reseeds_a_mix_each_move() -> None:
+    """A move's search depends on its move seed, not on the playouts of the moves before: two
+    bots of one seed that searched different positions first search the next one alike."""
+    game = pyspiel.load_game("connect_four")
+    params = {"evaluator": "mix:0.5:heuristic+rollout", "seed": 3, "simulations": 200}
+    params["engine"] = "python"  # its playouts draw from the stream as many times as they run
+    bots = [load_bot("babmcts", game, 0, reuse_tree=False, **params) for _ in range(2)]
+    for bot, first in zip(bots, (0, 6), strict=True):
+        start = game.new_initial_state()
+        start.apply_action(first)
+        start.apply_action(3)
+        bot.step(start)
+    state = game.new_initial_state()
+    for move in (3, 3):
+        state.apply_action(move)
+    results = [bot.step(state) and bot.last_result for bot in bots]
+    assert results[0].children == results[1].children
+    assert results[0].visits == results[1].visits

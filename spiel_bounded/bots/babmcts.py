@@ -24,7 +24,7 @@ import pyspiel
 
 from spiel_bounded.bots.base import POLICIES, SearchBot, choose_action
 from spiel_bounded.bots.spec import SEED_PARAM, BotSpec, SearchSpec
-from spiel_bounded.evaluators import Evaluator, make_evaluator
+from spiel_bounded.evaluators import Evaluator, make_evaluator, reseeded
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM_CHANCE, GameInfo
 from spiel_bounded.limits import Limits
 from spiel_bounded.params import (
@@ -95,17 +95,16 @@ class BABMCTSSearch:
         self._reuse = bot_settings.reuse_tree
         self._policy = bot_settings.policy
         self._rng = np.random.default_rng(seed)
-        self._rollouts = rollouts
         self._evaluator_name = evaluator if isinstance(evaluator, str) else None
-        # Built once (and checked now) unless it is a per-move seeded rollout evaluator.
+        # Built once (and checked now); its playouts, if any, reseeded each move.
         self._evaluator = make_evaluator(evaluator, game, rollouts=rollouts, seed=seed)
         tree_engine(game, self._evaluator, settings)  # engine="native" unavailable: refused now
         self.tree: BABMCTSTreeBase | None = None
 
     def _evaluator_for(self, move_seed: int) -> Evaluator:
-        if self._evaluator_name == "rollout":
-            return make_evaluator("rollout", self._game, rollouts=self._rollouts, seed=move_seed)
-        return self._evaluator
+        if self._evaluator_name is None:  # an object: used as it is
+            return self._evaluator
+        return reseeded(self._evaluator, self._game, move_seed)
 
     def __call__(self, state: pyspiel.State) -> SearchResult:
         move_seed = int(self._rng.integers(0, _MOVE_SEED_BOUND))

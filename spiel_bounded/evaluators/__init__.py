@@ -45,6 +45,7 @@ __all__ = [
     "check_values",
     "has_heuristic",
     "make_evaluator",
+    "reseeded",
 ]
 
 
@@ -101,3 +102,18 @@ def make_evaluator(
         f"evaluator must be a name ({EVALUATOR_FORMS}) or an object with `name` and "
         f"`evaluate(state)`, got {type(spec).__name__}"
     )
+
+
+def reseeded(evaluator: Evaluator, game: pyspiel.Game, seed: int) -> Evaluator:
+    """`evaluator` with its random playouts seeded by `seed`: a new rollout evaluator for a
+    rollout evaluator, a mix with its rollout parts reseeded for a mix, else `evaluator`
+    itself (a network is not loaded again)."""
+    if isinstance(evaluator, RolloutEvaluator):
+        return RolloutEvaluator(game, rollouts=evaluator.rollouts, seed=seed)
+    if isinstance(evaluator, MixedEvaluator):
+        first = reseeded(evaluator.first, game, seed)
+        second = reseeded(evaluator.second, game, seed)
+        if first is evaluator.first and second is evaluator.second:
+            return evaluator
+        return MixedEvaluator(first, second, evaluator.weight, game)
+    return evaluator

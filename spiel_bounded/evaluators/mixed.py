@@ -81,7 +81,7 @@ class MixedEvaluator:
         self.first = first
         self.second = second
         self.weight = float(weight)
-        self.name = f"{MIX_PREFIX}{weight:g}:{first.name}+{second.name}"
+        self.name = f"{MIX_PREFIX}{self.weight!r}:{first.name}+{second.name}"
         self._info = game_info(game)
 
     def evaluate(self, state: pyspiel.State) -> Sequence[float]:

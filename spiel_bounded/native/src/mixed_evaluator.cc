@@ -79,7 +79,7 @@ class MixedEvaluator final : public Evaluator {
   }
 
  private:
-  // Clamped: a rounded mean of values in range can overshoot a bound by one ulp.
+  // Clamped, as the Python evaluator is, so that both stay in range whatever the rounding.
   double Mix(double first, double second) const {
     return std::min(high_, std::max(low_, (1.0 - weight_) * first + weight_ * second));
   }
