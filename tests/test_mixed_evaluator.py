@@ -251,3 +251,23 @@ def test_babmcts_reseeds_a_mix_each_move() -> None:
     results = [bot.step(state) and bot.last_result for bot in bots]
     assert results[0].children == results[1].children
     assert results[0].visits == results[1].visits
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "mix:0.3:heuristic+seeded_rollout",
+        "mix:0.4:net:{net}+rollout",
+        "mix:0.25:zero+net:{net}",
+    ],
+)
+def test_the_leaf_value_is_the_evaluated_value_to_the_last_bit(spec: str, tmp_path: Path) -> None:
+    """The Python engine's fast path (`leaf_value`) equals `evaluate`, playouts drawn alike."""
+    game = pyspiel.load_game("connect_four")
+    spec = spec.format(net=_network(game, tmp_path))
+    states = random_positions(game, 30, plies=(0, 30), seed=6)
+    for player in range(2):
+        fast = make_evaluator(spec, game, seed=9).leaf_value(player)
+        slow = make_evaluator(spec, game, seed=9)
+        for state in states:
+            assert fast(state) == slow.evaluate(state)[player], (spec, str(state))

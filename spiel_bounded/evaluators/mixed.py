@@ -8,7 +8,7 @@ and `0 < W < 1`. A mean of values inside the game's range stays inside it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -92,3 +92,20 @@ class MixedEvaluator:
             min(high, max(low, (1.0 - self.weight) * float(a) + self.weight * float(b)))
             for a, b in zip(first, second, strict=True)
         ]
+
+    def leaf_value(self, player: int) -> Callable[[pyspiel.State], float]:
+        """A function `state -> evaluate(state)[player]`, equal to the last bit, through each
+        part's own `leaf_value` where it has one (a network's one-call path)."""
+        first, second = self._part_value(self.first, player), self._part_value(self.second, player)
+        weight, low, high = self.weight, self._info.min_utility, self._info.max_utility
+        return lambda state: min(
+            high, max(low, (1.0 - weight) * first(state) + weight * second(state))
+        )
+
+    def _part_value(self, part: Evaluator, player: int) -> Callable[[pyspiel.State], float]:
+        fast = getattr(part, "leaf_value", None)
+        value = fast(player) if fast is not None else None
+        if value is not None:
+            return value
+        info = self._info
+        return lambda state: float(check_values(part.evaluate(state), part, info)[player])
