@@ -271,3 +271,19 @@ def test_the_leaf_value_is_the_evaluated_value_to_the_last_bit(spec: str, tmp_pa
         slow = make_evaluator(spec, game, seed=9)
         for state in states:
             assert fast(state) == slow.evaluate(state)[player], (spec, str(state))
+
+
+@needs_native
+def test_a_mix_without_a_twin_draws_no_seed_from_its_playouts() -> None:
+    game = pyspiel.load_game("tic_tac_toe")
+
+    class Plain:
+        name = "plain"
+
+        def evaluate(self, state: pyspiel.State) -> list[float]:
+            return [0.0, 0.0]
+
+    playouts = make_evaluator("rollout", game, seed=5)
+    engine = native.engine_module("test_mixed_evaluator")
+    assert _twin(engine, MixedEvaluator(playouts, Plain(), 0.5, game), game) is None
+    assert playouts.draw_seed() == make_evaluator("rollout", game, seed=5).draw_seed()

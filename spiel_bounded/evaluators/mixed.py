@@ -36,6 +36,11 @@ class MixSpec:
     weight: float
 
 
+def _is_weight(weight: float) -> bool:
+    """Whether `weight` may weigh a mix's second evaluator: strictly between 0 and 1."""
+    return math.isfinite(weight) and 0.0 < weight < 1.0
+
+
 def parse_mix(spec: str) -> MixSpec:
     """The parts of `spec`, a `"mix:W:FIRST+SECOND"` string, checked for form only (neither
     evaluator is built, so no checkpoint is read).
@@ -53,7 +58,7 @@ def parse_mix(spec: str) -> MixSpec:
         raise ValueError(
             f"mix weight {weight_text!r} is not a number in {spec!r}; use {form}"
         ) from None
-    if not (math.isfinite(weight) and 0.0 < weight < 1.0):
+    if not _is_weight(weight):
         raise ValueError(f"mix weight {weight_text} must be strictly between 0 and 1 in {spec!r}")
     first, plus, second = pair.partition("+")
     if not plus or not first or not second or "+" in second:
@@ -76,7 +81,7 @@ class MixedEvaluator:
     def __init__(
         self, first: Evaluator, second: Evaluator, weight: float, game: pyspiel.Game
     ) -> None:
-        if not (math.isfinite(weight) and 0.0 < weight < 1.0):
+        if not _is_weight(weight):
             raise ValueError(f"mix weight must be strictly between 0 and 1, got {weight!r}")
         self.first = first
         self.second = second

@@ -32,11 +32,15 @@ def _twin(module: ModuleType, evaluator: Evaluator, game: pyspiel.Game) -> Any |
     if isinstance(evaluator, SeededRolloutEvaluator):
         return module.seeded_rollout_evaluator(evaluator.rollouts)
     if isinstance(evaluator, MixedEvaluator):
-        if not has_twin(evaluator, game):  # before a rollout part draws its seed
-            return None
-        first, second = _twin(module, evaluator.first, game), _twin(module, evaluator.second, game)
+        parts = [evaluator.first, evaluator.second]
+        twins: list[Any] = [None, None]
+        # Playouts last: a mix with a part that has no twin draws no seed from their stream.
+        for index in sorted(range(2), key=lambda i: _draws_seeds(parts[i])):
+            twins[index] = _twin(module, parts[index], game)
+            if twins[index] is None:
+                return None
         low, high = float(game.min_utility()), float(game.max_utility())
-        return module.mixed_evaluator(first, second, evaluator.weight, low, high)
+        return module.mixed_evaluator(*twins, evaluator.weight, low, high)
     if not isinstance(evaluator, HeuristicEvaluator) and not _is_value_net(evaluator):
         return None
     kept = _KEPT_TWINS.setdefault(evaluator, {})
