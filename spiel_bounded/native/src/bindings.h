@@ -22,5 +22,6 @@ void BindMcts(pybind11::module_& m);        // bind_mcts.cc
 void BindMaxn(pybind11::module_& m);        // bind_maxn.cc
 void BindPns(pybind11::module_& m);         // bind_pns.cc: df-pn, bounded PNS, Rivest
 void BindSelfPlay(pybind11::module_& m);    // bind_selfplay.cc: a whole self-play game
+void BindSolvers(pybind11::module_& m);     // bind_solvers.cc: exact solvers of one game
 
 }  // namespace spiel_bounded

@@ -11,4 +11,5 @@ PYBIND11_MODULE(_engine, m) {
   spiel_bounded::BindMaxn(m);
   spiel_bounded::BindPns(m);
   spiel_bounded::BindSelfPlay(m);
+  spiel_bounded::BindSolvers(m);
 }

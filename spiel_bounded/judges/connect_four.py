@@ -1,0 +1,93 @@
+"""Perfect play of connect_four: the value of a position and of each of its moves.
+
+The native engine's weak solver (`native/src/connect_four_solver.cc`) says whether the player
+to move wins (1), draws (0) or loses (-1) with perfect play, replaying the state's moves on two
+bitboards and searching with null windows, a table of bounds and the moves that hand the
+opponent an immediate win left out. It answers the 7-ply random openings of the package's
+suites in up to about 7 s each (4.5 million positions a second, `results/connect_four_ceiling.md`)
+and later positions far faster. Four in a row only, on boards of (rows + 1) * columns <= 64
+cells, with the native engine built.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import pyspiel
+
+from spiel_bounded import native
+from spiel_bounded.games import game_description
+
+VALUES: Final = {1: "win", 0: "draw", -1: "loss"}
+"""The solver's values for the player to move."""
+TABLE_BITS: Final = 22
+"""2^22 table entries of 16 bytes: 64 MiB."""
+
+
+def check_connect_four(game: pyspiel.Game) -> str:
+    """Why the solver cannot play `game` ("" when it can)."""
+    if game.get_type().short_name != "connect_four":
+        return f"the connect_four solver plays connect_four only, not {game_description(game)}"
+    params = game.get_parameters()
+    rows, columns = params["rows"], params["columns"]
+    if params["x_in_row"] != 4:
+        return f"the connect_four solver plays four in a row only, not {params['x_in_row']}"
+    if (rows + 1) * columns > 64:
+        return (
+            f"the connect_four solver plays boards of (rows + 1) * columns <= 64 cells, not "
+            f"{rows} x {columns}"
+        )
+    if not native.available():
+        return f"the connect_four solver needs the native engine: {native.unavailable_reason()}"
+    return ""
+
+
+class ConnectFourSolver:
+    """Exact values of connect_four positions (a state's history replayed on the native solver,
+    whose table is kept from one question to the next).
+
+    Args:
+        game: A connect_four game the solver plays (`check_connect_four`); ValueError if not.
+        table_bits: The table has 2^table_bits entries of 16 bytes.
+    """
+
+    def __init__(self, game: pyspiel.Game, table_bits: int = TABLE_BITS) -> None:
+        reason = check_connect_four(game)
+        if reason:
+            raise ValueError(reason)
+        params = game.get_parameters()
+        engine: Any = native.module()
+        self.game = game
+        self._solver = engine.ConnectFourSolver(
+            params["rows"], params["columns"], table_bits=table_bits
+        )
+        self._full = engine.CONNECT_FOUR_FULL
+
+    @property
+    def nodes(self) -> int:
+        """Positions searched since the solver was made."""
+        return int(self._solver.nodes)
+
+    def value(
+        self, state: pyspiel.State, *, nodes: int | None = None, seconds: float | None = None
+    ) -> int | None:
+        """The value of `state` for the player to move (1 win, 0 draw, -1 loss), or None when
+        `nodes` (positions searched) or `seconds` ran out first. ValueError for a terminal
+        state."""
+        return self._solver.solve(_moves(state), max_nodes=nodes, seconds=seconds)
+
+    def move_values(
+        self, state: pyspiel.State, *, nodes: int | None = None, seconds: float | None = None
+    ) -> dict[int, int] | None:
+        """The value of each legal move of `state` for the player to move, or None when
+        `nodes` or `seconds` ran out first. ValueError for a terminal state."""
+        values = self._solver.move_values(_moves(state), max_nodes=nodes, seconds=seconds)
+        if values is None:
+            return None
+        return {column: value for column, value in enumerate(values) if value != self._full}
+
+
+def _moves(state: pyspiel.State) -> list[int]:
+    if state.is_terminal():
+        raise ValueError("a terminal connect_four state has no player to move to solve for")
+    return [int(action) for action in state.history()]
