@@ -4,11 +4,16 @@ the exact alpha-beta search, moves of the best value, clear refusals."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pyspiel
 import pytest
 
+from spiel_bounded.arena.config import parse_config
+from spiel_bounded.arena.perfect_play import judge_tournament
+from spiel_bounded.arena.runner import run_tournament
+from spiel_bounded.arena.store import GameStore
 from spiel_bounded.evaluators import make_evaluator
 from spiel_bounded.judges.connect_four import ConnectFourSolver, check_connect_four
 from spiel_bounded.limits import Limits
@@ -174,3 +179,81 @@ def test_the_bot_with_a_node_budget_answers_from_the_empty_board() -> None:
     before = bot.solver.nodes
     assert bot.step(game.new_initial_state()) == 3  # the centre: no move solved, none lost
     assert bot.solver.nodes - before <= 5_000 + 7  # each solve stops at its first node past
+
+
+def test_the_judge_finds_no_error_in_perfect_play(tmp_path: Path) -> None:
+    config = parse_config(
+        f"""
+[tournament]
+games = ["connect_four"]
+games_per_pairing = 4
+seconds_per_move = 1.0
+opening_moves = 14
+seed = 5
+[run]
+output = "{tmp_path / "match"}"
+executor = "inline"
+[[bots]]
+label = "solver"
+bot = "connect_four_solver"
+[[bots]]
+label = "random"
+bot = "random"
+"""
+    )
+    run_tournament(config)
+    perfect, blind = judge_tournament(tmp_path / "match", ["solver", "random"])
+    assert perfect.games == blind.games == 4 and perfect.moves > 0
+    assert perfect.errors == 0 and perfect.low == perfect.high == 0.0
+    assert perfect.score() >= perfect.start_score()  # it never ends worse than it started
+    assert sum(perfect.outcomes.values()) == 4
+    assert blind.moves > 0 and blind.low <= blind.error_rate <= blind.high
+    assert blind.errors == _errors_by_move_values(tmp_path / "match", "random") > 0
+    with pytest.raises(ValueError, match="'nobody' played no finished connect_four game"):
+        judge_tournament(tmp_path / "match", ["nobody"])
+
+
+def _errors_by_move_values(directory: Path, label: str) -> int:
+    """The moves of `label` after the opening that were not of the best solved value."""
+    errors = 0
+    for record in GameStore(directory).read_records():
+        game = pyspiel.load_game(record.game)
+        solver = ConnectFourSolver(game)
+        skip = record.moves - sum(record.seat_moves)
+        state = game.new_initial_state()
+        for ply, action in enumerate(record.actions):
+            if ply >= skip and record.seats[state.current_player()] == label:
+                values = solver.move_values(state)
+                assert values is not None
+                errors += values[action] < max(values.values())
+            state.apply_action(action)
+    return errors
+
+
+def test_the_judge_counts_a_game_the_opening_decided_before_a_bot_moved(tmp_path: Path) -> None:
+    openings = tmp_path / "openings.txt"
+    openings.write_text("0 1 0 1 0 1\n")  # x to move completes column 0
+    config = parse_config(
+        f"""
+[tournament]
+games = ["connect_four"]
+games_per_pairing = 2
+seconds_per_move = 1.0
+openings = "{openings}"
+seed = 1
+[run]
+output = "{tmp_path / "match"}"
+executor = "inline"
+[[bots]]
+label = "first"
+bot = "connect_four_solver"
+[[bots]]
+label = "second"
+bot = "connect_four_solver"
+"""
+    )
+    run_tournament(config)
+    for result in judge_tournament(tmp_path / "match", ["first", "second"]):
+        assert result.games == 2 and result.moves == 1  # one game won at once, one never moved
+        assert result.outcomes == {("win", "win"): 1, ("loss", "loss"): 1}
+        assert result.score() == result.start_score() == 0.5

@@ -1,0 +1,163 @@
+"""How a bot's connect_four moves compare with perfect play.
+
+`judge_tournament` replays every finished connect_four game of a tournament directory and solves
+each position after the random opening (`judges.connect_four`, one solve a position, shared by
+both seats). A move is an error when it lowers the mover's solved value: a win given up for a
+draw or a loss, a draw for a loss. Per bot (by its label) it counts the errors per move, with a
+95% interval from resampling whole games, and sorts its games by the value of the position it
+first moved in against how they ended: a bot that never errs ends every game at least as well
+as it started, and gains over that only from its opponents' errors. So the share of points
+above the starting values is what the opponents gave away, and the starting values are what
+the openings decided.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+import pyspiel
+
+from spiel_bounded.arena.store import GameStore
+from spiel_bounded.games import load_game
+from spiel_bounded.judges.connect_four import VALUES, ConnectFourSolver, check_connect_four
+
+RESAMPLES: Final = 2000
+_WORTH: Final = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+
+
+@dataclass(frozen=True)
+class PerfectPlay:
+    """A bot's connect_four moves against perfect play.
+
+    Attributes:
+        label: The bot's label in the tournament.
+        games: Games judged (those the opening decided before it moved included).
+        moves: Its moves judged (the random opening left out).
+        errors: Moves that lowered its solved value.
+        error_rate: errors / moves.
+        low: The 95% interval's lower end of the error rate (games resampled).
+        high: Its upper end.
+        outcomes: For each (value of the first position it moved in, its result), "win",
+            "draw" or "loss" each, the number of games.
+    """
+
+    label: str
+    games: int
+    moves: int
+    errors: int
+    error_rate: float
+    low: float
+    high: float
+    outcomes: dict[tuple[str, str], int]
+
+    def score(self) -> float:
+        """Its score over the judged games (a draw half a win)."""
+        return sum(_WORTH[end] * n for (_, end), n in self.outcomes.items()) / self.games
+
+    def start_score(self) -> float:
+        """The score its starting positions were worth with perfect play on both sides."""
+        return sum(_WORTH[start] * n for (start, _), n in self.outcomes.items()) / self.games
+
+
+@dataclass(frozen=True)
+class _Seat:
+    """One seat of one judged game: the mover's value before each of its moves and after it."""
+
+    before: tuple[int, ...]
+    after: tuple[int, ...]
+    result: int
+
+
+def solved_values(
+    solver: ConnectFourSolver, game: pyspiel.Game, actions: Sequence[int], start: int
+) -> dict[int, int]:
+    """The solved value for the player to move of each non-terminal position of a game
+    replayed from `actions`, by ply, from ply `start` on."""
+    state = game.new_initial_state()
+    values = {}
+    for ply, action in enumerate(actions):
+        if ply >= start:
+            value = solver.value(state)
+            assert value is not None  # no limit
+            values[ply] = value
+        state.apply_action(action)
+    return values
+
+
+def _seats(
+    game: pyspiel.Game, actions: Sequence[int], skip: int, values: dict[int, int]
+) -> list[_Seat]:
+    state = game.new_initial_state()
+    for action in actions:
+        state.apply_action(action)
+    returns = state.returns()
+    seats = []
+    for seat in range(2):
+        before, after = [], []
+        for ply in range(skip, len(actions)):
+            if ply % 2 != seat:  # connect_four alternates from player 0
+                continue
+            before.append(values[ply])
+            after.append(-values[ply + 1] if ply + 1 in values else int(returns[seat]))
+        seats.append(_Seat(tuple(before), tuple(after), int(returns[seat])))
+    return seats
+
+
+def judge_tournament(
+    directory: str | Path, labels: Sequence[str] | None = None, *, seed: int = 0
+) -> list[PerfectPlay]:
+    """`PerfectPlay` of each bot (`labels`, or every label that played) over the finished
+    connect_four games of a tournament directory; ValueError when a label played none there or
+    the directory's connect_four games cannot be solved."""
+    solvers: dict[str, tuple[pyspiel.Game, ConnectFourSolver]] = {}
+    per_label: dict[str, list[_Seat]] = {}
+    for record in GameStore(Path(directory)).read_records():
+        if record.error or not record.returns:
+            continue
+        if labels is not None and not set(labels) & set(record.seats):
+            continue
+        if record.game not in solvers:
+            game = load_game(record.game)
+            if game.get_type().short_name != "connect_four":
+                continue
+            reason = check_connect_four(game)
+            if reason:
+                raise ValueError(f"{record.game}: {reason}")
+            solvers[record.game] = (game, ConnectFourSolver(game))
+        game, solver = solvers[record.game]
+        skip = record.moves - sum(record.seat_moves)
+        values = solved_values(solver, game, record.actions, skip)
+        for label, seat in zip(
+            record.seats, _seats(game, record.actions, skip, values), strict=True
+        ):
+            per_label.setdefault(label, []).append(seat)
+    wanted = list(labels) if labels is not None else sorted(per_label)
+    return [_summary(label, per_label.get(label, []), directory, seed) for label in wanted]
+
+
+def _summary(label: str, seats: list[_Seat], directory: str | Path, seed: int) -> PerfectPlay:
+    if not seats:
+        raise ValueError(f"{label!r} played no finished connect_four game in {str(directory)!r}")
+    errors = np.array([sum(a < b for a, b in zip(s.after, s.before, strict=True)) for s in seats])
+    counts = np.array([len(s.before) for s in seats])
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(len(seats), size=(RESAMPLES, len(seats)))
+    resampled = errors[picks].sum(axis=1) / np.maximum(counts[picks].sum(axis=1), 1)
+    low, high = np.quantile(resampled, [0.025, 0.975])
+    # a game the opening decided before the bot moved starts at its result
+    outcomes = Counter((VALUES[(s.before or (s.result,))[0]], VALUES[s.result]) for s in seats)
+    return PerfectPlay(
+        label=label,
+        games=len(seats),
+        moves=int(counts.sum()),
+        errors=int(errors.sum()),
+        error_rate=float(errors.sum() / max(counts.sum(), 1)),
+        low=float(low),
+        high=float(high),
+        outcomes=dict(outcomes),
+    )
