@@ -11,7 +11,12 @@ import pyspiel
 import pytest
 
 from spiel_bounded.arena.config import parse_config
-from spiel_bounded.arena.perfect_play import judge_tournament
+from spiel_bounded.arena.perfect_play import (
+    critical_positions,
+    judge_tournament,
+    move_accuracy,
+    paired_difference,
+)
 from spiel_bounded.arena.runner import run_tournament
 from spiel_bounded.arena.store import GameStore
 from spiel_bounded.evaluators import make_evaluator
@@ -209,6 +214,19 @@ bot = "random"
     assert sum(perfect.outcomes.values()) == 4
     assert blind.moves > 0 and blind.low <= blind.error_rate <= blind.high
     assert blind.errors == _errors_by_move_values(tmp_path / "match", "random") > 0
+
+    game, positions, values = critical_positions(tmp_path / "match", 30, seed=2)
+    assert 0 < len(positions) <= 30 and len(set(positions)) == len(positions)
+    assert all(len(set(moves.values())) > 1 for moves in values)
+    seats = [load_bot("connect_four_solver", game, player) for player in range(2)]
+    first = move_accuracy(
+        "solver", lambda state: seats[state.current_player()].step(state), game, positions, values
+    )
+    assert first.errors == 0 and first.positions == len(positions)
+    centre = move_accuracy("centre", _first_legal, game, positions, values)
+    assert centre.errors > 0 and centre.low <= centre.rate <= centre.high
+    mean, low, high = paired_difference(centre, first)
+    assert mean == centre.rate and low <= mean <= high
     with pytest.raises(ValueError, match="'nobody' played no finished connect_four game"):
         judge_tournament(tmp_path / "match", ["nobody"])
 
@@ -257,3 +275,7 @@ bot = "connect_four_solver"
         assert result.games == 2 and result.moves == 1  # one game won at once, one never moved
         assert result.outcomes == {("win", "win"): 1, ("loss", "loss"): 1}
         assert result.score() == result.start_score() == 0.5
+
+
+def _first_legal(state: pyspiel.State) -> int:
+    return int(state.legal_actions()[0])

@@ -14,7 +14,7 @@ the openings decided.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -25,6 +25,7 @@ import pyspiel
 from spiel_bounded.arena.store import GameStore
 from spiel_bounded.games import load_game
 from spiel_bounded.judges.connect_four import VALUES, ConnectFourSolver, check_connect_four
+from spiel_bounded.stats import wilson
 
 RESAMPLES: Final = 2000
 _WORTH: Final = {"win": 1.0, "draw": 0.5, "loss": 0.0}
@@ -161,3 +162,108 @@ def _summary(label: str, seats: list[_Seat], directory: str | Path, seed: int) -
         high=float(high),
         outcomes=dict(outcomes),
     )
+
+
+@dataclass(frozen=True)
+class MoveAccuracy:
+    """How often a searcher's moves lowered the solved value on a set of positions.
+
+    Attributes:
+        name: What searched (an evaluator spec).
+        positions: Positions asked.
+        errors: Moves that lowered the mover's solved value.
+        low: The 95% Wilson interval's lower end of the error rate.
+        high: Its upper end.
+        wrong: Which positions it erred on, in the order asked (for paired comparisons).
+    """
+
+    name: str
+    positions: int
+    errors: int
+    low: float
+    high: float
+    wrong: tuple[bool, ...]
+
+    @property
+    def rate(self) -> float:
+        """errors / positions."""
+        return self.errors / self.positions
+
+
+def critical_positions(
+    directory: str | Path, count: int, *, seed: int = 0
+) -> tuple[pyspiel.Game, list[tuple[int, ...]], list[dict[int, int]]]:
+    """Up to `count` positions (action histories) of the finished connect_four games of a
+    tournament directory, after each game's opening, where the legal moves' solved values differ
+    (so a move can be an error), drawn without replacement (seeded), each with its moves'
+    values. ValueError when the directory holds no connect_four game."""
+    game: pyspiel.Game | None = None
+    solver: ConnectFourSolver | None = None
+    name = ""
+    seen: set[tuple[int, ...]] = set()
+    for record in GameStore(Path(directory)).read_records():
+        if record.error or not record.returns:
+            continue
+        if game is None:
+            candidate = load_game(record.game)
+            if candidate.get_type().short_name != "connect_four":
+                continue
+            game, solver, name = candidate, ConnectFourSolver(candidate), record.game
+        if record.game != name:
+            continue
+        skip = record.moves - sum(record.seat_moves)
+        seen.update(tuple(record.actions[:ply]) for ply in range(skip, len(record.actions)))
+    if game is None or solver is None:
+        raise ValueError(f"{str(directory)!r} holds no finished connect_four game")
+    rng = np.random.default_rng(seed)
+    histories = sorted(seen)
+    positions, values = [], []
+    for index in rng.permutation(len(histories)):
+        state = game.new_initial_state()
+        for action in histories[index]:
+            state.apply_action(action)
+        moves = solver.move_values(state)
+        assert moves is not None  # no limit
+        if len(set(moves.values())) > 1:
+            positions.append(histories[index])
+            values.append(moves)
+            if len(positions) == count:
+                break
+    if not positions:
+        raise ValueError(f"{str(directory)!r} holds no position where a move can be an error")
+    return game, positions, values
+
+
+def move_accuracy(
+    name: str,
+    choose: Callable[[pyspiel.State], int],
+    game: pyspiel.Game,
+    positions: Sequence[tuple[int, ...]],
+    values: Sequence[dict[int, int]],
+) -> MoveAccuracy:
+    """`MoveAccuracy` of `choose` (a state to its move) on `positions` whose moves' solved
+    values are `values`."""
+    wrong = []
+    for history, moves in zip(positions, values, strict=True):
+        state = game.new_initial_state()
+        for action in history:
+            state.apply_action(action)
+        wrong.append(moves[choose(state)] < max(moves.values()))
+    low, high = wilson(sum(wrong), len(wrong))
+    return MoveAccuracy(name, len(wrong), sum(wrong), low, high, tuple(wrong))
+
+
+def paired_difference(
+    first: MoveAccuracy, second: MoveAccuracy, *, seed: int = 0
+) -> tuple[float, float, float]:
+    """The error rate of `first` minus that of `second` on the same positions, with a 95%
+    interval from resampling positions."""
+    a = np.array(first.wrong, dtype=float)
+    b = np.array(second.wrong, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError("a paired difference needs the same positions")
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(len(a), size=(RESAMPLES, len(a)))
+    resampled = (a[picks] - b[picks]).mean(axis=1)
+    low, high = np.quantile(resampled, [0.025, 0.975])
+    return float((a - b).mean()), float(low), float(high)
