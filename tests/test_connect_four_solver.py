@@ -127,6 +127,7 @@ def test_a_run_out_budget_answers_none() -> None:
         ("tic_tac_toe", "connect_four only"),
         ("connect_four(x_in_row=3)", "four in a row only"),
         ("connect_four(rows=8,columns=8)", "(rows + 1) * columns <= 64"),
+        ("connect_four(rows=2,columns=20)", "at most 16 columns"),
     ],
 )
 def test_other_games_are_refused(description: str, message: str) -> None:

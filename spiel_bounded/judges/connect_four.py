@@ -4,9 +4,9 @@ The native engine's weak solver (`native/src/connect_four_solver.cc`) says wheth
 to move wins (1), draws (0) or loses (-1) with perfect play, replaying the state's moves on two
 bitboards and searching with null windows, a table of bounds and the moves that hand the
 opponent an immediate win left out. It answers the 7-ply random openings of the package's
-suites in up to about 7 s each (4.5 million positions a second, `results/connect_four_ceiling.md`)
+suites in up to about 7 s each (4.5 million positions a second, `results/connect_four_perfect_play.md`)
 and later positions far faster. Four in a row only, on boards of (rows + 1) * columns <= 64
-cells, with the native engine built.
+cells and at most 16 columns, with the native engine built.
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ def check_connect_four(game: pyspiel.Game) -> str:
     rows, columns = params["rows"], params["columns"]
     if params["x_in_row"] != 4:
         return f"the connect_four solver plays four in a row only, not {params['x_in_row']}"
-    if (rows + 1) * columns > 64:
+    if (rows + 1) * columns > 64 or columns > 16:
         return (
-            f"the connect_four solver plays boards of (rows + 1) * columns <= 64 cells, not "
-            f"{rows} x {columns}"
+            f"the connect_four solver plays boards of (rows + 1) * columns <= 64 cells and at "
+            f"most 16 columns, not {rows} x {columns}"
         )
     if not native.available():
         return f"the connect_four solver needs the native engine: {native.unavailable_reason()}"

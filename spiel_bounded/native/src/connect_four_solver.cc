@@ -17,7 +17,8 @@ ConnectFourSolver::ConnectFourSolver(int rows, int columns, int table_bits)
     : rows_(rows), columns_(columns) {
   if (rows < 1 || columns < 1 || (rows + 1) * columns > 64 || columns > kMaxColumns) {
     throw std::invalid_argument(
-        "the connect_four solver needs a board of (rows + 1) * columns <= 64 cells, got " +
+        "the connect_four solver needs a board of (rows + 1) * columns <= 64 cells and at most 16 "
+        "columns, got " +
         std::to_string(rows) + " x " + std::to_string(columns));
   }
   if (table_bits < 1 || table_bits > 30) {
