@@ -4,9 +4,10 @@ The native engine's weak solver (`native/src/connect_four_solver.cc`) says wheth
 to move wins (1), draws (0) or loses (-1) with perfect play, replaying the state's moves on two
 bitboards and searching with null windows, a table of bounds and the moves that hand the
 opponent an immediate win left out. It answers the 7-ply random openings of the package's
-suites in up to about 7 s each (4.5 million positions a second, `results/connect_four_perfect_play.md`)
-and later positions far faster. Four in a row only, on boards of (rows + 1) * columns <= 64
-cells and at most 16 columns, with the native engine built.
+suites in up to about 7 s each (4.5 million positions a second,
+`results/connect_four_perfect_play.md`) and later positions far faster. Four in a row only,
+on boards of (rows + 1) * columns <= 64 cells and at most 16 columns, with the native engine
+built.
 """
 
 from __future__ import annotations
