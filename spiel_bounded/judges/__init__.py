@@ -1,1 +1,2 @@
-"""Outside judges of the package's play: GNU Backgammon's equity for backgammon moves."""
+"""Judges of the package's play: GNU Backgammon's equity for backgammon moves, and perfect play of
+connect_four (an exact solver)."""
