@@ -1,7 +1,6 @@
 """Judges bots' connect_four moves by perfect play: errors per move, and what the openings
 decided.
 
-  python scripts/connect_four_judge.py --tournament=results/round_robin_ceiling_connect_four_random
     python scripts/connect_four_judge.py --tournament=DIR --bots=threats64,heuristic --output=FILE
     python scripts/connect_four_judge.py --openings=configs/openings/connect_four_threats_unseen.txt
 
@@ -9,8 +8,8 @@ Replays the finished connect_four games of a tournament directory, solves every 
 the random opening (`spiel_bounded.arena.perfect_play`, the native connect_four solver) and
 prints a Markdown table (or writes it to --output): for each bot its games, moves, errors (moves
 that lowered its solved value) per move with a 95% interval (games resampled), its score, the
-score its first positions were worth with perfect play on both sides, and its games by that
-first value and their end. With --openings instead, it solves each opening of a suite file and
+score the openings left it with perfect play on both sides, and its games by what the opening
+left it and how they ended. With --openings instead, it solves each opening of a suite file and
 counts them by their value for the player to move (and the wins in one move). Needs the native
 engine. Exit status: 0 done; 2 a bad flag, directory, label or suite.
 """
@@ -69,11 +68,9 @@ def _openings_text(path: str) -> str:
     check_openings(game, openings, path)
     for opening in openings:
         state, _ = play_opening(game, opening)
-        value = solver.value(state)
-        assert value is not None  # no limit
-        counts[VALUES[value]] += 1
         values = solver.move_values(state)
-        assert values is not None
+        assert values is not None  # no limit
+        counts[VALUES[max(values.values())]] += 1
         in_one += any(state.child(move).is_terminal() and values[move] == 1 for move in values)
     return (
         f"The {len(openings)} openings of `{path}` ({_GAME.value}) solved, for the "
@@ -86,9 +83,10 @@ def _tournament_text(directory: Path) -> str:
     results = judge_tournament(directory, _BOTS.value)
     lines = [
         f"connect_four moves against perfect play, `{directory}`: an error lowers the mover's "
-        "solved value; 95% intervals from resampling games. `start` is the score the first "
-        "positions each bot moved in were worth with perfect play on both sides; the last "
-        "columns count its games by that first value, as won-drawn-lost at the end.",
+        "solved value; 95% intervals from resampling games ([0, 0] for a bot that never errs). "
+        "`start` is the score the openings left each bot with perfect play on both sides (the "
+        "solved value after the opening, for its seat); the last columns count its games by "
+        "that value, as won-drawn-lost at the end.",
         "",
         "| bot | games | moves | errors | per move | 95% interval | score % | start % | "
         "from won | from drawn | from lost |",
@@ -101,7 +99,7 @@ def _tournament_text(directory: Path) -> str:
         lines.append(
             f"| {result.label} | {result.games} | {result.moves} | {result.errors} | "
             f"{result.error_rate:.1%} | [{result.low:.1%}, {result.high:.1%}] | "
-            f"{100 * result.score():.1f} | {100 * result.start_score():.1f} | "
+            f"{100 * result.score:.1f} | {100 * result.start_score:.1f} | "
             + " | ".join(ends)
             + " |"
         )

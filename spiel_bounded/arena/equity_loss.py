@@ -97,7 +97,7 @@ def judge_tournament(
                 continue
             judges[record.game] = (game, Judge(game, plies))
         game, judge = judges[record.game]
-        skip = record.moves - sum(record.seat_moves)
+        skip = record.opening_plies
         for seat, seated in enumerate(record.seats):
             if seated == label:
                 per_game.append(game_losses(game, record.actions, seat, skip, judge))

@@ -4,11 +4,14 @@
 each position after the random opening (`judges.connect_four`, one solve a position, shared by
 both seats). A move is an error when it lowers the mover's solved value: a win given up for a
 draw or a loss, a draw for a loss. Per bot (by its label) it counts the errors per move, with a
-95% interval from resampling whole games, and sorts its games by the value of the position it
-first moved in against how they ended: a bot that never errs ends every game at least as well
-as it started, and gains over that only from its opponents' errors. So the share of points
-above the starting values is what the opponents gave away, and the starting values are what
-the openings decided.
+95% interval from resampling whole games (which collapses to [0, 0] for a bot that never errs),
+and sorts its games by what the opening left it (the solved value of the position after the
+opening, for its seat) against how they ended. A bot that never errs ends every game at least
+as well as the opening left it, and does better only where its opponent errs.
+
+`critical_positions`, `move_accuracy` and `paired_difference` judge searchers without games: the
+positions of a tournament's games where a move can lower the solved value, and how often a
+searcher's move there does.
 """
 
 from __future__ import annotations
@@ -43,8 +46,8 @@ class PerfectPlay:
         error_rate: errors / moves.
         low: The 95% interval's lower end of the error rate (games resampled).
         high: Its upper end.
-        outcomes: For each (value of the first position it moved in, its result), "win",
-            "draw" or "loss" each, the number of games.
+        outcomes: For each (value of the position after the opening for its seat, its result),
+            "win", "draw" or "loss" each, the number of games.
     """
 
     label: str
@@ -56,22 +59,34 @@ class PerfectPlay:
     high: float
     outcomes: dict[tuple[str, str], int]
 
+    @property
     def score(self) -> float:
         """Its score over the judged games (a draw half a win)."""
         return sum(_WORTH[end] * n for (_, end), n in self.outcomes.items()) / self.games
 
+    @property
     def start_score(self) -> float:
-        """The score its starting positions were worth with perfect play on both sides."""
+        """The score the openings left it, with perfect play on both sides."""
         return sum(_WORTH[start] * n for (start, _), n in self.outcomes.items()) / self.games
 
 
 @dataclass(frozen=True)
 class _Seat:
-    """One seat of one judged game: the mover's value before each of its moves and after it."""
+    """One seat of one judged game: its value after the opening, its value before each of its
+    moves and after it, and its result."""
 
+    start: int
     before: tuple[int, ...]
     after: tuple[int, ...]
     result: int
+
+
+def replayed(game: pyspiel.Game, actions: Sequence[int]) -> pyspiel.State:
+    """The state after `actions` from the start of `game`."""
+    state = game.new_initial_state()
+    for action in actions:
+        state.apply_action(action)
+    return state
 
 
 def solved_values(
@@ -93,19 +108,16 @@ def solved_values(
 def _seats(
     game: pyspiel.Game, actions: Sequence[int], skip: int, values: dict[int, int]
 ) -> list[_Seat]:
-    state = game.new_initial_state()
-    for action in actions:
-        state.apply_action(action)
-    returns = state.returns()
+    returns = replayed(game, actions).returns()
     seats = []
-    for seat in range(2):
+    for seat in range(2):  # connect_four alternates from player 0: ply p is seat p % 2's
         before, after = [], []
         for ply in range(skip, len(actions)):
-            if ply % 2 != seat:  # connect_four alternates from player 0
-                continue
-            before.append(values[ply])
-            after.append(-values[ply + 1] if ply + 1 in values else int(returns[seat]))
-        seats.append(_Seat(tuple(before), tuple(after), int(returns[seat])))
+            if ply % 2 == seat:
+                before.append(values[ply])
+                after.append(-values[ply + 1] if ply + 1 in values else int(returns[seat]))
+        start = values[skip] if skip % 2 == seat else -values[skip]
+        seats.append(_Seat(start, tuple(before), tuple(after), int(returns[seat])))
     return seats
 
 
@@ -131,7 +143,7 @@ def judge_tournament(
                 raise ValueError(f"{record.game}: {reason}")
             solvers[record.game] = (game, ConnectFourSolver(game))
         game, solver = solvers[record.game]
-        skip = record.moves - sum(record.seat_moves)
+        skip = record.opening_plies
         values = solved_values(solver, game, record.actions, skip)
         for label, seat in zip(
             record.seats, _seats(game, record.actions, skip, values), strict=True
@@ -150,8 +162,7 @@ def _summary(label: str, seats: list[_Seat], directory: str | Path, seed: int) -
     picks = rng.integers(len(seats), size=(RESAMPLES, len(seats)))
     resampled = errors[picks].sum(axis=1) / np.maximum(counts[picks].sum(axis=1), 1)
     low, high = np.quantile(resampled, [0.025, 0.975])
-    # a game the opening decided before the bot moved starts at its result
-    outcomes = Counter((VALUES[(s.before or (s.result,))[0]], VALUES[s.result]) for s in seats)
+    outcomes = Counter((VALUES[s.start], VALUES[s.result]) for s in seats)
     return PerfectPlay(
         label=label,
         games=len(seats),
@@ -211,7 +222,7 @@ def critical_positions(
             game, solver, name = candidate, ConnectFourSolver(candidate), record.game
         if record.game != name:
             continue
-        skip = record.moves - sum(record.seat_moves)
+        skip = record.opening_plies
         seen.update(tuple(record.actions[:ply]) for ply in range(skip, len(record.actions)))
     if game is None or solver is None:
         raise ValueError(f"{str(directory)!r} holds no finished connect_four game")
@@ -219,10 +230,7 @@ def critical_positions(
     histories = sorted(seen)
     positions, values = [], []
     for index in rng.permutation(len(histories)):
-        state = game.new_initial_state()
-        for action in histories[index]:
-            state.apply_action(action)
-        moves = solver.move_values(state)
+        moves = solver.move_values(replayed(game, histories[index]))
         assert moves is not None  # no limit
         if len(set(moves.values())) > 1:
             positions.append(histories[index])
@@ -245,10 +253,7 @@ def move_accuracy(
     values are `values`."""
     wrong = []
     for history, moves in zip(positions, values, strict=True):
-        state = game.new_initial_state()
-        for action in history:
-            state.apply_action(action)
-        wrong.append(moves[choose(state)] < max(moves.values()))
+        wrong.append(moves[choose(replayed(game, history))] < max(moves.values()))
     low, high = wilson(sum(wrong), len(wrong))
     return MoveAccuracy(name, len(wrong), sum(wrong), low, high, tuple(wrong))
 

@@ -113,6 +113,11 @@ class GameRecord:
         return not self.error
 
     @property
+    def opening_plies(self) -> int:
+        """Decision plies of the random opening (played before any bot chose)."""
+        return self.moves - sum(self.seat_moves)
+
+    @property
     def finished(self) -> bool:
         """True when the game counts as played: no error, or an error of `FINISHED_KINDS`.
 

@@ -16,7 +16,7 @@ namespace py = pybind11;
 namespace spiel_bounded {
 namespace {
 
-// `solve(solver, moves, budget)`, or None when the budget ran out.
+// `solve(budget)` on a budget of `max_nodes` and `seconds`, or None when the budget ran out.
 template <typename Result, typename Solve>
 std::optional<Result> Within(std::optional<int64_t> max_nodes, std::optional<double> seconds,
                              Solve&& solve) {

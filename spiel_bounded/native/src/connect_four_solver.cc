@@ -15,11 +15,13 @@ constexpr int kMaxColumns = 16;
 
 ConnectFourSolver::ConnectFourSolver(int rows, int columns, int table_bits)
     : rows_(rows), columns_(columns) {
-  if (rows < 1 || columns < 1 || (rows + 1) * columns > 64 || columns > kMaxColumns) {
+  // The lines' shifts reach 3 * (rows + 2) bits, which must stay inside the 64-bit word.
+  if (rows < 1 || columns < 1 || (rows + 1) * columns > 64 || columns > kMaxColumns ||
+      3 * (rows + 2) >= 64) {
     throw std::invalid_argument(
-        "the connect_four solver needs a board of (rows + 1) * columns <= 64 cells and at most 16 "
-        "columns, got " +
-        std::to_string(rows) + " x " + std::to_string(columns));
+        "the connect_four solver needs a board of (rows + 1) * columns <= 64 cells, at most " +
+        std::to_string(kMaxColumns) + " columns and at most 19 rows, got " + std::to_string(rows) +
+        " x " + std::to_string(columns));
   }
   if (table_bits < 1 || table_bits > 30) {
     throw std::invalid_argument("table_bits must be in [1, 30], got " + std::to_string(table_bits));

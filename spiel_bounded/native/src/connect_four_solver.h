@@ -14,12 +14,12 @@ namespace spiel_bounded {
 
 class ConnectFourSolver {
  public:
-  static constexpr int kInRow = 4;
   // A column of MoveValues that is full.
   static constexpr int kFull = -2;
 
-  // A solver for boards of `rows` x `columns`, (rows + 1) * columns <= 64 and columns <= 16, with a
-  // table of 2^table_bits entries (16 bytes each). Throws std::invalid_argument for another board.
+  // A solver for boards of `rows` x `columns`, (rows + 1) * columns <= 64, columns <= 16 and
+  // rows <= 19, with a table of 2^table_bits entries (16 bytes each). Throws std::invalid_argument
+  // for another board.
   ConnectFourSolver(int rows, int columns, int table_bits = 22);
 
   // The value for the player to move after `moves` (columns, 0-based, in order): 1 a win, 0 a
