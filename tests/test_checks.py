@@ -30,6 +30,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "pns": {"nodes": 50},
     "bounded_pns": {"nodes": 50},
     "gnubg": {},
+    "connect_four_solver": {"nodes": 50},
 }
 DEFAULT_SMALL: dict[str, Any] = {"nodes": 50, "evaluator": "zero"}
 
@@ -50,7 +51,13 @@ def _params(
 def _game_for(name: str) -> str:
     """A game the bot plays, with chance nodes where it can play those."""
     spec = next(spec for spec in list_bots() if spec.name == name)
-    for game in ("pig(players=3,winscore=20)", "pig(winscore=30)", "tic_tac_toe", "backgammon"):
+    for game in (
+        "pig(players=3,winscore=20)",
+        "pig(winscore=30)",
+        "tic_tac_toe",
+        "backgammon",
+        "connect_four",
+    ):
         if not spec.reasons_against(game_info(pyspiel.load_game(game))):
             return game
     raise AssertionError(f"no test game for {name}")
@@ -90,7 +97,7 @@ def test_every_bot_refuses_a_terminal_state_naming_itself(
     state = game.new_initial_state()
     for action in (0, 3, 1, 4, 2):  # x wins
         state.apply_action(action)
-    if name in ("mp_mix", "gnubg"):  # three players or more; backgammon
+    if name in ("mp_mix", "gnubg", "connect_four_solver"):  # n players; backgammon; connect_four
         game = pyspiel.load_game(_game_for(name))
         state = _terminal(game)
     bot = load_bot(name, game, 0, **_params(name, "tic_tac_toe", request))
@@ -118,7 +125,10 @@ def test_every_bot_refuses_a_state_of_another_game_naming_both(
 ) -> None:
     built = _game_for(name)
     bot = load_bot(name, built, 0, **_params(name, built, request))
-    other = "pig(players=4,winscore=20)" if built.startswith("pig(players=3") else "connect_four"
+    other = {
+        "pig(players=3,winscore=20)": "pig(players=4,winscore=20)",
+        "connect_four": "tic_tac_toe",
+    }.get(built, "connect_four")
     state = pyspiel.load_game(other).new_initial_state()
     with pytest.raises(ValueError, match=rf"^{name} was built for .* state of {re.escape(other)}"):
         bot.step(state)

@@ -84,6 +84,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "bounded_pns": {"nodes": 200},
     "alphazero": {"simulations": 8},  # and a checkpoint of the game (`checkpoint_for`)
     "gnubg": {},
+    "connect_four_solver": {"nodes": 200},
 }
 # Why a bot may decline a game of the list (any other refusal fails the test).
 DOCUMENTED_REFUSALS = {
@@ -99,6 +100,7 @@ DOCUMENTED_REFUSALS = {
     "mcts": ("implemented in Python",),
     "alphazero": ("chance nodes", "players", "rewards before the end", "alphazero extra"),
     "gnubg": ("backgammon only", "players", "gnubg extra"),
+    "connect_four_solver": ("connect_four only", "chance nodes", "players"),
 }
 
 
