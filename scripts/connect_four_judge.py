@@ -53,10 +53,7 @@ def main(argv: Sequence[str]) -> None:
     except (StoreError, ValueError, OSError) as error:
         sys.stderr.write(f"error: {error}\n")
         sys.exit(commandline.USAGE_ERROR)
-    if _OUTPUT.value:
-        Path(_OUTPUT.value).write_text(text)
-    else:
-        print(text, end="")
+    commandline.write_or_print(text, _OUTPUT.value)
 
 
 def _openings_text(path: str) -> str:

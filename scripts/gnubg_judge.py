@@ -66,10 +66,7 @@ def main(argv: Sequence[str]) -> None:
             f"[{result.low:.1f}, {result.high:.1f}] | {result.best_share:.1%} |"
         )
     text = "\n".join(lines) + "\n"
-    if _OUTPUT.value:
-        Path(_OUTPUT.value).write_text(text)
-    else:
-        print(text, end="")
+    commandline.write_or_print(text, _OUTPUT.value)
 
 
 if __name__ == "__main__":

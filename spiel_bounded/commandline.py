@@ -75,6 +75,14 @@ def refuse_arguments(argv: Sequence[str]) -> None:
         raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}", exitcode=USAGE_ERROR)
 
 
+def write_or_print(text: str, output: str | None) -> None:
+    """Writes a command's `text` to the file `output`, or prints it when there is none."""
+    if output:
+        Path(output).write_text(text)
+    else:
+        print(text, end="")
+
+
 def integers(name: str, values: Sequence[str]) -> list[int]:
     """A list flag's values as integers; `app.UsageError` (exit status 2) naming the flag for
     anything else."""

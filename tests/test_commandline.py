@@ -98,3 +98,12 @@ def test_a_command_starts_without_the_plotting_and_compiling_libraries(script: s
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "[]"
+
+
+def test_write_or_print_writes_the_file_or_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    commandline.write_or_print("a table\n", str(tmp_path / "out.md"))
+    assert (tmp_path / "out.md").read_text() == "a table\n" and capsys.readouterr().out == ""
+    commandline.write_or_print("a table\n", None)
+    assert capsys.readouterr().out == "a table\n"

@@ -222,27 +222,27 @@ def test_the_bot_with_a_node_budget_answers_from_the_empty_board() -> None:
     assert bot.solver.nodes - before <= 5_000
 
 
-def test_the_judge_finds_no_error_in_perfect_play(tmp_path: Path) -> None:
-    config = parse_config(
-        f"""
+def _play_match(directory: Path, games: int, opening: str, seed: int, bots: dict[str, str]) -> None:
+    """A connect_four tournament of `bots` (label: bot name) into `directory`, inline; `opening`
+    is its opening line (`opening_moves = N` or `openings = "FILE"`)."""
+    seats = "".join(f'[[bots]]\nlabel = "{label}"\nbot = "{bot}"\n' for label, bot in bots.items())
+    config = f"""
 [tournament]
 games = ["connect_four"]
-games_per_pairing = 4
+games_per_pairing = {games}
 seconds_per_move = 1.0
-opening_moves = 13
-seed = 5
+{opening}
+seed = {seed}
 [run]
-output = "{tmp_path / "match"}"
+output = "{directory}"
 executor = "inline"
-[[bots]]
-label = "solver"
-bot = "connect_four_solver"
-[[bots]]
-label = "random"
-bot = "random"
-"""
-    )
-    run_tournament(config)
+{seats}"""
+    run_tournament(parse_config(config))
+
+
+def test_the_judge_finds_no_error_in_perfect_play(tmp_path: Path) -> None:
+    bots = {"solver": "connect_four_solver", "random": "random"}
+    _play_match(tmp_path / "match", 4, "opening_moves = 13", 5, bots)
     perfect, blind = judge_tournament(tmp_path / "match", ["solver", "random"])
     assert perfect.games == blind.games == 4 and perfect.moves > 0
     assert perfect.errors == 0 and perfect.low == perfect.high == 0.0
@@ -273,7 +273,7 @@ def _errors_by_move_values(directory: Path, label: str) -> int:
     for record in GameStore(directory).read_records():
         game = pyspiel.load_game(record.game)
         solver = ConnectFourSolver(game)
-        skip = record.moves - sum(record.seat_moves)
+        skip = record.opening_plies
         state = game.new_initial_state()
         for ply, action in enumerate(record.actions):
             if ply >= skip and record.seats[state.current_player()] == label:
@@ -287,26 +287,8 @@ def _errors_by_move_values(directory: Path, label: str) -> int:
 def test_the_judge_counts_a_game_the_opening_decided_before_a_bot_moved(tmp_path: Path) -> None:
     openings = tmp_path / "openings.txt"
     openings.write_text("0 1 0 1 0 1\n")  # x to move completes column 0
-    config = parse_config(
-        f"""
-[tournament]
-games = ["connect_four"]
-games_per_pairing = 2
-seconds_per_move = 1.0
-openings = "{openings}"
-seed = 1
-[run]
-output = "{tmp_path / "match"}"
-executor = "inline"
-[[bots]]
-label = "first"
-bot = "connect_four_solver"
-[[bots]]
-label = "second"
-bot = "connect_four_solver"
-"""
-    )
-    run_tournament(config)
+    bots = {"first": "connect_four_solver", "second": "connect_four_solver"}
+    _play_match(tmp_path / "match", 2, f'openings = "{openings}"', 1, bots)
     for result in judge_tournament(tmp_path / "match", ["first", "second"]):
         assert result.games == 2 and result.moves == 1  # one game won at once, one never moved
         assert result.outcomes == {("win", "win"): 1, ("loss", "loss"): 1}

@@ -35,6 +35,7 @@ ConnectFourSolver::ConnectFourSolver(int rows, int columns, int table_bits)
     return std::abs(2 * a - columns + 1) < std::abs(2 * b - columns + 1);
   });
   table_.resize(size_t{1} << table_bits);
+  shift_ = 64 - table_bits;
 }
 
 uint64_t ConnectFourSolver::ColumnMask(int column) const {
@@ -89,7 +90,7 @@ ConnectFourSolver::Position ConnectFourSolver::Played(const Position& position, 
 }
 
 ConnectFourSolver::Entry& ConnectFourSolver::Slot(uint64_t key) {
-  return table_[(key * 0x9E3779B97F4A7C15ULL) >> (64 - __builtin_ctzll(table_.size()))];
+  return table_[(key * 0x9E3779B97F4A7C15ULL) >> shift_];
 }
 
 // Fail-soft alpha-beta on the values -1, 0, 1 of a position whose mover cannot win at once.
@@ -134,16 +135,15 @@ int ConnectFourSolver::Negamax(const Position& position, int alpha, int beta, Bu
       if (best >= beta) break;
     }
   }
-  Entry& stored = Slot(key);  // the same slot: the search below may have replaced its entry
-  if (stored.key != key) {
-    stored = Entry{key, static_cast<int8_t>(lower), static_cast<int8_t>(upper)};
+  if (slot.key != key) {  // none was there, or the search below put another position's
+    slot = Entry{key, static_cast<int8_t>(lower), static_cast<int8_t>(upper)};
   }
   if (best >= beta) {
-    stored.lower = static_cast<int8_t>(std::max<int>(stored.lower, best));
+    slot.lower = static_cast<int8_t>(std::max<int>(slot.lower, best));
   } else if (best <= alpha) {
-    stored.upper = static_cast<int8_t>(std::min<int>(stored.upper, best));
+    slot.upper = static_cast<int8_t>(std::min<int>(slot.upper, best));
   } else {
-    stored.lower = stored.upper = static_cast<int8_t>(best);
+    slot.lower = slot.upper = static_cast<int8_t>(best);
   }
   return best;
 }

@@ -64,6 +64,7 @@ class ConnectFourSolver {
   uint64_t board_ = 0;      // every cell
   std::vector<int> order_;  // columns from the centre out
   std::vector<Entry> table_;
+  int shift_ = 0;  // a key's slot: the top table_bits bits of its hash
   int64_t nodes_ = 0;
 };
 
