@@ -77,7 +77,8 @@ sanitize: | $(STAMP_DEV)
 		tests/test_native_maxn.py tests/test_native_evaluators.py tests/test_native_pns_rivest.py \
 		tests/test_table_labels.py tests/test_native_selfplay.py tests/test_native_twins.py \
 		tests/test_connection_planes.py tests/test_threat_planes.py tests/test_territory_planes.py \
-		tests/test_heuristics_amazons.py tests/test_connect_four_solver.py
+		tests/test_heuristics_amazons.py tests/test_connect_four_solver.py \
+		tests/test_clobber_solver.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build spiel_bounded/native/*.so

@@ -31,6 +31,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "bounded_pns": {"nodes": 50},
     "gnubg": {},
     "connect_four_solver": {"nodes": 50},
+    "clobber_solver": {"nodes": 50, "evaluator": "zero"},
 }
 DEFAULT_SMALL: dict[str, Any] = {"nodes": 50, "evaluator": "zero"}
 
@@ -57,6 +58,7 @@ def _game_for(name: str) -> str:
         "tic_tac_toe",
         "backgammon",
         "connect_four",
+        "clobber",
     ):
         if not spec.reasons_against(game_info(pyspiel.load_game(game))):
             return game
@@ -97,7 +99,7 @@ def test_every_bot_refuses_a_terminal_state_naming_itself(
     state = game.new_initial_state()
     for action in (0, 3, 1, 4, 2):  # x wins
         state.apply_action(action)
-    if name in ("mp_mix", "gnubg", "connect_four_solver"):  # n players; backgammon; connect_four
+    if name in ("mp_mix", "gnubg", "connect_four_solver", "clobber_solver"):  # other games
         game = pyspiel.load_game(_game_for(name))
         state = _terminal(game)
     bot = load_bot(name, game, 0, **_params(name, "tic_tac_toe", request))
@@ -128,6 +130,7 @@ def test_every_bot_refuses_a_state_of_another_game_naming_both(
     other = {
         "pig(players=3,winscore=20)": "pig(players=4,winscore=20)",
         "connect_four": "tic_tac_toe",
+        "clobber": "tic_tac_toe",
     }.get(built, "connect_four")
     state = pyspiel.load_game(other).new_initial_state()
     with pytest.raises(ValueError, match=rf"^{name} was built for .* state of {re.escape(other)}"):

@@ -85,6 +85,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "alphazero": {"simulations": 8},  # and a checkpoint of the game (`checkpoint_for`)
     "gnubg": {},
     "connect_four_solver": {"nodes": 200},
+    "clobber_solver": {},
 }
 # Why a bot may decline a game of the list (any other refusal fails the test).
 DOCUMENTED_REFUSALS = {
@@ -101,6 +102,7 @@ DOCUMENTED_REFUSALS = {
     "alphazero": ("chance nodes", "players", "rewards before the end", "alphazero extra"),
     "gnubg": ("backgammon only", "players", "gnubg extra"),
     "connect_four_solver": ("connect_four only", "chance nodes", "players"),
+    "clobber_solver": ("clobber only", "chance nodes", "players"),
 }
 
 
