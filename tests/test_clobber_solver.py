@@ -3,12 +3,19 @@ best value, budgets, clear refusals, and the fallback where the solver runs out 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pyspiel
 import pytest
 
 from spiel_bounded import native
+from spiel_bounded.arena.config import parse_config
+from spiel_bounded.arena.perfect_play import critical_positions, judge_tournament, move_accuracy
+from spiel_bounded.arena.runner import run_tournament
+from spiel_bounded.arena.store import GameStore
 from spiel_bounded.judges.clobber import ClobberSolver, check_clobber
+from spiel_bounded.judges.exact import check_solvable, exact_solver
 from spiel_bounded.registry import load_bot
 from tests.markers import needs_native
 
@@ -200,3 +207,60 @@ def test_the_bot_falls_back_to_bounded_ab_when_its_budget_runs_out() -> None:
             load_bot("clobber_solver", game, 0, **bad)
     with pytest.raises(ValueError, match="clobber only"):
         load_bot("clobber_solver", "connect_four", 0)
+
+
+def test_the_judge_finds_no_error_in_perfect_play_and_counts_the_others(tmp_path: Path) -> None:
+    directory = tmp_path / "match"
+    config = f"""
+[tournament]
+games = ["clobber(rows=4,columns=5)"]
+games_per_pairing = 6
+seconds_per_move = 1.0
+opening_moves = 2
+seed = 9
+[run]
+output = "{directory}"
+executor = "inline"
+[[bots]]
+label = "solver"
+bot = "clobber_solver"
+[[bots]]
+label = "random"
+bot = "random"
+"""
+    run_tournament(parse_config(config))
+    perfect, blind = judge_tournament(directory, ["solver", "random"])
+    assert perfect.games == blind.games == 6 and perfect.moves > 0
+    assert perfect.errors == 0 and perfect.low == perfect.high == 0.0
+    assert perfect.score >= perfect.start_score
+    assert set(perfect.outcomes) <= {
+        (start, end) for start in ("win", "loss") for end in ("win", "loss")
+    }
+    errors = 0  # the random bot's moves not of the best solved value, counted independently
+    for record in GameStore(directory).read_records():
+        game = pyspiel.load_game(record.game)
+        solver = ClobberSolver(game)
+        state = game.new_initial_state()
+        for ply, action in enumerate(record.actions):
+            if ply >= record.opening_plies and record.seats[state.current_player()] == "random":
+                values = solver.move_values(state)
+                assert values is not None
+                errors += values[action] < max(values.values())
+            state.apply_action(action)
+    assert blind.errors == errors > 0
+
+    game, positions, values = critical_positions(directory, 20, seed=1)
+    assert positions and all(len(set(moves.values())) > 1 for moves in values)
+    seats = [load_bot("clobber_solver", game, player) for player in range(2)]
+    accuracy = move_accuracy(
+        "solver", lambda state: seats[state.current_player()].step(state), game, positions, values
+    )
+    assert accuracy.errors == 0
+
+
+def test_the_games_with_an_exact_solver() -> None:
+    assert isinstance(exact_solver(pyspiel.load_game("clobber")), ClobberSolver)
+    assert check_solvable(pyspiel.load_game("connect_four")) == ""
+    assert "connect_four and clobber only, not hex" in check_solvable(pyspiel.load_game("hex"))
+    with pytest.raises(ValueError, match="not hex"):
+        exact_solver(pyspiel.load_game("hex"))

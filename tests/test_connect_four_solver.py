@@ -263,7 +263,9 @@ def test_the_judge_finds_no_error_in_perfect_play(tmp_path: Path) -> None:
     assert centre.errors > 0 and centre.low <= centre.rate <= centre.high
     mean, low, high = paired_difference(centre, first)
     assert mean == centre.rate and low <= mean <= high
-    with pytest.raises(ValueError, match="'nobody' played no finished connect_four game"):
+    with pytest.raises(
+        ValueError, match="'nobody' played no finished game of connect_four or clobber"
+    ):
         judge_tournament(tmp_path / "match", ["nobody"])
 
 

@@ -1,9 +1,10 @@
-"""How a bot's connect_four moves compare with perfect play.
+"""How a bot's moves compare with perfect play, in the games the package solves (connect_four and
+clobber, `judges.exact`).
 
-`judge_tournament` replays every finished connect_four game of a tournament directory and solves
-each position after the random opening (`judges.connect_four`, one solve a position, shared by
-both seats). A move is an error when it lowers the mover's solved value: a win given up for a
-draw or a loss, a draw for a loss. Per bot (by its label) it counts the errors per move, with a
+`judge_tournament` replays every finished game of a tournament directory that has a solver and
+solves each position after the random opening (one solve a position, shared by both seats). A
+move is an error when it lowers the mover's solved value: a win given up for a draw or a loss,
+a draw for a loss. Per bot (by its label) it counts the errors per move, with a
 95% interval from resampling whole games (which collapses to [0, 0] for a bot that never errs),
 and sorts its games by what the opening left it (the solved value of the position after the
 opening, for its seat) against how they ended. A bot that never errs ends every game at least
@@ -27,7 +28,13 @@ import pyspiel
 
 from spiel_bounded.arena.store import GameStore
 from spiel_bounded.games import load_game
-from spiel_bounded.judges.connect_four import VALUES, ConnectFourSolver, check_connect_four
+from spiel_bounded.judges.exact import (
+    SOLVED_GAMES,
+    VALUES,
+    ExactSolver,
+    check_solvable,
+    exact_solver,
+)
 from spiel_bounded.stats import wilson
 
 RESAMPLES: Final = 2000
@@ -36,7 +43,7 @@ _WORTH: Final = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 @dataclass(frozen=True)
 class PerfectPlay:
-    """A bot's connect_four moves against perfect play.
+    """A bot's moves against perfect play.
 
     Attributes:
         label: The bot's label in the tournament.
@@ -90,7 +97,7 @@ def replayed(game: pyspiel.Game, actions: Sequence[int]) -> pyspiel.State:
 
 
 def solved_values(
-    solver: ConnectFourSolver, game: pyspiel.Game, actions: Sequence[int], start: int
+    solver: ExactSolver, game: pyspiel.Game, actions: Sequence[int], start: int
 ) -> dict[int, int]:
     """The solved value for the player to move of each non-terminal position of a game
     replayed from `actions`, by ply, from ply `start` on."""
@@ -110,7 +117,7 @@ def _seats(
 ) -> list[_Seat]:
     returns = replayed(game, actions).returns()
     seats = []
-    for seat in range(2):  # connect_four alternates from player 0: ply p is seat p % 2's
+    for seat in range(2):  # both games alternate from player 0: ply p is seat p % 2's
         before, after = [], []
         for ply in range(skip, len(actions)):
             if ply % 2 == seat:
@@ -124,10 +131,10 @@ def _seats(
 def judge_tournament(
     directory: str | Path, labels: Sequence[str] | None = None, *, seed: int = 0
 ) -> list[PerfectPlay]:
-    """`PerfectPlay` of each bot (`labels`, or every label that played) over the finished
-    connect_four games of a tournament directory; ValueError when a label played none there or
-    the directory's connect_four games cannot be solved."""
-    solvers: dict[str, tuple[pyspiel.Game, ConnectFourSolver]] = {}
+    """`PerfectPlay` of each bot (`labels`, or every label that played) over the finished games
+    of a tournament directory that have a solver; ValueError when a label played none there or
+    the directory's games of a solved kind cannot be solved (e.g. a board too large)."""
+    solvers: dict[str, tuple[pyspiel.Game, ExactSolver]] = {}
     per_label: dict[str, list[_Seat]] = {}
     for record in GameStore(Path(directory)).read_records():
         if record.error or not record.returns:
@@ -136,12 +143,12 @@ def judge_tournament(
             continue
         if record.game not in solvers:
             game = load_game(record.game)
-            if game.get_type().short_name != "connect_four":
+            if game.get_type().short_name not in SOLVED_GAMES:
                 continue
-            reason = check_connect_four(game)
+            reason = check_solvable(game)
             if reason:
                 raise ValueError(f"{record.game}: {reason}")
-            solvers[record.game] = (game, ConnectFourSolver(game))
+            solvers[record.game] = (game, exact_solver(game))
         game, solver = solvers[record.game]
         skip = record.opening_plies
         values = solved_values(solver, game, record.actions, skip)
@@ -155,7 +162,10 @@ def judge_tournament(
 
 def _summary(label: str, seats: list[_Seat], directory: str | Path, seed: int) -> PerfectPlay:
     if not seats:
-        raise ValueError(f"{label!r} played no finished connect_four game in {str(directory)!r}")
+        raise ValueError(
+            f"{label!r} played no finished game of {' or '.join(SOLVED_GAMES)} in "
+            f"{str(directory)!r}"
+        )
     errors = np.array([sum(a < b for a, b in zip(s.after, s.before, strict=True)) for s in seats])
     counts = np.array([len(s.before) for s in seats])
     rng = np.random.default_rng(seed)
@@ -204,12 +214,12 @@ class MoveAccuracy:
 def critical_positions(
     directory: str | Path, count: int, *, seed: int = 0
 ) -> tuple[pyspiel.Game, list[tuple[int, ...]], list[dict[int, int]]]:
-    """Up to `count` positions (action histories) of the finished connect_four games of a
-    tournament directory, after each game's opening, where the legal moves' solved values differ
-    (so a move can be an error), drawn without replacement (seeded), each with its moves'
-    values. ValueError when the directory holds no connect_four game."""
+    """Up to `count` positions (action histories) of the finished games of a tournament
+    directory of its first solved game (`judges.exact`), after each game's opening, where the
+    legal moves' solved values differ (so a move can be an error), drawn without replacement
+    (seeded), each with its moves' values. ValueError when the directory holds no such game."""
     game: pyspiel.Game | None = None
-    solver: ConnectFourSolver | None = None
+    solver: ExactSolver | None = None
     name = ""
     seen: set[tuple[int, ...]] = set()
     for record in GameStore(Path(directory)).read_records():
@@ -217,15 +227,17 @@ def critical_positions(
             continue
         if game is None:
             candidate = load_game(record.game)
-            if candidate.get_type().short_name != "connect_four":
+            if candidate.get_type().short_name not in SOLVED_GAMES:
                 continue
-            game, solver, name = candidate, ConnectFourSolver(candidate), record.game
+            game, solver, name = candidate, exact_solver(candidate), record.game
         if record.game != name:
             continue
         skip = record.opening_plies
         seen.update(tuple(record.actions[:ply]) for ply in range(skip, len(record.actions)))
     if game is None or solver is None:
-        raise ValueError(f"{str(directory)!r} holds no finished connect_four game")
+        raise ValueError(
+            f"{str(directory)!r} holds no finished game of {' or '.join(SOLVED_GAMES)}"
+        )
     rng = np.random.default_rng(seed)
     histories = sorted(seen)
     positions, values = [], []

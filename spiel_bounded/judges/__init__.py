@@ -1,2 +1,2 @@
 """Judges of the package's play: GNU Backgammon's equity for backgammon moves, and perfect play of
-connect_four (an exact solver)."""
+connect_four and clobber (exact solvers, `judges.exact`)."""

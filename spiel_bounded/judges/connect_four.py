@@ -19,8 +19,6 @@ import pyspiel
 from spiel_bounded import native
 from spiel_bounded.games import game_description
 
-VALUES: Final = {1: "win", 0: "draw", -1: "loss"}
-"""The solver's values for the player to move."""
 MAX_COLUMNS: Final = 16
 MAX_ROWS: Final = 19
 """The solver's board limits besides (rows + 1) * columns <= 64 (one bit a cell, and a spare one

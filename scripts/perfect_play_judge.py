@@ -1,11 +1,11 @@
-"""Judges bots' connect_four moves by perfect play: errors per move, and what the openings
-decided.
+"""Judges bots' moves by perfect play (connect_four and clobber): errors per move, and what the
+openings decided.
 
-    python scripts/connect_four_judge.py --tournament=DIR --bots=threats64,heuristic --output=FILE
-    python scripts/connect_four_judge.py --openings=configs/openings/connect_four_threats_unseen.txt
+    python scripts/perfect_play_judge.py --tournament=DIR --bots=threats64,heuristic --output=FILE
+    python scripts/perfect_play_judge.py --openings=configs/openings/connect_four_threats_unseen.txt
 
-Replays the finished connect_four games of a tournament directory, solves every position after
-the random opening (`spiel_bounded.arena.perfect_play`, the native connect_four solver) and
+Replays the finished games of a tournament directory that the package solves, solves every
+position after the random opening (`spiel_bounded.arena.perfect_play`, the native solvers) and
 prints a Markdown table (or writes it to --output): for each bot its games, moves, errors (moves
 that lowered its solved value) per move with a 95% interval (games resampled), its score, the
 score the openings left it with perfect play on both sides, and its games by what the opening
@@ -28,12 +28,12 @@ from spiel_bounded.arena.openings import check_openings, play_opening, read_open
 from spiel_bounded.arena.perfect_play import judge_tournament
 from spiel_bounded.arena.store import StoreError
 from spiel_bounded.games import load_game
-from spiel_bounded.judges.connect_four import VALUES, ConnectFourSolver
+from spiel_bounded.judges.exact import VALUES, exact_solver
 
 _TOURNAMENT = flags.DEFINE_string("tournament", None, "Tournament output directory.")
 _BOTS = flags.DEFINE_list("bots", None, "Labels to judge (default: every label that played).")
 _OPENINGS = flags.DEFINE_string("openings", None, "Solve the openings of this suite file instead.")
-_GAME = flags.DEFINE_string("game", "connect_four", "The game of --openings.")
+_GAME = flags.DEFINE_string("game", "connect_four", "The game of --openings (or clobber).")
 _OUTPUT = flags.DEFINE_string("output", None, "Write the table here instead of printing it.")
 
 _ENDS = ("win", "draw", "loss")
@@ -58,7 +58,7 @@ def main(argv: Sequence[str]) -> None:
 
 def _openings_text(path: str) -> str:
     game = load_game(_GAME.value)
-    solver = ConnectFourSolver(game)
+    solver = exact_solver(game)
     counts: Counter[str] = Counter()
     in_one = 0
     openings = read_openings(path)
@@ -79,7 +79,7 @@ def _openings_text(path: str) -> str:
 def _tournament_text(directory: Path) -> str:
     results = judge_tournament(directory, _BOTS.value)
     lines = [
-        f"connect_four moves against perfect play, `{directory}`: an error lowers the mover's "
+        f"Moves against perfect play, `{directory}`: an error lowers the mover's "
         "solved value; 95% intervals from resampling games ([0, 0] for a bot that never errs). "
         "`start` is the score the openings left each bot with perfect play on both sides (the "
         "solved value after the opening, for its seat); the last columns count its games by "
@@ -104,4 +104,4 @@ def _tournament_text(directory: Path) -> str:
 
 
 if __name__ == "__main__":
-    commandline.run(main, program="python scripts/connect_four_judge.py")
+    commandline.run(main, program="python scripts/perfect_play_judge.py")

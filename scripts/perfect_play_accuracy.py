@@ -1,10 +1,11 @@
-"""How often searches with given evaluators play a move that lowers connect_four's solved value.
+"""How often searches with given evaluators play a move that lowers the solved value (connect_four
+and clobber).
 
-    python scripts/connect_four_accuracy.py \
+    python scripts/perfect_play_accuracy.py \
         --tournament=results/round_robin_confirm_connect_four_threats64_fresh \
         --evaluators=heuristic,net:results/models/connect_four_threats64/model.npz
 
-Draws `--count` positions of a tournament's connect_four games (after each game's opening)
+Draws `--count` positions of a tournament's games of a solved game (after each game's opening)
 where the legal moves' solved values differ, solves every move of each
 (`spiel_bounded.arena.perfect_play`), and lets `bounded_ab` with each evaluator choose a move in
 each within `--nodes` nodes (a node budget, not a clock: the figures do not depend on the
@@ -90,4 +91,4 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-    commandline.run(main, program="python scripts/connect_four_accuracy.py")
+    commandline.run(main, program="python scripts/perfect_play_accuracy.py")

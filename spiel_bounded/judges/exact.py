@@ -1,0 +1,58 @@
+"""The games the package solves exactly, and their solvers behind one interface.
+
+connect_four (`judges.connect_four`: win, draw or loss) and clobber (`judges.clobber`: win or
+loss) each have a native solver; `exact_solver` picks the one of a game, `check_solvable` says
+why a game has none. Values are for the player to move: 1 a win, 0 a draw, -1 a loss.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Protocol
+
+import pyspiel
+
+from spiel_bounded.games import game_description
+from spiel_bounded.judges.clobber import ClobberSolver, check_clobber
+from spiel_bounded.judges.connect_four import ConnectFourSolver, check_connect_four
+
+VALUES: Final = {1: "win", 0: "draw", -1: "loss"}
+"""The solvers' values for the player to move."""
+SOLVED_GAMES: Final = ("connect_four", "clobber")
+"""The games with an exact solver (by short name)."""
+
+
+class ExactSolver(Protocol):
+    """What the solvers answer (each keeps its table from one question to the next)."""
+
+    @property
+    def nodes(self) -> int: ...
+
+    def value(
+        self, state: pyspiel.State, *, nodes: int | None = None, seconds: float | None = None
+    ) -> int | None: ...
+
+    def move_values(
+        self, state: pyspiel.State, *, nodes: int | None = None, seconds: float | None = None
+    ) -> dict[int, int] | None: ...
+
+
+def check_solvable(game: pyspiel.Game) -> str:
+    """Why `game` has no exact solver here ("" when it has one)."""
+    name = game.get_type().short_name
+    if name == "connect_four":
+        return check_connect_four(game)
+    if name == "clobber":
+        return check_clobber(game)
+    return (
+        f"exact solvers exist for {' and '.join(SOLVED_GAMES)} only, not {game_description(game)}"
+    )
+
+
+def exact_solver(game: pyspiel.Game) -> ExactSolver:
+    """The solver of `game`; ValueError (`check_solvable`'s reason) when it has none."""
+    reason = check_solvable(game)
+    if reason:
+        raise ValueError(reason)
+    if game.get_type().short_name == "clobber":
+        return ClobberSolver(game)
+    return ConnectFourSolver(game)
