@@ -5,8 +5,9 @@ keeps through the game) and plays the first winning move found, the moves that l
 opponent the fewest replies first; in a lost position, the move whose loss took the most
 positions to prove (the one an opponent is likeliest to get wrong, by that measure).
 
-Unlimited (`seconds` and `nodes` None), that is perfect play: on the default 5 x 6 board the
-first move after 6 random plies takes up to about 0.3 s, later ones milliseconds. With `seconds`,
+Unlimited (`seconds` and `nodes` None), that is perfect play: on the default 5 x 6 board from
+openings of 6 random plies its moves took 11.8 ms on average over 400 games
+(`results/clobber_perfect_play.md`). With `seconds`,
 the solver gets `solve_share` of them, with `nodes` that many positions; when it has not solved
 the position by then, `bounded_ab` with `evaluator` plays the move in the rest of the time (and
 as many positions). clobber on boards of at most 64 cells, with the native
