@@ -6,8 +6,9 @@ opponent the fewest replies first; in a lost position, the move whose loss took 
 positions to prove (the one an opponent is likeliest to get wrong, by that measure).
 
 Unlimited (`seconds` and `nodes` None), that is perfect play: on the default 5 x 6 board from
-openings of 6 random plies its moves took 11.8 ms on average over 400 games
-(`results/clobber_perfect_play.md`). With `seconds`,
+openings of 6 random plies its moves took 12.0 ms on average over 400 games (with `seconds` 60,
+the slowest 0.6 s; `results/clobber_perfect_play.md`). A tournament's `seconds_per_move` sets
+`seconds` when the bot leaves it out, so perfect play there needs a large `seconds`. With `seconds`,
 the solver gets `solve_share` of them, with `nodes` that many positions; when it has not solved
 the position by then, `bounded_ab` with `evaluator` plays the move in the rest of the time (and
 as many positions). clobber on boards of at most 64 cells, with the native
@@ -40,7 +41,8 @@ from spiel_bounded.params import (
 class ClobberSolverSettings:
     seconds: float | None = setting(
         None,
-        "seconds a move (None: unlimited, perfect play)",
+        "seconds a move (None: unlimited, perfect play; a tournament's seconds_per_move sets it "
+        "when given, so perfect play there needs a large value)",
         OPTIONAL_POSITIVE,
     )
     nodes: int | None = setting(

@@ -17,7 +17,7 @@ from typing import Any, Final
 import pyspiel
 
 from spiel_bounded import native
-from spiel_bounded.games import game_description
+from spiel_bounded.games import game_description, game_key
 
 MAX_CELLS: Final = 64
 TABLE_BITS: Final = 21
@@ -30,10 +30,10 @@ def check_clobber(game: pyspiel.Game) -> str:
         return f"the clobber solver plays clobber only, not {game_description(game)}"
     params = game.get_parameters()
     rows, columns = params["rows"], params["columns"]
-    if rows * columns > MAX_CELLS:
+    if rows * columns > MAX_CELLS or columns >= MAX_CELLS:
         return (
-            f"the clobber solver plays boards of rows * columns <= {MAX_CELLS} cells, not "
-            f"{rows} x {columns}"
+            f"the clobber solver plays boards of rows * columns <= {MAX_CELLS} cells with fewer "
+            f"than {MAX_CELLS} columns, not {rows} x {columns}"
         )
     if not native.available():
         return f"the clobber solver needs the native engine: {native.unavailable_reason()}"
@@ -70,14 +70,16 @@ class ClobberSolver:
     ) -> int | None:
         """The value of `state` for the player to move (1 win, -1 loss), or None when `nodes`
         (positions searched) or `seconds` ran out first. ValueError for a terminal state."""
-        return self._solver.solve(_moves(state), max_nodes=nodes, seconds=seconds)
+        return self._solver.solve(_moves(self.game, state), max_nodes=nodes, seconds=seconds)
 
     def move_values(
         self, state: pyspiel.State, *, nodes: int | None = None, seconds: float | None = None
     ) -> dict[int, int] | None:
         """The value of each legal move of `state` for the player to move, or None when `nodes`
         or `seconds` ran out first. ValueError for a terminal state."""
-        values = self._solver.move_values(_moves(state), max_nodes=nodes, seconds=seconds)
+        values = self._solver.move_values(
+            _moves(self.game, state), max_nodes=nodes, seconds=seconds
+        )
         return None if values is None else dict(values)
 
     def best_move(
@@ -86,11 +88,16 @@ class ClobberSolver:
         """A move of perfect play and the value of `state` for the player to move: the first
         winning move found, or in a lost position the move whose loss took the most positions to
         prove; None when `nodes` or `seconds` ran out first. ValueError for a terminal state."""
-        found = self._solver.best_move(_moves(state), max_nodes=nodes, seconds=seconds)
+        found = self._solver.best_move(_moves(self.game, state), max_nodes=nodes, seconds=seconds)
         return None if found is None else (int(found[0]), int(found[1]))
 
 
-def _moves(state: pyspiel.State) -> list[int]:
+def _moves(game: pyspiel.Game, state: pyspiel.State) -> list[int]:
+    if game_key(state.get_game()) != game_key(game):
+        raise ValueError(
+            f"the solver of {game_description(game)} was given a state of "
+            f"{game_description(state.get_game())}"
+        )
     if state.is_terminal():
         raise ValueError("a terminal clobber state has no player to move to solve for")
     return [int(action) for action in state.history()]

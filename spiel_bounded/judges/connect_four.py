@@ -17,7 +17,7 @@ from typing import Any, Final
 import pyspiel
 
 from spiel_bounded import native
-from spiel_bounded.games import game_description
+from spiel_bounded.games import game_description, game_key
 
 MAX_COLUMNS: Final = 16
 MAX_ROWS: Final = 19
@@ -77,20 +77,27 @@ class ConnectFourSolver:
         """The value of `state` for the player to move (1 win, 0 draw, -1 loss), or None when
         `nodes` (positions searched) or `seconds` ran out first. ValueError for a terminal
         state."""
-        return self._solver.solve(_moves(state), max_nodes=nodes, seconds=seconds)
+        return self._solver.solve(_moves(self.game, state), max_nodes=nodes, seconds=seconds)
 
     def move_values(
         self, state: pyspiel.State, *, nodes: int | None = None, seconds: float | None = None
     ) -> dict[int, int] | None:
         """The value of each legal move of `state` for the player to move, or None when
         `nodes` or `seconds` ran out first. ValueError for a terminal state."""
-        values = self._solver.move_values(_moves(state), max_nodes=nodes, seconds=seconds)
+        values = self._solver.move_values(
+            _moves(self.game, state), max_nodes=nodes, seconds=seconds
+        )
         if values is None:
             return None
         return {column: value for column, value in enumerate(values) if value != self._full}
 
 
-def _moves(state: pyspiel.State) -> list[int]:
+def _moves(game: pyspiel.Game, state: pyspiel.State) -> list[int]:
+    if game_key(state.get_game()) != game_key(game):
+        raise ValueError(
+            f"the solver of {game_description(game)} was given a state of "
+            f"{game_description(state.get_game())}"
+        )
     if state.is_terminal():
         raise ValueError("a terminal connect_four state has no player to move to solve for")
     return [int(action) for action in state.history()]

@@ -7,6 +7,7 @@ why a game has none. Values are for the player to move: 1 a win, 0 a draw, -1 a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final, Protocol
 
 import pyspiel
@@ -17,8 +18,6 @@ from spiel_bounded.judges.connect_four import ConnectFourSolver, check_connect_f
 
 VALUES: Final = {1: "win", 0: "draw", -1: "loss"}
 """The solvers' values for the player to move."""
-SOLVED_GAMES: Final = ("connect_four", "clobber")
-"""The games with an exact solver (by short name)."""
 
 
 class ExactSolver(Protocol):
@@ -36,16 +35,25 @@ class ExactSolver(Protocol):
     ) -> dict[int, int] | None: ...
 
 
+_SOLVERS: Final[
+    dict[str, tuple[Callable[[pyspiel.Game], str], Callable[[pyspiel.Game], ExactSolver]]]
+] = {
+    "connect_four": (check_connect_four, ConnectFourSolver),
+    "clobber": (check_clobber, ClobberSolver),
+}
+SOLVED_GAMES: Final = tuple(_SOLVERS)
+"""The games with an exact solver (by short name)."""
+
+
 def check_solvable(game: pyspiel.Game) -> str:
     """Why `game` has no exact solver here ("" when it has one)."""
-    name = game.get_type().short_name
-    if name == "connect_four":
-        return check_connect_four(game)
-    if name == "clobber":
-        return check_clobber(game)
-    return (
-        f"exact solvers exist for {' and '.join(SOLVED_GAMES)} only, not {game_description(game)}"
-    )
+    entry = _SOLVERS.get(game.get_type().short_name)
+    if entry is None:
+        return (
+            f"exact solvers exist for {' and '.join(SOLVED_GAMES)} only, not "
+            f"{game_description(game)}"
+        )
+    return entry[0](game)
 
 
 def exact_solver(game: pyspiel.Game) -> ExactSolver:
@@ -53,6 +61,4 @@ def exact_solver(game: pyspiel.Game) -> ExactSolver:
     reason = check_solvable(game)
     if reason:
         raise ValueError(reason)
-    if game.get_type().short_name == "clobber":
-        return ClobberSolver(game)
-    return ConnectFourSolver(game)
+    return _SOLVERS[game.get_type().short_name][1](game)

@@ -59,8 +59,7 @@ void BindSolvers(py::module_& m) {
   m.attr("CONNECT_FOUR_FULL") = ConnectFourSolver::kFull;
 
   py::class_<ClobberSolver>(m, "ClobberSolver")
-      .def(py::init<int, int, int>(), py::arg("rows"), py::arg("columns"),
-           py::arg("table_bits") = 21)
+      .def(py::init<int, int, int>(), py::arg("rows"), py::arg("columns"), py::arg("table_bits"))
       .def(
           "solve",
           [](ClobberSolver& solver, const std::vector<int64_t>& moves,

@@ -7,25 +7,17 @@
 namespace spiel_bounded {
 namespace {
 
-constexpr int kDirections = 4;  // up, right, down, left: the order OpenSpiel ranks them
-constexpr std::array<int, kDirections> kRowSteps = {-1, 0, 1, 0};
-constexpr std::array<int, kDirections> kColumnSteps = {0, 1, 0, -1};
+constexpr int kDirections = ClobberGeometry::kDirections;
 constexpr char kPieces[2] = {'o', 'x'};  // player 0 (white), player 1 (black)
 
 }  // namespace
 
 ClobberBoard::ClobberBoard(std::shared_ptr<const open_spiel::Game> game, int rows, int columns)
-    : Twin(std::move(game)), rows_(rows), columns_(columns) {
-  // A checkerboard, player 0's piece in the bottom-left corner.
-  for (int row = 0; row < rows; ++row) {
-    first_column_ |= uint64_t{1} << (row * columns);
-    last_column_ |= uint64_t{1} << (row * columns + columns - 1);
-    for (int column = 0; column < columns; ++column) {
-      const int owner = (rows - 1 - row + column) % 2;
-      pieces_[owner] |= uint64_t{1} << (row * columns + column);
-    }
-  }
-}
+    : Twin(std::move(game)),
+      rows_(rows),
+      columns_(columns),
+      geometry_(rows, columns),
+      pieces_(geometry_.Checkerboard()) {}
 
 std::unique_ptr<ClobberBoard> ClobberBoard::From(const open_spiel::State& state) {
   const std::shared_ptr<const open_spiel::Game> game = state.GetGame();
@@ -38,17 +30,8 @@ std::unique_ptr<ClobberBoard> ClobberBoard::From(const open_spiel::State& state)
 }
 
 int ClobberBoard::Target(open_spiel::Action move) const {
-  const int direction = static_cast<int>(move % kDirections);
-  const int from = static_cast<int>(move / kDirections);
-  return from + kRowSteps[direction] * columns_ + kColumnSteps[direction];
-}
-
-bool ClobberBoard::CapturesLeft() const {
-  const uint64_t beside = ((pieces_[0] & ~last_column_) << 1) & pieces_[1];
-  const uint64_t beside_other = ((pieces_[1] & ~last_column_) << 1) & pieces_[0];
-  const uint64_t below = (pieces_[0] << columns_) & pieces_[1];
-  const uint64_t below_other = (pieces_[1] << columns_) & pieces_[0];
-  return (beside | beside_other | below | below_other) != 0;
+  return geometry_.Target(static_cast<int>(move / kDirections),
+                          static_cast<int>(move % kDirections));
 }
 
 open_spiel::Player ClobberBoard::CurrentPlayer() const {
@@ -59,13 +42,8 @@ std::vector<open_spiel::Action> ClobberBoard::LegalActions() const {
   if (IsTerminal()) return {};
   // For each direction, the pieces with an opponent's next to them that way (all at once, by
   // shifts); then the moves in OpenSpiel's order: by piece, then direction.
-  const uint64_t own = pieces_[player_], other = pieces_[1 - player_];
-  const std::array<uint64_t, kDirections> capturers = {
-      own & (other << columns_),            // up
-      own & ~last_column_ & (other >> 1),   // right
-      own & (other >> columns_),            // down
-      own & ~first_column_ & (other << 1),  // left
-  };
+  const std::array<uint64_t, kDirections> capturers =
+      geometry_.Capturers(pieces_[player_], pieces_[1 - player_]);
   // Written without branches (a random playout's moves defeat the predictor), then copied.
   std::array<open_spiel::Action, kDirections * kMaxCells> moves;
   int count = 0;
@@ -132,7 +110,7 @@ void ClobberBoard::DoApplyAction(open_spiel::Action move) {
   const uint64_t from = uint64_t{1} << (move / kDirections), to = uint64_t{1} << Target(move);
   pieces_[1 - player_] &= ~to;
   pieces_[player_] = (pieces_[player_] & ~from) | to;
-  if (!CapturesLeft()) winner_ = player_;
+  if (!geometry_.Touch(pieces_[0], pieces_[1])) winner_ = player_;
   player_ = 1 - player_;
 }
 

@@ -3,11 +3,13 @@
 // see whether a capture is left; here that is two shifts.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "clobber_geometry.h"
 #include "open_spiel/spiel.h"
 #include "twins.h"
 
@@ -37,14 +39,12 @@ class ClobberBoard final : public Twin {
 
  private:
   int Target(open_spiel::Action move) const;  // the cell a move captures on
-  bool CapturesLeft() const;                  // whether any piece stands next to an opponent's
   std::string RowLabel(int row) const;
 
   int rows_;
   int columns_;
-  uint64_t first_column_ = 0;
-  uint64_t last_column_ = 0;
-  uint64_t pieces_[2] = {0, 0};
+  ClobberGeometry geometry_;
+  std::array<uint64_t, 2> pieces_;
   int player_ = 0;
   int winner_ = -1;  // the player who made the last capture, once none is left
 };

@@ -16,52 +16,34 @@ uint64_t Hash(uint64_t own, uint64_t other) {
   return hash * 0xBF58476D1CE4E5B9ULL;
 }
 
+// The geometry of a board the solver takes (its shifts need fewer than 64 columns).
+ClobberGeometry CheckedGeometry(int rows, int columns) {
+  if (rows < 1 || columns < 1 || columns >= 64 || rows > 64 || rows * columns > 64) {
+    throw std::invalid_argument(
+        "the clobber solver needs a board of rows * columns <= 64 cells with fewer than 64 "
+        "columns, got " +
+        std::to_string(rows) + " x " + std::to_string(columns));
+  }
+  return ClobberGeometry(rows, columns);
+}
+
 }  // namespace
 
 ClobberSolver::ClobberSolver(int rows, int columns, int table_bits)
-    : rows_(rows), columns_(columns) {
-  if (rows < 1 || columns < 1 || rows * columns > 64) {
-    throw std::invalid_argument(
-        "the clobber solver needs a board of rows * columns <= 64 cells, got " +
-        std::to_string(rows) + " x " + std::to_string(columns));
-  }
+    : geometry_(CheckedGeometry(rows, columns)) {
   if (table_bits < 2 || table_bits > 30) {
     throw std::invalid_argument("table_bits must be in [2, 30], got " + std::to_string(table_bits));
   }
   board_ = rows * columns == 64 ? ~uint64_t{0} : (uint64_t{1} << (rows * columns)) - 1;
-  for (int row = 0; row < rows; ++row) {
-    first_column_ |= uint64_t{1} << (row * columns);
-    last_column_ |= uint64_t{1} << (row * columns + columns - 1);
-  }
   table_.resize(size_t{1} << table_bits);
   shift_ = 64 - table_bits;
 }
 
-void ClobberSolver::Capturers(const Position& position, uint64_t (&capturers)[kDirections]) const {
-  const uint64_t own = position.own, other = position.other;
-  capturers[0] = own & (other << columns_);            // up
-  capturers[1] = own & ~last_column_ & (other >> 1);   // right
-  capturers[2] = own & (other >> columns_);            // down
-  capturers[3] = own & ~first_column_ & (other << 1);  // left
-}
-
-int ClobberSolver::Target(int from, int direction) const {
-  switch (direction) {
-    case 0:
-      return from - columns_;
-    case 1:
-      return from + 1;
-    case 2:
-      return from + columns_;
-    default:
-      return from - 1;
-  }
-}
-
+// The cells next to `cells`: those that would capture onto them, were every cell a piece.
 uint64_t ClobberSolver::Neighbours(uint64_t cells) const {
-  return ((cells << columns_) | (cells >> columns_) | ((cells & ~last_column_) << 1) |
-          ((cells & ~first_column_) >> 1)) &
-         board_;
+  uint64_t neighbours = 0;
+  for (const uint64_t beside : Capturers(Position{board_, cells})) neighbours |= beside;
+  return neighbours;
 }
 
 ClobberSolver::Position ClobberSolver::Live(const Position& position) const {
@@ -77,8 +59,7 @@ ClobberSolver::Position ClobberSolver::Live(const Position& position) const {
 }
 
 int ClobberSolver::Mobility(const Position& position) const {
-  uint64_t capturers[kDirections];
-  Capturers(position, capturers);
+  const std::array<uint64_t, kDirections> capturers = Capturers(position);
   int count = 0;
   for (const uint64_t pieces : capturers) count += __builtin_popcountll(pieces);
   return count;
@@ -115,8 +96,7 @@ void ClobberSolver::Store(const Position& position, bool wins, int64_t work) {
 
 int ClobberSolver::Children(const Position& position,
                             std::array<std::pair<int64_t, Position>, kMaxMoves>& out, bool& wins) {
-  uint64_t capturers[kDirections];
-  Capturers(position, capturers);
+  const std::array<uint64_t, kDirections> capturers = Capturers(position);
   std::array<int, kMaxMoves> scores;
   int count = 0;
   wins = false;
@@ -125,8 +105,8 @@ int ClobberSolver::Children(const Position& position,
       const int from = __builtin_ctzll(pieces);
       const int64_t move = int64_t{from} * kDirections + direction;
       const Position child =
-          Played(position, uint64_t{1} << from, uint64_t{1} << Target(from, direction));
-      const Entry* known = Find(child);
+          Played(position, uint64_t{1} << from, uint64_t{1} << geometry_.Target(from, direction));
+      const Entry* known = (child.own | child.other) == 0 ? nullptr : Find(child);
       if ((child.own | child.other) == 0 || (known != nullptr && known->value < 0)) {
         wins = true;  // the last capture, or a child known lost: it alone is returned
         out[0] = {move, child};
@@ -160,16 +140,10 @@ bool ClobberSolver::Wins(const Position& position, Budget& budget) {
 }
 
 ClobberSolver::Position ClobberSolver::Replay(const std::vector<int64_t>& moves) const {
-  Position position;  // player 0's pieces on the checkerboard's squares with its bottom-left
-  for (int row = 0; row < rows_; ++row) {
-    for (int column = 0; column < columns_; ++column) {
-      const uint64_t cell = uint64_t{1} << (row * columns_ + column);
-      ((rows_ - 1 - row + column) % 2 == 0 ? position.own : position.other) |= cell;
-    }
-  }
+  const std::array<uint64_t, 2> start = geometry_.Checkerboard();
+  Position position{start[0], start[1]};  // player 0 moves first
   for (size_t i = 0; i <= moves.size(); ++i) {
-    uint64_t capturers[kDirections];
-    Capturers(position, capturers);
+    const std::array<uint64_t, kDirections> capturers = Capturers(position);
     if ((capturers[0] | capturers[1] | capturers[2] | capturers[3]) == 0) {
       throw std::invalid_argument(i == moves.size()
                                       ? "the game is over: there is no player to move"
@@ -179,11 +153,12 @@ ClobberSolver::Position ClobberSolver::Replay(const std::vector<int64_t>& moves)
     const int64_t move = moves[i];
     const int64_t from = move / kDirections;
     const int direction = static_cast<int>(move % kDirections);
-    if (move < 0 || from >= rows_ * columns_ || ((capturers[direction] >> from) & 1) == 0) {
+    if (move < 0 || from >= geometry_.rows() * geometry_.columns() ||
+        ((capturers[direction] >> from) & 1) == 0) {
       throw std::invalid_argument("move " + std::to_string(i) + " (action " + std::to_string(move) +
                                   ") is not legal");
     }
-    const uint64_t to = uint64_t{1} << Target(static_cast<int>(from), direction);
+    const uint64_t to = uint64_t{1} << geometry_.Target(static_cast<int>(from), direction);
     position = Position{position.other & ~to, (position.own & ~(uint64_t{1} << from)) | to};
   }
   return Live(position);
@@ -212,8 +187,7 @@ std::pair<int64_t, int> ClobberSolver::BestMove(const std::vector<int64_t>& move
 std::vector<std::pair<int64_t, int>> ClobberSolver::MoveValues(const std::vector<int64_t>& moves,
                                                                Budget& budget) {
   const Position position = Replay(moves);
-  uint64_t capturers[kDirections];
-  Capturers(position, capturers);
+  const std::array<uint64_t, kDirections> capturers = Capturers(position);
   std::vector<std::pair<int64_t, int>> values;
   const uint64_t pieces = capturers[0] | capturers[1] | capturers[2] | capturers[3];
   for (uint64_t left = pieces; left != 0; left &= left - 1) {  // OpenSpiel's order
@@ -221,7 +195,7 @@ std::vector<std::pair<int64_t, int>> ClobberSolver::MoveValues(const std::vector
     for (int direction = 0; direction < kDirections; ++direction) {
       if (((capturers[direction] >> from) & 1) == 0) continue;
       const Position child =
-          Played(position, uint64_t{1} << from, uint64_t{1} << Target(from, direction));
+          Played(position, uint64_t{1} << from, uint64_t{1} << geometry_.Target(from, direction));
       const bool wins = (child.own | child.other) == 0 || !Wins(child, budget);
       values.emplace_back(int64_t{from} * kDirections + direction, wins ? 1 : -1);
     }

@@ -13,14 +13,15 @@
 #include <vector>
 
 #include "budget.h"
+#include "clobber_geometry.h"
 
 namespace spiel_bounded {
 
 class ClobberSolver {
  public:
-  // A solver for boards of `rows` x `columns` <= 64 cells, with a table of 2^table_bits entries
-  // (24 bytes each). Throws std::invalid_argument for another board.
-  ClobberSolver(int rows, int columns, int table_bits = 21);
+  // A solver for boards of `rows` x `columns` <= 64 cells (fewer than 64 columns), with a table
+  // of 2^table_bits entries (24 bytes each). Throws std::invalid_argument for another board.
+  ClobberSolver(int rows, int columns, int table_bits);
 
   // The value for the player to move after `moves` (OpenSpiel's clobber actions, in order,
   // from the initial checkerboard): 1 a win, -1 a loss. Throws std::invalid_argument when a
@@ -41,8 +42,9 @@ class ClobberSolver {
   int64_t nodes() const { return nodes_; }
 
  private:
-  static constexpr int kDirections = 4;  // up, right, down, left: OpenSpiel's order
-  static constexpr int kMaxMoves = 4 * 64;
+  static constexpr int kDirections = ClobberGeometry::kDirections;
+  // A move captures across one of the board's at most 112 edges between neighbours.
+  static constexpr int kMaxMoves = 112;
 
   struct Position {
     uint64_t own = 0;    // the pieces of the player to move
@@ -56,10 +58,9 @@ class ClobberSolver {
   };
 
   Position Replay(const std::vector<int64_t>& moves) const;
-  // The pieces of `position` that capture in each direction.
-  void Capturers(const Position& position, uint64_t (&capturers)[kDirections]) const;
-  // The cell a piece at `from` captures on in `direction`.
-  int Target(int from, int direction) const;
+  std::array<uint64_t, kDirections> Capturers(const Position& position) const {
+    return geometry_.Capturers(position.own, position.other);
+  }
   uint64_t Neighbours(uint64_t cells) const;
   // `position` without its groups of one colour.
   Position Live(const Position& position) const;
@@ -75,11 +76,8 @@ class ClobberSolver {
   Entry* Find(const Position& position);
   void Store(const Position& position, bool wins, int64_t work);
 
-  int rows_;
-  int columns_;
+  ClobberGeometry geometry_;
   uint64_t board_ = 0;
-  uint64_t first_column_ = 0;
-  uint64_t last_column_ = 0;
   std::vector<Entry> table_;
   int shift_ = 0;  // a position's bucket: the top bits of its hash
   int64_t nodes_ = 0;
