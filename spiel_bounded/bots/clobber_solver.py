@@ -7,12 +7,12 @@ positions to prove (the one an opponent is likeliest to get wrong, by that measu
 
 Unlimited (`seconds` and `nodes` None), that is perfect play: on the default 5 x 6 board from
 openings of 6 random plies its moves took 12.0 ms on average over 400 games (with `seconds` 60,
-the slowest 0.6 s; `results/clobber_perfect_play.md`). A tournament's `seconds_per_move` sets
-`seconds` when the bot leaves it out, so perfect play there needs a large `seconds`. With `seconds`,
-the solver gets `solve_share` of them, with `nodes` that many positions; when it has not solved
-the position by then, `bounded_ab` with `evaluator` plays the move in the rest of the time (and
-as many positions). clobber on boards of at most 64 cells, with the native
-engine built; elsewhere the bot is refused with the reason.
+the slowest 0.6 s; `results/clobber_perfect_play.md`). With `seconds`, the solver gets
+`solve_share` of them, with `nodes` that many positions; when it has not solved the position by
+then, `bounded_ab` with `evaluator` plays the move in the rest of the time (and as many
+positions). A tournament's `seconds_per_move` sets `seconds` when the bot leaves it out, so
+perfect play there needs a large `seconds`. clobber on boards of at most 64 cells, with the
+native engine built; elsewhere the bot is refused with the reason.
 """
 
 from __future__ import annotations
