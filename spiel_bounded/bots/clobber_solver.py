@@ -22,7 +22,8 @@ from typing import Any, Final
 
 import pyspiel
 
-from spiel_bounded.bots.checks import StateCheck
+from spiel_bounded.bots.alphabeta import SPECS as ALPHA_BETA_SPECS
+from spiel_bounded.bots.checks import StateCheck, seat_bot
 from spiel_bounded.bots.spec import EVALUATOR_PARAMS, SEED_PARAM, BotSpec
 from spiel_bounded.games import TWO_PLAYER_ZERO_SUM, GameInfo, load_game
 from spiel_bounded.judges.clobber import ClobberSolver, check_clobber
@@ -31,10 +32,14 @@ from spiel_bounded.params import (
     OPTIONAL_POSITIVE_INT,
     Number,
     check_fields,
+    checked,
     declared,
     pick,
     setting,
 )
+
+BOUNDED_AB: Final = next(spec for spec in ALPHA_BETA_SPECS if spec.name == "bounded_ab")
+"""The fallback's spec."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,21 +117,23 @@ def _refuse(info: GameInfo) -> str:
 def _build(
     game: pyspiel.Game, info: GameInfo, player_id: int, params: dict[str, Any]
 ) -> pyspiel.Bot:
-    from spiel_bounded.registry import load_bot  # the registry imports this module
-
     settings = ClobberSolverSettings(**pick(ClobberSolverSettings, params))
     fallback = None
-    rest = 1 - settings.solve_share
     if settings.seconds is not None or settings.nodes is not None:
-        fallback = load_bot(
-            "bounded_ab",
-            game,
-            player_id,
-            seconds=None if settings.seconds is None else settings.seconds * rest,
-            nodes=settings.nodes,
-            evaluator=params["evaluator"],
-            rollouts=params["rollouts"],
-            seed=params["seed"],
+        rest = 1 - settings.solve_share
+        fallback_params = checked(
+            BOUNDED_AB.params,
+            {
+                "seconds": None if settings.seconds is None else settings.seconds * rest,
+                "nodes": settings.nodes,
+                "evaluator": params["evaluator"],
+                "rollouts": params["rollouts"],
+                "seed": params["seed"],
+            },
+            "bot 'bounded_ab'",
+        )
+        fallback = seat_bot(
+            BOUNDED_AB.build(game, info, player_id, fallback_params), "bounded_ab", player_id
         )
     return ClobberSolverBot(game, settings, fallback)
 
