@@ -17,7 +17,8 @@ from typing import Any, Final
 import pyspiel
 
 from spiel_bounded import native
-from spiel_bounded.games import game_description, game_key
+from spiel_bounded.games import game_description
+from spiel_bounded.judges.replayed import ReplayedSolver
 
 MAX_CELLS: Final = 64
 TABLE_BITS: Final = 21
@@ -40,7 +41,7 @@ def check_clobber(game: pyspiel.Game) -> str:
     return ""
 
 
-class ClobberSolver:
+class ClobberSolver(ReplayedSolver):
     """Exact values of clobber positions (a state's history replayed on the native solver, whose
     table is kept from one question to the next).
 
@@ -55,31 +56,16 @@ class ClobberSolver:
             raise ValueError(reason)
         params = game.get_parameters()
         engine: Any = native.module()
-        self.game = game
-        self._solver = engine.ClobberSolver(
-            params["rows"], params["columns"], table_bits=table_bits
+        super().__init__(
+            game, engine.ClobberSolver(params["rows"], params["columns"], table_bits=table_bits)
         )
-
-    @property
-    def nodes(self) -> int:
-        """Positions searched since the solver was made."""
-        return int(self._solver.nodes)
-
-    def value(
-        self, state: pyspiel.State, *, nodes: int | None = None, seconds: float | None = None
-    ) -> int | None:
-        """The value of `state` for the player to move (1 win, -1 loss), or None when `nodes`
-        (positions searched) or `seconds` ran out first. ValueError for a terminal state."""
-        return self._solver.solve(_moves(self.game, state), max_nodes=nodes, seconds=seconds)
 
     def move_values(
         self, state: pyspiel.State, *, nodes: int | None = None, seconds: float | None = None
     ) -> dict[int, int] | None:
         """The value of each legal move of `state` for the player to move, or None when `nodes`
         or `seconds` ran out first. ValueError for a terminal state."""
-        values = self._solver.move_values(
-            _moves(self.game, state), max_nodes=nodes, seconds=seconds
-        )
+        values = self._solver.move_values(self._moves(state), max_nodes=nodes, seconds=seconds)
         return None if values is None else dict(values)
 
     def best_move(
@@ -88,16 +74,5 @@ class ClobberSolver:
         """A move of perfect play and the value of `state` for the player to move: the first
         winning move found, or in a lost position the move whose loss took the most positions to
         prove; None when `nodes` or `seconds` ran out first. ValueError for a terminal state."""
-        found = self._solver.best_move(_moves(self.game, state), max_nodes=nodes, seconds=seconds)
+        found = self._solver.best_move(self._moves(state), max_nodes=nodes, seconds=seconds)
         return None if found is None else (int(found[0]), int(found[1]))
-
-
-def _moves(game: pyspiel.Game, state: pyspiel.State) -> list[int]:
-    if game_key(state.get_game()) != game_key(game):
-        raise ValueError(
-            f"the solver of {game_description(game)} was given a state of "
-            f"{game_description(state.get_game())}"
-        )
-    if state.is_terminal():
-        raise ValueError("a terminal clobber state has no player to move to solve for")
-    return [int(action) for action in state.history()]

@@ -17,7 +17,8 @@ from typing import Any, Final
 import pyspiel
 
 from spiel_bounded import native
-from spiel_bounded.games import game_description, game_key
+from spiel_bounded.games import game_description
+from spiel_bounded.judges.replayed import ReplayedSolver
 
 MAX_COLUMNS: Final = 16
 MAX_ROWS: Final = 19
@@ -45,7 +46,7 @@ def check_connect_four(game: pyspiel.Game) -> str:
     return ""
 
 
-class ConnectFourSolver:
+class ConnectFourSolver(ReplayedSolver):
     """Exact values of connect_four positions (a state's history replayed on the native solver,
     whose table is kept from one question to the next).
 
@@ -60,44 +61,18 @@ class ConnectFourSolver:
             raise ValueError(reason)
         params = game.get_parameters()
         engine: Any = native.module()
-        self.game = game
-        self._solver = engine.ConnectFourSolver(
-            params["rows"], params["columns"], table_bits=table_bits
+        super().__init__(
+            game,
+            engine.ConnectFourSolver(params["rows"], params["columns"], table_bits=table_bits),
         )
         self._full = engine.CONNECT_FOUR_FULL
-
-    @property
-    def nodes(self) -> int:
-        """Positions searched since the solver was made."""
-        return int(self._solver.nodes)
-
-    def value(
-        self, state: pyspiel.State, *, nodes: int | None = None, seconds: float | None = None
-    ) -> int | None:
-        """The value of `state` for the player to move (1 win, 0 draw, -1 loss), or None when
-        `nodes` (positions searched) or `seconds` ran out first. ValueError for a terminal
-        state."""
-        return self._solver.solve(_moves(self.game, state), max_nodes=nodes, seconds=seconds)
 
     def move_values(
         self, state: pyspiel.State, *, nodes: int | None = None, seconds: float | None = None
     ) -> dict[int, int] | None:
         """The value of each legal move of `state` for the player to move, or None when
         `nodes` or `seconds` ran out first. ValueError for a terminal state."""
-        values = self._solver.move_values(
-            _moves(self.game, state), max_nodes=nodes, seconds=seconds
-        )
+        values = self._solver.move_values(self._moves(state), max_nodes=nodes, seconds=seconds)
         if values is None:
             return None
         return {column: value for column, value in enumerate(values) if value != self._full}
-
-
-def _moves(game: pyspiel.Game, state: pyspiel.State) -> list[int]:
-    if game_key(state.get_game()) != game_key(game):
-        raise ValueError(
-            f"the solver of {game_description(game)} was given a state of "
-            f"{game_description(state.get_game())}"
-        )
-    if state.is_terminal():
-        raise ValueError("a terminal connect_four state has no player to move to solve for")
-    return [int(action) for action in state.history()]
