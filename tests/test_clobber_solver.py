@@ -215,6 +215,52 @@ def test_the_bot_falls_back_to_bounded_ab_when_its_budget_runs_out() -> None:
         load_bot("clobber_solver", "connect_four", 0)
 
 
+def _lost_positions(game: pyspiel.Game, count: int) -> list[pyspiel.State]:
+    """`count` quiet positions lost for the player to move, with more than one move."""
+    judge = ClobberSolver(game)
+    found = [
+        state
+        for state in _quiet_positions(game, seed=8, plies=7, count=8 * count)
+        if len(state.legal_actions()) > 1 and judge.value(state) == -1
+    ]
+    assert len(found) >= count
+    return found[:count]
+
+
+def test_in_lost_positions_the_swindles_play_what_they_promise() -> None:
+    game = pyspiel.load_game("clobber(rows=4,columns=5)")
+    memo: dict[tuple[str, int], int] = {}
+    mattered = ties = 0
+    for state in _lost_positions(game, 30):
+        player = state.current_player()
+
+        def losing_share(move: int, state: pyspiel.State = state) -> float:
+            child = state.child(move)  # the opponent's replies that lose, by brute force
+            replies = [child.child(reply) for reply in child.legal_actions()]
+            lose = [not reply.is_terminal() and _exact(reply, memo) == 1 for reply in replies]
+            return sum(lose) / len(lose)
+
+        shares = {move: losing_share(move) for move in state.legal_actions()}
+        mattered += max(shares.values()) > min(shares.values())
+        errors = load_bot("clobber_solver", game, player, swindle="errors")
+        assert shares[errors.step(state)] == max(shares.values())
+        work = load_bot("clobber_solver", game, player).step(state)
+        tied = load_bot("clobber_solver", game, player, swindle="errors", nodes=10**6)
+        best = [move for move in state.legal_actions() if shares[move] == max(shares.values())]
+        if work in best[1:]:  # ties keep the work move, not the first in OpenSpiel's order
+            assert tied.step(state) == work
+            ties += 1
+        search = load_bot("clobber_solver", game, player, swindle="search", nodes=10**6)
+        reference = load_bot("bounded_ab", game, player, nodes=10**6, evaluator="zero")
+        assert search.step(state) == reference.step(state)
+        assert (search.solved, search.searched) == (1, 0)
+    assert mattered >= 2 and ties >= 1  # positions where the choice and the tie matter
+    with pytest.raises(ValueError, match="swindle='search' needs seconds or nodes"):
+        load_bot("clobber_solver", game, 0, swindle="search")
+    with pytest.raises(ValueError, match="work, errors, search"):
+        load_bot("clobber_solver", game, 0, swindle="luck")
+
+
 def test_the_judge_finds_no_error_in_perfect_play_and_counts_the_others(tmp_path: Path) -> None:
     directory = tmp_path / "match"
     config = f"""

@@ -2,8 +2,11 @@
 
 At every move it solves the position (the native solver of `judges.clobber`, whose table it
 keeps through the game) and plays the first winning move found, the moves that leave the
-opponent the fewest replies first; in a lost position, the move whose loss took the most
-positions to prove (the one an opponent is likeliest to get wrong, by that measure).
+opponent the fewest replies first. Every move of a lost position loses against perfect play, so
+there the bot plays for the opponent's errors (`swindle`): by default the move whose loss took
+the most positions to prove ("work"); or the move after which the largest share of the
+opponent's replies throws the win away ("errors"); or `bounded_ab`'s move with `evaluator`
+("search", with a time or node budget only).
 
 Unlimited (`seconds` and `nodes` None), that is perfect play: on the default 5 x 6 board from
 openings of 6 random plies its moves took 12.0 ms on average over 400 games (with `seconds` 60,
@@ -17,6 +20,7 @@ native engine built; elsewhere the bot is refused with the reason.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -31,6 +35,7 @@ from spiel_bounded.params import (
     OPTIONAL_POSITIVE,
     OPTIONAL_POSITIVE_INT,
     Number,
+    OneOf,
     check_fields,
     checked,
     declared,
@@ -38,6 +43,8 @@ from spiel_bounded.params import (
     setting,
 )
 
+SWINDLES: Final = ("work", "errors", "search")
+"""How the bot chooses among the moves of a lost position (`ClobberSolverSettings.swindle`)."""
 BOUNDED_AB: Final = next(spec for spec in ALPHA_BETA_SPECS if spec.name == "bounded_ab")
 """The fallback's spec."""
 
@@ -63,11 +70,23 @@ class ClobberSolverSettings:
         Number(minimum=0, maximum=1, strict=True),
     )
 
+    swindle: str = setting(
+        "work",
+        "the move of a lost position: 'work' (its loss took the most positions to prove), "
+        "'errors' (the largest share of the opponent's replies lose), 'search' (bounded_ab's "
+        "move, with seconds or nodes only)",
+        OneOf(SWINDLES),
+    )
+
     def __post_init__(self) -> None:
         check_fields(self)
         if self.solve_share >= 1:
             raise ValueError(
                 f"solve_share must be below 1 (the rest is bounded_ab's), got {self.solve_share}"
+            )
+        if self.swindle == "search" and self.seconds is None and self.nodes is None:
+            raise ValueError(
+                "swindle='search' needs seconds or nodes (unlimited, the bot has no bounded_ab)"
             )
 
 
@@ -75,8 +94,8 @@ class ClobberSolverBot(pyspiel.Bot):
     """Perfect play, or `fallback`'s move where the solver runs out of time.
 
     Attributes:
-        solved: Moves played by the solver.
-        searched: Moves played by the fallback.
+        solved: Moves played by the solver (in lost positions too, however `swindle` chose).
+        searched: Moves played by the fallback where the solver ran out of budget.
     """
 
     def __init__(
@@ -84,8 +103,12 @@ class ClobberSolverBot(pyspiel.Bot):
     ) -> None:
         pyspiel.Bot.__init__(self)
         self.solver = ClobberSolver(game)
-        self.seconds = None if settings.seconds is None else settings.seconds * settings.solve_share
+        share = settings.solve_share
+        self.seconds = None if settings.seconds is None else settings.seconds * share
+        # the rest of the move's time, for the fallback or for the swindle "errors"
+        self.swindle_seconds = None if settings.seconds is None else settings.seconds * (1 - share)
         self.nodes = settings.nodes
+        self.swindle = settings.swindle
         self.fallback = fallback
         self.state_check = StateCheck(game, "clobber_solver")  # seated by load_bot
         self.solved = 0
@@ -96,10 +119,35 @@ class ClobberSolverBot(pyspiel.Bot):
         found = self.solver.best_move(state, nodes=self.nodes, seconds=self.seconds)
         if found is not None:
             self.solved += 1
-            return found[0]
+            move, value = found
+            if value > 0 or self.swindle == "work":
+                return move
+            if self.swindle == "search":
+                assert self.fallback is not None  # refused without a budget
+                return int(self.fallback.step(state))
+            return self._most_errors(state, move)
         assert self.fallback is not None  # only a budget runs out
         self.searched += 1
         return int(self.fallback.step(state))
+
+    def _most_errors(self, state: pyspiel.State, work_move: int) -> int:
+        """The move of lost `state` after which the largest share of the opponent's replies
+        lose (ties: `work_move`, then OpenSpiel's order); `work_move` when the budget runs out."""
+        deadline = None if self.swindle_seconds is None else time.monotonic() + self.swindle_seconds
+        start = self.solver.nodes
+        best, best_share = work_move, -1.0
+        for move in state.legal_actions():
+            seconds = None if deadline is None else deadline - time.monotonic()
+            nodes = None if self.nodes is None else self.nodes - (self.solver.nodes - start)
+            if (seconds is not None and seconds <= 0) or (nodes is not None and nodes <= 0):
+                return work_move
+            replies = self.solver.move_values(state.child(move), nodes=nodes, seconds=seconds)
+            if replies is None:
+                return work_move
+            share = sum(value < 0 for value in replies.values()) / len(replies)
+            if share > best_share or (share == best_share and move == work_move):
+                best, best_share = move, share
+        return best
 
     def restart_at(self, state: pyspiel.State) -> None:
         if self.fallback is not None:
