@@ -30,65 +30,40 @@ std::optional<Result> Within(std::optional<int64_t> max_nodes, std::optional<dou
   }
 }
 
+// Binds `solver.Method(moves, budget)` as `name(moves, *, max_nodes=None, seconds=None)`,
+// answering None when the budget runs out.
+template <typename Solver, typename Move, typename Result>
+void DefQuery(py::class_<Solver>& solver_class, const char* name,
+              Result (Solver::*method)(const std::vector<Move>&, Budget&)) {
+  solver_class.def(
+      name,
+      [method](Solver& solver, const std::vector<Move>& moves, std::optional<int64_t> max_nodes,
+               std::optional<double> seconds) {
+        return Within<Result>(max_nodes, seconds,
+                              [&](Budget& budget) { return (solver.*method)(moves, budget); });
+      },
+      py::arg("moves"), py::kw_only(), py::arg("max_nodes") = py::none(),
+      py::arg("seconds") = py::none());
+}
+
 }  // namespace
 
 void BindSolvers(py::module_& m) {
-  py::class_<ConnectFourSolver>(m, "ConnectFourSolver")
+  py::class_<ConnectFourSolver> connect_four(m, "ConnectFourSolver");
+  connect_four
       .def(py::init<int, int, int>(), py::arg("rows"), py::arg("columns"),
            py::arg("table_bits") = 22)
-      .def(
-          "solve",
-          [](ConnectFourSolver& solver, const std::vector<int>& moves,
-             std::optional<int64_t> max_nodes, std::optional<double> seconds) {
-            return Within<int>(max_nodes, seconds,
-                               [&](Budget& budget) { return solver.Solve(moves, budget); });
-          },
-          py::arg("moves"), py::kw_only(), py::arg("max_nodes") = py::none(),
-          py::arg("seconds") = py::none())
-      .def(
-          "move_values",
-          [](ConnectFourSolver& solver, const std::vector<int>& moves,
-             std::optional<int64_t> max_nodes, std::optional<double> seconds) {
-            return Within<std::vector<int>>(max_nodes, seconds, [&](Budget& budget) {
-              return solver.MoveValues(moves, budget);
-            });
-          },
-          py::arg("moves"), py::kw_only(), py::arg("max_nodes") = py::none(),
-          py::arg("seconds") = py::none())
       .def_property_readonly("nodes", &ConnectFourSolver::nodes);
+  DefQuery(connect_four, "solve", &ConnectFourSolver::Solve);
+  DefQuery(connect_four, "move_values", &ConnectFourSolver::MoveValues);
   m.attr("CONNECT_FOUR_FULL") = ConnectFourSolver::kFull;
 
-  py::class_<ClobberSolver>(m, "ClobberSolver")
-      .def(py::init<int, int, int>(), py::arg("rows"), py::arg("columns"), py::arg("table_bits"))
-      .def(
-          "solve",
-          [](ClobberSolver& solver, const std::vector<int64_t>& moves,
-             std::optional<int64_t> max_nodes, std::optional<double> seconds) {
-            return Within<int>(max_nodes, seconds,
-                               [&](Budget& budget) { return solver.Solve(moves, budget); });
-          },
-          py::arg("moves"), py::kw_only(), py::arg("max_nodes") = py::none(),
-          py::arg("seconds") = py::none())
-      .def(
-          "move_values",
-          [](ClobberSolver& solver, const std::vector<int64_t>& moves,
-             std::optional<int64_t> max_nodes, std::optional<double> seconds) {
-            return Within<std::vector<std::pair<int64_t, int>>>(
-                max_nodes, seconds,
-                [&](Budget& budget) { return solver.MoveValues(moves, budget); });
-          },
-          py::arg("moves"), py::kw_only(), py::arg("max_nodes") = py::none(),
-          py::arg("seconds") = py::none())
-      .def(
-          "best_move",
-          [](ClobberSolver& solver, const std::vector<int64_t>& moves,
-             std::optional<int64_t> max_nodes, std::optional<double> seconds) {
-            return Within<std::pair<int64_t, int>>(
-                max_nodes, seconds, [&](Budget& budget) { return solver.BestMove(moves, budget); });
-          },
-          py::arg("moves"), py::kw_only(), py::arg("max_nodes") = py::none(),
-          py::arg("seconds") = py::none())
+  py::class_<ClobberSolver> clobber(m, "ClobberSolver");
+  clobber.def(py::init<int, int, int>(), py::arg("rows"), py::arg("columns"), py::arg("table_bits"))
       .def_property_readonly("nodes", &ClobberSolver::nodes);
+  DefQuery(clobber, "solve", &ClobberSolver::Solve);
+  DefQuery(clobber, "move_values", &ClobberSolver::MoveValues);
+  DefQuery(clobber, "best_move", &ClobberSolver::BestMove);
 }
 
 }  // namespace spiel_bounded

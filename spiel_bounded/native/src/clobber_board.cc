@@ -13,11 +13,7 @@ constexpr char kPieces[2] = {'o', 'x'};  // player 0 (white), player 1 (black)
 }  // namespace
 
 ClobberBoard::ClobberBoard(std::shared_ptr<const open_spiel::Game> game, int rows, int columns)
-    : Twin(std::move(game)),
-      rows_(rows),
-      columns_(columns),
-      geometry_(rows, columns),
-      pieces_(geometry_.Checkerboard()) {}
+    : Twin(std::move(game)), geometry_(rows, columns), pieces_(geometry_.Checkerboard()) {}
 
 std::unique_ptr<ClobberBoard> ClobberBoard::From(const open_spiel::State& state) {
   const std::shared_ptr<const open_spiel::Game> game = state.GetGame();
@@ -59,29 +55,31 @@ std::vector<open_spiel::Action> ClobberBoard::LegalActions() const {
   return legal;
 }
 
-std::string ClobberBoard::RowLabel(int row) const { return std::to_string(rows_ - row); }
+std::string ClobberBoard::RowLabel(int row) const { return std::to_string(geometry_.rows() - row); }
 
 std::string ClobberBoard::ActionToString(open_spiel::Player player, open_spiel::Action move) const {
   const int from = static_cast<int>(move / kDirections), to = Target(move);
-  return static_cast<char>('a' + from % columns_) + RowLabel(from / columns_) +
-         static_cast<char>('a' + to % columns_) + RowLabel(to / columns_);
+  const int columns = geometry_.columns();
+  return static_cast<char>('a' + from % columns) + RowLabel(from / columns) +
+         static_cast<char>('a' + to % columns) + RowLabel(to / columns);
 }
 
 std::string ClobberBoard::ToString() const {
   // Row labels of two digits are aligned by a space before those of one.
-  const bool wide = rows_ >= 10;
+  const int rows = geometry_.rows(), columns = geometry_.columns();
+  const bool wide = rows >= 10;
   std::string text;
-  for (int row = 0; row < rows_; ++row) {
-    if (wide && rows_ - row < 10) text += ' ';
+  for (int row = 0; row < rows; ++row) {
+    if (wide && rows - row < 10) text += ' ';
     text += RowLabel(row);
-    for (int column = 0; column < columns_; ++column) {
-      const int cell = row * columns_ + column;
+    for (int column = 0; column < columns; ++column) {
+      const int cell = row * columns + column;
       text += (pieces_[0] >> cell) & 1 ? kPieces[0] : (pieces_[1] >> cell) & 1 ? kPieces[1] : '.';
     }
     text += '\n';
   }
   text += wide ? "  " : " ";
-  for (int column = 0; column < columns_; ++column) text += static_cast<char>('a' + column);
+  for (int column = 0; column < columns; ++column) text += static_cast<char>('a' + column);
   text += '\n';
   return text;
 }
@@ -94,7 +92,7 @@ std::string ClobberBoard::InformationStateString(open_spiel::Player player) cons
 
 void ClobberBoard::ObservationTensor(open_spiel::Player player, absl::Span<float> values) const {
   // Planes: the player's pieces, the opponent's, empty; a cell each.
-  const int cells = rows_ * columns_;
+  const int cells = geometry_.rows() * geometry_.columns();
   std::fill(values.begin(), values.end(), 0.0f);
   for (int cell = 0; cell < cells; ++cell) {
     const int plane = (pieces_[player] >> cell) & 1 ? 0 : (pieces_[1 - player] >> cell) & 1 ? 1 : 2;

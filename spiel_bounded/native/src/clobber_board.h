@@ -41,9 +41,7 @@ class ClobberBoard final : public Twin {
   int Target(open_spiel::Action move) const;  // the cell a move captures on
   std::string RowLabel(int row) const;
 
-  int rows_;
-  int columns_;
-  ClobberGeometry geometry_;
+  ClobberGeometry geometry_;  // the board's size and its captures' shifts
   std::array<uint64_t, 2> pieces_;
   int player_ = 0;
   int winner_ = -1;  // the player who made the last capture, once none is left
