@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,6 +16,7 @@ from spiel_bounded.arena.paired import (
     PAIR_SCORES,
     Pentanomial,
     elo_to_score,
+    paired_gain,
     paired_table,
     pairs_of,
     score_to_elo,
@@ -21,6 +26,8 @@ from spiel_bounded.arena.records import GameRecord
 from spiel_bounded.arena.sprt import H0, H1, SPRTSettings, llr, replay, status
 from spiel_bounded.stats import wilson
 from tests.helpers import game_record, table_record
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def pair(round_: int, first: float, second: float) -> list[GameRecord]:
@@ -60,6 +67,37 @@ def test_pentanomial_counts_and_figures_by_hand() -> None:
     table = paired_table(records, ["a", "b"])
     row = table.iloc[0]
     assert (row["pairs"], row["ptnml"], row["unpaired"]) == (5, "1 0 2 1 1", 1)
+
+
+def pair_of(bot: str, round_: int, first: float, second: float) -> list[GameRecord]:
+    """Round `round_` of `bot` against "o": its result in each seat (1 win, 0 draw, -1 loss)."""
+    return [
+        game_record(round_, (bot, "o"), (first, -first)),
+        game_record(round_, ("o", bot), (-second, second)),
+    ]
+
+
+def test_a_paired_gain_compares_two_bots_round_by_round() -> None:
+    records = [
+        *pair_of("new", 0, 1, 1),  # 1.0 against the control's 0.5: +0.5
+        *pair_of("old", 0, 1, -1),
+        *pair_of("new", 1, 1, 0),  # 0.75 against 0.75: 0
+        *pair_of("old", 1, 0, 1),
+        *pair_of("new", 2, -1, -1),  # 0.0 against 0.5: -0.5
+        *pair_of("old", 2, 0, 0),
+        *pair_of("new", 3, 1, 1),  # the control's pair is incomplete: left out
+        game_record(3, ("old", "o"), (1.0, -1.0)),
+        *pair_of("new", 4, 1, 1),  # the control played round 4 of another game: left out
+        *[replace(record, game="h") for record in pair_of("old", 4, 1, 1)],
+    ]
+    gain = paired_gain(records, game="g", bot="new", control="old", opponent="o", seed=3)
+    assert (gain.rounds, gain.bot_score, gain.control_score) == (3, 1.75 / 3, 1.75 / 3)
+    assert gain.gain == pytest.approx(0.0) and gain.low < 0.0 < gain.high
+    assert gain.low >= -0.5 and gain.high <= 0.5  # a mean of differences in [-0.5, 0.5]
+    same = paired_gain(records, game="g", bot="new", control="new", opponent="o")
+    assert (same.gain, same.low, same.high) == (0.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="share no round"):
+        paired_gain(records, game="g", bot="new", control="old", opponent="nobody")
 
 
 def test_pairs_are_seen_from_the_bot_first_in_the_order() -> None:
@@ -255,3 +293,22 @@ def test_replay_stops_at_the_first_pair_that_crosses_a_bound() -> None:
     assert replay(strong[:first], settings).decision is None  # one pair short
     assert replay([0.0, 0.5, 1.0] * 40, settings).decision == H0
     assert replay([], settings) == status([0, 0, 0, 0, 0], settings)
+
+
+def test_the_paired_gain_script_reads_a_committed_tournament() -> None:
+    run = subprocess.run(
+        [
+            sys.executable,
+            "scripts/paired_gain.py",
+            "--tournament=results/round_robin_confirm_clobber_swindle_second",
+            "--control=swindle_work",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    # The run's paired.csv: swindle_search 89.0% and swindle_work 86.0% against rollouts.
+    assert "| clobber | rollout | swindle_search | 50 | 89.0% | 86.0% | +3.0 [" in run.stdout
+    assert run.stdout.count("| clobber |") == 4  # two bots against two opponents
